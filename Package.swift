@@ -1,0 +1,48 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// C libraries come from Debian's -dev packages (installed by scripts/install-deps.sh).
+// libjpeg and libpng report fatal errors with longjmp, which Swift cannot catch, so their
+// shims are small C targets that wrap each call in setjmp; the others are plain
+// system-library module maps.
+let package = Package(
+    name: "swift-web-image",
+    products: [
+        .library(name: "WebImage", targets: ["WebImage"]),
+        .executable(name: "webimage", targets: ["webimage"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+    ],
+    targets: [
+        .target(name: "CJPEG", linkerSettings: [.linkedLibrary("jpeg")]),
+        .target(name: "CPNG", linkerSettings: [.linkedLibrary("png16")]),
+        .systemLibrary(name: "CGIF", path: "Sources/CGIF"),
+        .systemLibrary(name: "CWebP", path: "Sources/CWebP"),
+        .systemLibrary(name: "CAVIF", path: "Sources/CAVIF"),
+        .systemLibrary(name: "CHEIF", path: "Sources/CHEIF"),
+        .systemLibrary(name: "CTIFF", path: "Sources/CTIFF"),
+        .target(
+            name: "WebImage",
+            dependencies: ["CJPEG", "CPNG", "CGIF", "CWebP", "CAVIF", "CHEIF", "CTIFF"]
+        ),
+        .executableTarget(
+            name: "webimage",
+            dependencies: [
+                "WebImage",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .executableTarget(
+            name: "webimage-bench",
+            dependencies: ["WebImage"],
+            path: "Benchmarks/Sources/webimage-bench"
+        ),
+        .testTarget(
+            name: "WebImageTests",
+            dependencies: ["WebImage"],
+            resources: [.copy("Fixtures")]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

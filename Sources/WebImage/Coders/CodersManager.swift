@@ -1,0 +1,78 @@
+import Foundation
+import Synchronization
+
+/// The ordered set of coders, itself a coder: it hands each job to the right one.
+///
+/// As in SDWebImage, the coder added last is asked first, so a user's coder added with
+/// ``addCoder(_:)`` overrides a built-in one for the same format. Thread-safe; the list is
+/// read under a lock and the chosen coder runs outside it.
+///
+/// ```swift
+/// let image = try CodersManager.shared.decode(data)
+/// let jpeg = try CodersManager.shared.encode(image, as: .jpeg)
+/// ```
+public final class CodersManager: ImageCoder {
+    /// The process-wide manager with every built-in coder.
+    public static let shared = CodersManager()
+
+    private let storage: Mutex<[any ImageCoder]>
+
+    /// Creates a manager with `coders`, the last of which is asked first.
+    /// Defaults to the built-in coders.
+    public init(coders: [any ImageCoder] = CodersManager.builtInCoders) {
+        storage = Mutex(coders)
+    }
+
+    /// The coders in the order they were added (the last is asked first).
+    public var coders: [any ImageCoder] {
+        get { storage.withLock { $0 } }
+        set { storage.withLock { $0 = newValue } }
+    }
+
+    /// Adds a coder that is asked before every coder already present.
+    public func addCoder(_ coder: any ImageCoder) {
+        storage.withLock { $0.append(coder) }
+    }
+
+    /// Removes every coder for which `shouldRemove` returns `true`.
+    public func removeCoders(where shouldRemove: (any ImageCoder) -> Bool) {
+        storage.withLock { $0.removeAll(where: shouldRemove) }
+    }
+
+    /// The coder that will decode `data`, if any.
+    public func decoder(for data: Data) -> (any ImageCoder)? {
+        coders.reversed().first { $0.canDecode(data) }
+    }
+
+    /// The coder that will encode to `format`, if any.
+    public func encoder(for format: ImageFormat) -> (any ImageCoder)? {
+        coders.reversed().first { $0.canEncode(to: format) }
+    }
+
+    public func canDecode(_ data: Data) -> Bool {
+        decoder(for: data) != nil
+    }
+
+    /// Decodes with the first coder that accepts the data. Empty data and data no coder
+    /// accepts fail with ``WebImageError/badImageData(_:)``; a known format without a
+    /// decoder (SVG, PDF, JPEG XL) with ``WebImageError/unsupportedFormat(_:)``.
+    public func decode(_ data: Data, options: ImageCoderOptions = ImageCoderOptions()) throws -> Image {
+        guard !data.isEmpty else { throw WebImageError.badImageData("empty data") }
+        guard let coder = decoder(for: data) else {
+            let format = ImageFormat(sniffing: data)
+            if format == .undefined { throw WebImageError.badImageData("unrecognised image format") }
+            throw WebImageError.unsupportedFormat(format)
+        }
+        return try coder.decode(data, options: options)
+    }
+
+    public func canEncode(to format: ImageFormat) -> Bool {
+        encoder(for: format) != nil
+    }
+
+    /// Encodes with the first coder that accepts `format`.
+    public func encode(_ image: Image, as format: ImageFormat, options: ImageCoderOptions = ImageCoderOptions()) throws -> Data {
+        guard let coder = encoder(for: format) else { throw WebImageError.unsupportedFormat(format) }
+        return try coder.encode(image, as: format, options: options)
+    }
+}

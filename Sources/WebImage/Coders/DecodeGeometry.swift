@@ -1,0 +1,69 @@
+/// Works out the size a decoder should produce, from the source size and the options.
+///
+/// One place for SDWebImage's sizing rules, so every coder gives the same answer:
+/// thumbnails fit a box and never scale up; `scaleDownLimitBytes` caps the pixels of all
+/// frames together. Sizes here are in the orientation the pixels will finally have.
+///
+/// ```swift
+/// let target = DecodeGeometry.targetSize(for: ImageSize(width: 5250, height: 3450), options: options)
+/// ```
+public enum DecodeGeometry {
+    /// The output size for a source of `source` pixels and `frameCount` frames.
+    public static func targetSize(
+        for source: ImageSize,
+        frameCount: Int = 1,
+        options: ImageCoderOptions
+    ) -> ImageSize {
+        var size = source
+        if let box = options.thumbnailPixelSize, box.width > 0, box.height > 0 {
+            size = thumbnailSize(for: source, in: box, preserveAspectRatio: options.preserveAspectRatio)
+        }
+        if let limit = options.scaleDownLimitBytes, limit > 0 {
+            size = scaledDown(size, limitBytes: limit, frameCount: frameCount)
+        }
+        return size
+    }
+
+    /// SDWebImage's thumbnail rule: fit inside `box`, never larger than the source.
+    /// With the aspect ratio kept, both sides scale by the smaller ratio (rounded);
+    /// without, each side is clamped separately.
+    public static func thumbnailSize(for source: ImageSize, in box: ImageSize, preserveAspectRatio: Bool) -> ImageSize {
+        guard source.width > box.width || source.height > box.height else { return source }
+        guard preserveAspectRatio else {
+            return ImageSize(width: min(source.width, box.width), height: min(source.height, box.height))
+        }
+        let ratio = min(Double(box.width) / Double(source.width), Double(box.height) / Double(source.height))
+        return ImageSize(
+            width: max(1, min(box.width, Int((Double(source.width) * ratio).rounded()))),
+            height: max(1, min(box.height, Int((Double(source.height) * ratio).rounded())))
+        )
+    }
+
+    /// SDWebImage's scale-down rule: at most `limitBytes / (4 × frameCount)` pixels per frame,
+    /// keeping the aspect ratio; a size already within the limit is returned unchanged.
+    public static func scaledDown(_ size: ImageSize, limitBytes: Int, frameCount: Int) -> ImageSize {
+        let maxPixels = limitBytes / (4 * max(1, frameCount))
+        guard maxPixels > 0, size.pixelCount > maxPixels else { return size }
+        let ratio = (Double(maxPixels) / Double(size.pixelCount)).squareRoot()
+        var width = max(1, Int((Double(size.width) * ratio).rounded(.down)))
+        var height = max(1, Int((Double(size.height) * ratio).rounded(.down)))
+        // Floating-point error can leave one pixel too many; trim the longer side.
+        while width * height > maxPixels, width > 1 || height > 1 {
+            if width >= height { width -= 1 } else { height -= 1 }
+        }
+        return ImageSize(width: width, height: height)
+    }
+
+    /// Throws ``WebImageError/imageTooLarge(width:height:limit:)`` when a header declares
+    /// more pixels than `options.pixelLimit`, and ``WebImageError/badImageData(_:)`` for a
+    /// non-positive size. Call before allocating anything for the image.
+    public static func checkPixelLimit(width: Int, height: Int, options: ImageCoderOptions) throws {
+        guard width > 0, height > 0 else {
+            throw WebImageError.badImageData("image declares an empty size \(width)x\(height)")
+        }
+        let (pixels, overflow) = width.multipliedReportingOverflow(by: height)
+        if overflow || pixels > options.pixelLimit {
+            throw WebImageError.imageTooLarge(width: width, height: height, limit: options.pixelLimit)
+        }
+    }
+}

@@ -1,0 +1,51 @@
+/// Options for one decode or encode: SDWebImage's `SDImageCoderOptions`, typed.
+///
+/// Decoders read the decode fields, encoders the encode fields; a coder ignores what does
+/// not apply to its format.
+///
+/// ```swift
+/// var options = ImageCoderOptions()
+/// options.thumbnailPixelSize = ImageSize(width: 256, height: 256)
+/// let thumb = try CodersManager.shared.decode(data, options: options)
+/// ```
+public struct ImageCoderOptions: Sendable, Equatable {
+    // MARK: Decoding
+
+    /// Decode only the first frame of an animated image. Default `false`.
+    public var decodeFirstFrameOnly = false
+    /// Points-to-pixels scale recorded on the decoded image. Default 1.
+    public var scaleFactor: Double = 1
+    /// Decode at most this size (a thumbnail); never scales up. Default `nil` (full size).
+    public var thumbnailPixelSize: ImageSize?
+    /// Keep the aspect ratio when fitting ``thumbnailPixelSize``. Default `true`.
+    public var preserveAspectRatio = true
+    /// Scale down so that all frames together need at most this many bytes of RGBA
+    /// (SDWebImage's `scaleDownLimitBytes`). Default `nil` (no limit).
+    public var scaleDownLimitBytes: Int?
+    /// Turn pixels upright by the EXIF orientation. Default `true`.
+    public var applyOrientation = true
+    /// Refuse images whose header declares more pixels than this, before allocating
+    /// anything (a guard against decompression bombs). Default 100 megapixels.
+    public var pixelLimit = 100_000_000
+
+    // MARK: Encoding
+
+    /// Quality from 0 (smallest) to 1 (best) for lossy encoders. Default 1.
+    public var compressionQuality: Double = 1
+    /// Encode losslessly where the format offers both (WebP, AVIF). Default `false`.
+    public var lossless = false
+    /// The largest encoded size in bytes; the encoder searches on quality to fit.
+    /// Default `nil` (no limit).
+    public var maxFileSize: Int?
+    /// Scale down (keeping the aspect ratio) to fit this size before encoding.
+    /// Default `nil` (no limit).
+    public var maxPixelSize: ImageSize?
+    /// Colour that transparent pixels are flattened onto for formats without alpha (JPEG).
+    /// Default `nil`, which means white, as in SDWebImage.
+    public var backgroundColor: RGBAColor?
+    /// Encode only the first frame of an animated image. Default `false`.
+    public var encodeFirstFrameOnly = false
+
+    /// Options with every default.
+    public init() {}
+}

@@ -1,0 +1,80 @@
+import Foundation
+
+/// A decoded image: one or more frames of RGBA pixels and what is known about them.
+///
+/// `Image` is what every stage of a load hands to the next: coders make it, transformers
+/// make new ones from it, caches keep it. It is immutable, so one instance is shared freely
+/// across tasks and threads.
+///
+/// ```swift
+/// let image = try CodersManager.shared.decode(data)
+/// print(image.format, image.size, image.frameCount, image.memoryCost)
+/// ```
+public final class Image: Sendable {
+    /// The frames, in display order; never empty. A still image has exactly one.
+    public let frames: [ImageFrame]
+    /// The format the pixels were decoded from (``ImageFormat/undefined`` for images made in memory).
+    public let format: ImageFormat
+    /// Points-to-pixels scale (SDWebImage's `@2x` convention); 1 unless a caller set it.
+    public let scale: Double
+    /// How many times an animation plays; 0 means forever. 1 for still images.
+    public let loopCount: Int
+    /// The EXIF orientation found in the source. When the decoder applied it, the pixels
+    /// are already upright and this only reports what the file said.
+    public let orientation: ImageOrientation
+    /// Whether the source declares an alpha channel (or a transparent palette entry).
+    public let hasAlpha: Bool
+    /// Whether the pixels were decoded at a reduced size (thumbnail or scale-down).
+    public let isThumbnail: Bool
+    /// Whether a transformer produced this image.
+    public let isTransformed: Bool
+    /// Whether this is a partial image from data still arriving.
+    public let isIncremental: Bool
+
+    /// Creates an image. `frames` must not be empty.
+    public init(
+        frames: [ImageFrame],
+        format: ImageFormat = .undefined,
+        scale: Double = 1,
+        loopCount: Int = 0,
+        orientation: ImageOrientation = .up,
+        hasAlpha: Bool = true,
+        isThumbnail: Bool = false,
+        isTransformed: Bool = false,
+        isIncremental: Bool = false
+    ) {
+        precondition(!frames.isEmpty, "an Image needs at least one frame")
+        self.frames = frames
+        self.format = format
+        self.scale = scale > 0 ? scale : 1
+        self.loopCount = frames.count > 1 ? max(0, loopCount) : 1
+        self.orientation = orientation
+        self.hasAlpha = hasAlpha
+        self.isThumbnail = isThumbnail
+        self.isTransformed = isTransformed
+        self.isIncremental = isIncremental
+    }
+
+    /// A still image from one pixel buffer.
+    public convenience init(
+        pixels: PixelBuffer,
+        format: ImageFormat = .undefined,
+        orientation: ImageOrientation = .up,
+        hasAlpha: Bool = true
+    ) {
+        self.init(frames: [ImageFrame(pixels: pixels)], format: format, orientation: orientation, hasAlpha: hasAlpha)
+    }
+
+    /// The first frame's pixels: the still image, or the poster frame of an animation.
+    public var pixels: PixelBuffer { frames[0].pixels }
+    /// Size in pixels (of the first frame; all frames of an animation share the canvas size).
+    public var size: ImageSize { frames[0].pixels.size }
+    /// Number of frames.
+    public var frameCount: Int { frames.count }
+    /// Whether there is more than one frame.
+    public var isAnimated: Bool { frames.count > 1 }
+    /// Sum of frame durations in seconds.
+    public var duration: TimeInterval { frames.reduce(0) { $0 + $1.duration } }
+    /// The bytes of pixel storage this image really holds; caches charge this.
+    public var memoryCost: Int { frames.reduce(0) { $0 + $1.pixels.memoryCost } }
+}

@@ -1,0 +1,111 @@
+import Foundation
+
+/// The container or codec format of encoded image bytes.
+///
+/// Formats are recognised from their magic bytes with ``init(sniffing:)``, never from a file
+/// name or a server's `Content-Type`, which are often wrong. The cases follow SDWebImage's
+/// `SDImageFormat`, plus AVIF and JPEG XL.
+///
+/// ```swift
+/// let format = ImageFormat(sniffing: data)
+/// if format == .undefined { throw WebImageError.badImageData("not an image") }
+/// ```
+public enum ImageFormat: String, Sendable, CaseIterable, Codable {
+    case jpeg, png, gif, webp, heic, heif, avif, tiff, bmp, svg, pdf, jpegXL, undefined
+
+    /// Detects the format from the first bytes of `data` (SDWebImage's rules, with AVIF's
+    /// `ftypavif`/`ftypavis` brands and JPEG XL's codestream and container signatures).
+    /// Returns ``undefined`` when nothing matches.
+    public init(sniffing data: Data) {
+        let head = [UInt8](data.prefix(32))
+        guard let first = head.first else { self = .undefined; return }
+        func matches(_ bytes: [UInt8], at offset: Int = 0) -> Bool {
+            head.count >= offset + bytes.count && Array(head[offset..<offset + bytes.count]) == bytes
+        }
+        switch first {
+        case 0xFF:
+            // JPEG XL's bare codestream starts FF 0A; JPEG is FF D8 FF.
+            if matches([0xFF, 0x0A]) { self = .jpegXL }
+            else if matches([0xFF, 0xD8, 0xFF]) { self = .jpeg }
+            else { self = .undefined }
+        case 0x89:
+            self = matches([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) ? .png : .undefined
+        case 0x47:
+            self = matches(Array("GIF8".utf8)) ? .gif : .undefined
+        case 0x49, 0x4D:
+            self = matches([0x49, 0x49, 0x2A, 0x00]) || matches([0x4D, 0x4D, 0x00, 0x2A]) ? .tiff : .undefined
+        case 0x42:
+            self = matches(Array("BM".utf8)) ? .bmp : .undefined
+        case 0x52:
+            self = matches(Array("RIFF".utf8)) && matches(Array("WEBP".utf8), at: 8) ? .webp : .undefined
+        case 0x25:
+            self = matches(Array("%PDF".utf8)) ? .pdf : .undefined
+        case 0x00:
+            if matches([0x00, 0x00, 0x00, 0x0C, 0x4A, 0x58, 0x4C, 0x20, 0x0D, 0x0A, 0x87, 0x0A]) {
+                self = .jpegXL
+            } else if matches(Array("ftyp".utf8), at: 4), head.count >= 12 {
+                self = ImageFormat(isoBrand: String(decoding: head[8..<12], as: UTF8.self))
+            } else {
+                self = .undefined
+            }
+        case 0x3C:
+            self = ImageFormat.looksLikeSVG(data) ? .svg : .undefined
+        default:
+            self = .undefined
+        }
+    }
+
+    /// Maps an ISO base media file `ftyp` major brand to a format.
+    private init(isoBrand brand: String) {
+        switch brand {
+        case "heic", "heix", "hevc", "hevx", "heim", "heis": self = .heic
+        case "mif1", "msf1": self = .heif
+        case "avif", "avis": self = .avif
+        default: self = .undefined
+        }
+    }
+
+    /// SDWebImage looks for `<svg` near the end of the text; we look at the first and last
+    /// kilobytes so a long prologue or comment does not hide it.
+    private static func looksLikeSVG(_ data: Data) -> Bool {
+        let marker = Array("<svg".utf8)
+        func contains(_ slice: Data) -> Bool {
+            let bytes = [UInt8](slice)
+            guard bytes.count >= marker.count else { return false }
+            for start in 0...(bytes.count - marker.count) where bytes[start] == 0x3C {
+                if Array(bytes[start..<start + marker.count]) == marker { return true }
+            }
+            return false
+        }
+        return contains(data.prefix(1024)) || contains(data.suffix(1024))
+    }
+
+    /// The usual file-name extension, without a dot (`"jpg"`, `"png"`), or `nil` for ``undefined``.
+    public var fileExtension: String? {
+        switch self {
+        case .jpeg: "jpg"
+        case .jpegXL: "jxl"
+        case .undefined: nil
+        default: rawValue
+        }
+    }
+
+    /// The MIME type servers use for this format.
+    public var mimeType: String {
+        switch self {
+        case .jpeg: "image/jpeg"
+        case .png: "image/png"
+        case .gif: "image/gif"
+        case .webp: "image/webp"
+        case .heic: "image/heic"
+        case .heif: "image/heif"
+        case .avif: "image/avif"
+        case .tiff: "image/tiff"
+        case .bmp: "image/bmp"
+        case .svg: "image/svg+xml"
+        case .pdf: "application/pdf"
+        case .jpegXL: "image/jxl"
+        case .undefined: "application/octet-stream"
+        }
+    }
+}

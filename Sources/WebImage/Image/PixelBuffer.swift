@@ -1,0 +1,97 @@
+/// Decoded pixels: 8-bit RGBA, straight alpha, rows packed top to bottom with no padding.
+///
+/// Every decoder produces this one layout, so transformers, encoders and caches never deal
+/// with a format's native layout. The storage is a copy-on-write array, so a buffer is a
+/// value that can be shared across tasks without copying until someone writes to it.
+///
+/// ```swift
+/// let buffer = PixelBuffer(width: 2, height: 1, filling: .white)
+/// let p = buffer[pixel: 1, 0]   // RGBAColor(255, 255, 255, 255)
+/// ```
+public struct PixelBuffer: Sendable, Equatable {
+    /// Width in pixels.
+    public let width: Int
+    /// Height in pixels.
+    public let height: Int
+    /// The RGBA bytes, `height` rows of `bytesPerRow` bytes.
+    public internal(set) var bytes: [UInt8]
+
+    /// Bytes per row: always `width × 4`, since rows are packed.
+    public var bytesPerRow: Int { width * 4 }
+    /// The size in pixels.
+    public var size: ImageSize { ImageSize(width: width, height: height) }
+
+    /// Wraps existing RGBA bytes. Fails with ``WebImageError/badImageData(_:)`` when the byte
+    /// count is not exactly `width × height × 4`.
+    public init(width: Int, height: Int, bytes: [UInt8]) throws {
+        guard width > 0, height > 0, bytes.count == width * height * 4 else {
+            throw WebImageError.badImageData("pixel buffer of \(bytes.count) bytes does not hold \(width)x\(height) RGBA")
+        }
+        self.width = width
+        self.height = height
+        self.bytes = bytes
+    }
+
+    /// A buffer of one colour.
+    public init(width: Int, height: Int, filling color: RGBAColor) {
+        precondition(width > 0 && height > 0, "PixelBuffer needs a positive size")
+        self.width = width
+        self.height = height
+        var pattern = [UInt8](repeating: 0, count: width * height * 4)
+        for i in stride(from: 0, to: pattern.count, by: 4) {
+            pattern[i] = color.red
+            pattern[i + 1] = color.green
+            pattern[i + 2] = color.blue
+            pattern[i + 3] = color.alpha
+        }
+        self.bytes = pattern
+    }
+
+    /// Allocates without zero-filling and lets `fill` write every byte: decoders write
+    /// straight into the final storage, so a decode costs one allocation and no copy.
+    /// `fill` must initialise all `width × height × 4` bytes.
+    init(
+        uninitializedWidth width: Int,
+        height: Int,
+        fill: (UnsafeMutableBufferPointer<UInt8>) throws -> Void
+    ) rethrows {
+        precondition(width > 0 && height > 0, "PixelBuffer needs a positive size")
+        let count = width * height * 4
+        self.width = width
+        self.height = height
+        self.bytes = try [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+            try fill(buffer)
+            initialized = count
+        }
+    }
+
+    /// The pixel at column `x`, row `y` (0-based, top-left origin).
+    public subscript(pixel x: Int, y: Int) -> RGBAColor {
+        get {
+            let i = (y * width + x) * 4
+            return RGBAColor(red: bytes[i], green: bytes[i + 1], blue: bytes[i + 2], alpha: bytes[i + 3])
+        }
+        set {
+            let i = (y * width + x) * 4
+            bytes[i] = newValue.red
+            bytes[i + 1] = newValue.green
+            bytes[i + 2] = newValue.blue
+            bytes[i + 3] = newValue.alpha
+        }
+    }
+
+    /// Whether any pixel is less than fully opaque. Scans the buffer: O(pixels).
+    public var containsTransparency: Bool {
+        bytes.withUnsafeBufferPointer { p in
+            var i = 3
+            while i < p.count {
+                if p[i] != 255 { return true }
+                i += 4
+            }
+            return false
+        }
+    }
+
+    /// The bytes this buffer holds in memory (its array's capacity).
+    public var memoryCost: Int { bytes.capacity }
+}

@@ -1,0 +1,60 @@
+/// Every failure the library reports, as one typed error.
+///
+/// The cases mirror SDWebImage's `SDWebImageError` codes so users of SDWebImage find what
+/// they know, plus the failures a server-side library must name (size limits, time-outs).
+/// Every message is one line, fit for a log or a command-line error.
+///
+/// ```swift
+/// do { _ = try CodersManager.shared.decode(data) }
+/// catch WebImageError.imageTooLarge(let w, let h, _) { print("refused \(w)x\(h)") }
+/// ```
+public enum WebImageError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The URL is missing, malformed or of a scheme no loader handles.
+    case invalidURL(String)
+    /// The bytes are empty, truncated, corrupt or of no known image format.
+    case badImageData(String)
+    /// The server answered 304 and there is no cached copy to use.
+    case cacheNotModified
+    /// The URL failed before for a non-transient reason and `retryFailed` was not given.
+    case blackListed
+    /// A request modifier refused the request, or the download could not be created.
+    case invalidDownloadOperation
+    /// The server's status code is not acceptable.
+    case invalidDownloadStatusCode(Int)
+    /// The load was cancelled.
+    case cancelled
+    /// A response modifier refused the response.
+    case invalidDownloadResponse
+    /// The response's content type is not acceptable.
+    case invalidDownloadContentType(String?)
+    /// The image's header declares more pixels than the configured limit; nothing was
+    /// allocated for it.
+    case imageTooLarge(width: Int, height: Int, limit: Int)
+    /// No installed coder handles this format in this direction.
+    case unsupportedFormat(ImageFormat)
+    /// An encoder failed or could not meet the requested constraints.
+    case encodingFailed(String)
+    /// The operation took longer than its time limit.
+    case timedOut
+    /// A transport failure, with the underlying description.
+    case network(String)
+
+    public var description: String {
+        switch self {
+        case .invalidURL(let url): "invalid URL: \(url)"
+        case .badImageData(let reason): "bad image data: \(reason)"
+        case .cacheNotModified: "cache not modified (304) and no cached data"
+        case .blackListed: "URL is in the failed-URL list"
+        case .invalidDownloadOperation: "invalid download operation"
+        case .invalidDownloadStatusCode(let code): "invalid download status code \(code)"
+        case .cancelled: "cancelled"
+        case .invalidDownloadResponse: "invalid download response"
+        case .invalidDownloadContentType(let type): "invalid download content type \(type ?? "(none)")"
+        case .imageTooLarge(let w, let h, let limit): "image too large: \(w)x\(h) exceeds the limit of \(limit) pixels"
+        case .unsupportedFormat(let format): "unsupported format: \(format.rawValue)"
+        case .encodingFailed(let reason): "encoding failed: \(reason)"
+        case .timedOut: "timed out"
+        case .network(let reason): "network error: \(reason)"
+        }
+    }
+}
