@@ -1,0 +1,66 @@
+import Foundation
+
+/// The encode options every encoder honours the same way: `maxPixelSize`, `maxFileSize`,
+/// `encodeFirstFrameOnly` and the background for flattening alpha.
+///
+/// Encoders call ``prepare(_:options:)`` first and wrap their quality-dependent encode in
+/// ``fitFileSize(options:encode:)``, so the search on quality is written once.
+enum EncodeConstraints {
+    /// The frames to encode: the first only when asked, each scaled down (keeping the
+    /// aspect ratio, never up) to fit `maxPixelSize`.
+    static func prepare(_ image: Image, options: ImageCoderOptions) -> [ImageFrame] {
+        let frames = options.encodeFirstFrameOnly ? [image.frames[0]] : image.frames
+        guard let box = options.maxPixelSize, box.width > 0, box.height > 0 else { return frames }
+        let target = DecodeGeometry.thumbnailSize(for: image.size, in: box, preserveAspectRatio: true)
+        guard target != image.size else { return frames }
+        return frames.map { ImageFrame(pixels: $0.pixels.resized(to: target), duration: $0.duration) }
+    }
+
+    /// Encodes at `options.compressionQuality`; when the result exceeds `maxFileSize`,
+    /// binary-searches lower qualities for the best one that fits. When even quality 0 is
+    /// too large, returns that smallest encoding rather than failing, as SDWebImage does.
+    static func fitFileSize(options: ImageCoderOptions, encode: (Double) throws -> Data) throws -> Data {
+        let best = min(1, max(0, options.compressionQuality))
+        let first = try encode(best)
+        guard let limit = options.maxFileSize, first.count > limit else { return first }
+        var low = 0.0, high = best
+        var smallest = try encode(0)
+        guard smallest.count <= limit else { return smallest }
+        // Seven halvings put the chosen quality within 1% of the best that fits.
+        for _ in 0..<7 {
+            let middle = (low + high) / 2
+            let candidate = try encode(middle)
+            if candidate.count <= limit {
+                smallest = candidate
+                low = middle
+            } else {
+                high = middle
+            }
+        }
+        return smallest
+    }
+
+    /// `pixels` composited over `background` (default white), alpha made opaque: what a
+    /// format without alpha (JPEG) must store.
+    static func flatten(_ pixels: PixelBuffer, onto background: RGBAColor?) -> PixelBuffer {
+        let bg = background ?? .white
+        return PixelBuffer(uninitializedWidth: pixels.width, height: pixels.height) { dst in
+            pixels.bytes.withUnsafeBufferPointer { src in
+                var i = 0
+                while i < src.count {
+                    let a = Int(src[i + 3])
+                    if a == 255 {
+                        dst[i] = src[i]; dst[i + 1] = src[i + 1]; dst[i + 2] = src[i + 2]
+                    } else {
+                        let ia = 255 - a
+                        dst[i] = UInt8((Int(src[i]) * a + Int(bg.red) * ia + 127) / 255)
+                        dst[i + 1] = UInt8((Int(src[i + 1]) * a + Int(bg.green) * ia + 127) / 255)
+                        dst[i + 2] = UInt8((Int(src[i + 2]) * a + Int(bg.blue) * ia + 127) / 255)
+                    }
+                    dst[i + 3] = 255
+                    i += 4
+                }
+            }
+        }
+    }
+}
