@@ -1,0 +1,127 @@
+#!/usr/bin/env python3
+"""Runs swift-web-image and the reference decoders side by side and prints the ratios.
+
+Each line: what was measured, our time, the reference's time, and ours/reference
+(below 1.00 means we are faster). In-process timings are medians of repeated decodes;
+whole-process timings include start-up and writing the output file, and come with the
+peak resident memory of the process.
+"""
+import argparse, io, json, os, re, statistics, subprocess, sys, tempfile, time
+
+
+def ours(bench, path, *flags, seconds=3):
+    out = subprocess.run([bench, path, "--seconds", str(seconds), *flags], check=True,
+                         capture_output=True, text=True).stdout
+    return json.loads(out)["median_ms"]
+
+
+def timed_median(fn, seconds=3, minimum=5):
+    fn()
+    runs, deadline = [], time.perf_counter() + seconds
+    while len(runs) < minimum or time.perf_counter() < deadline:
+        start = time.perf_counter()
+        fn()
+        runs.append((time.perf_counter() - start) * 1000)
+    return statistics.median(runs)
+
+
+def tjbench_ms(path):
+    out = subprocess.run(["tjbench", path, "-benchtime", "3", "-warmup", "1", "-nowrite", "-rgbx"],
+                         check=True, capture_output=True, text=True).stdout
+    fps = float(re.search(r"Decompress\s+--> Frame rate:\s+([\d.]+)", out).group(1))
+    return 1000 / fps
+
+
+def process(cmd, repeats=5):
+    """Median wall time (ms) and peak RSS (MiB) of a whole command."""
+    times, peak = [], 0
+    for _ in range(repeats):
+        start = time.perf_counter()
+        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        _, status, usage = os.wait4(proc.pid, 0)
+        times.append((time.perf_counter() - start) * 1000)
+        if status != 0:
+            sys.exit(f"failed: {' '.join(cmd)}: {proc.stderr.read().decode()}")
+        peak = max(peak, usage.ru_maxrss / 1024)
+    return statistics.median(times), peak
+
+
+def line(name, mine, ref, ref_name):
+    print(f"{name:<44} ours {mine:9.2f} ms   {ref_name:<16} {ref:9.2f} ms   ours/ref {mine / ref:5.2f}")
+
+
+def main():
+    from PIL import Image, ImageSequence, features
+    import PIL
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--bin", required=True)
+    parser.add_argument("--corpus", required=True)
+    args = parser.parse_args()
+    bench = os.path.join(args.bin, "webimage-bench")
+    cli = os.path.join(args.bin, "webimage")
+    corpus = args.corpus
+    jfif = os.path.join(corpus, "TestJFIF.jpg")
+    versions = {
+        "libjpeg-turbo": subprocess.run(["dpkg-query", "-W", "-f=${Version}", "libjpeg62-turbo"], capture_output=True, text=True).stdout,
+        "Pillow": PIL.__version__,
+        "libvips": subprocess.run(["vips", "--version"], capture_output=True, text=True).stdout.strip(),
+    }
+    print("references:", ", ".join(f"{k} {v}" for k, v in versions.items()))
+    print(f"machine: {os.cpu_count()} cores, {os.uname().machine}, {open('/proc/cpuinfo').read().split('model name')[1].split(':')[1].splitlines()[0].strip()}")
+    print()
+
+    def pillow_full(path, first_only=True):
+        def run():
+            with Image.open(path) as im:
+                im.load()
+        return run
+
+    print("== JPEG full decode, TestJFIF.jpg (4032x3024, 12 MP) ==")
+    mine_raw = ours(bench, jfif, "--no-orientation")
+    mine = ours(bench, jfif)
+    tj = tjbench_ms(jfif)
+    line("decode to RGBA, as stored", mine_raw, tj, "tjbench -rgbx")
+    line("decode to RGBA + EXIF orientation (default)", mine, tj, "tjbench -rgbx")
+    line("decode to RGBA, as stored", mine_raw, timed_median(pillow_full(jfif)), "Pillow load")
+    print()
+
+    print("== JPEG thumbnail to 256 px, TestJFIF.jpg ==")
+    mine_thumb = ours(bench, jfif, "--thumbnail", "256")
+    def pillow_thumb():
+        with Image.open(jfif) as im:
+            im.draft("RGB", (256, 256))
+            im.thumbnail((256, 256), Image.LANCZOS)
+    line("in-process thumbnail", mine_thumb, timed_median(pillow_thumb), "Pillow draft+thumb")
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "t.png")
+        our_proc = process([cli, "decode", jfif, "--thumbnail", "256x256", "-o", out])
+        vips_proc = process(["vipsthumbnail", jfif, "-s", "256", "-o", out])
+        pil_proc = process([sys.executable, "-c",
+            "import sys; from PIL import Image, ImageOps\n"
+            "im = Image.open(sys.argv[1]); im.draft('RGB', (256, 256)); im = ImageOps.exif_transpose(im)\n"
+            "im.thumbnail((256, 256), Image.LANCZOS); im.save(sys.argv[2])", jfif, out])
+        our_full = process([cli, "decode", jfif, "-o", out], repeats=1)
+        line("whole process, thumbnail -> PNG", our_proc[0], vips_proc[0], "vipsthumbnail")
+        line("whole process, thumbnail -> PNG", our_proc[0], pil_proc[0], "python+Pillow")
+        print(f"{'peak memory (MiB)':<44} ours {our_proc[1]:9.1f}      vipsthumbnail {vips_proc[1]:9.1f}      Pillow {pil_proc[1]:7.1f}      ours full decode {our_full[1]:7.1f}")
+    print()
+
+    print("== PNG and WebP decode, largest corpus files ==")
+    png = os.path.join(corpus, "TestImageLarge.png")
+    line("TestImageLarge.png (first frame)", ours(bench, png, "--first-frame-only"), timed_median(pillow_full(png)), "Pillow load")
+    webp = os.path.join(corpus, "TestImageStatic.webp")
+    line("TestImageStatic.webp", ours(bench, webp), timed_median(pillow_full(webp)), "Pillow load")
+    anim = os.path.join(corpus, "TestAnimatedImageMemory.webp")
+    def pillow_all_frames(path):
+        def run():
+            with Image.open(path) as im:
+                for frame in ImageSequence.Iterator(im):
+                    frame.load()
+        return run
+    line("TestAnimatedImageMemory.webp (all frames)", ours(bench, anim), timed_median(pillow_all_frames(anim)), "Pillow frames")
+    gif = os.path.join(corpus, "1@2x.gif")
+    line("1@2x.gif (all frames)", ours(bench, gif), timed_median(pillow_all_frames(gif)), "Pillow frames")
+
+
+if __name__ == "__main__":
+    main()

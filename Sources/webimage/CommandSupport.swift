@@ -1,0 +1,56 @@
+import ArgumentParser
+import Foundation
+import WebImage
+
+/// Runs `body`, turning any failure into one line on standard error and exit status 1,
+/// so bad input never shows a crash trace.
+func reportingFailures(_ body: () throws -> Void) throws {
+    do {
+        try body()
+    } catch let error as ExitCode {
+        throw error
+    } catch {
+        FileHandle.standardError.write(Data("webimage: error: \(describe(error))\n".utf8))
+        throw ExitCode.failure
+    }
+}
+
+private func describe(_ error: any Error) -> String {
+    if let error = error as? WebImageError { return error.description }
+    if let error = error as? CocoaError, let path = error.userInfo[NSFilePathErrorKey] as? String {
+        return "cannot access \(path): \(error.code == .fileReadNoSuchFile ? "no such file" : error.localizedDescription)"
+    }
+    return String(describing: error).replacingOccurrences(of: "\n", with: " ")
+}
+
+/// Reads a whole input file.
+func readInput(_ path: String) throws -> Data {
+    try Data(contentsOf: URL(fileURLWithPath: path))
+}
+
+/// Writes an output file atomically, so a failed run never leaves half a file.
+func writeOutput(_ data: Data, to path: String) throws {
+    try data.write(to: URL(fileURLWithPath: path), options: .atomic)
+}
+
+extension ImageSize: ExpressibleByArgument {
+    /// Parses `WxH` (or a single `N` for a square).
+    public init?(argument: String) {
+        let parts = argument.lowercased().split(separator: "x", omittingEmptySubsequences: false)
+        let numbers = parts.compactMap { Int($0) }
+        guard numbers.count == parts.count, (1...2).contains(numbers.count), numbers.allSatisfy({ $0 > 0 }) else {
+            return nil
+        }
+        self.init(width: numbers[0], height: numbers.count == 2 ? numbers[1] : numbers[0])
+    }
+}
+
+extension ImageFormat: ExpressibleByArgument {
+    /// Parses a format name (`jpeg`, `jpg`, `png`, `webp`, `avif`, ...).
+    public init?(argument: String) {
+        let name = argument.lowercased()
+        if name == "jpg" { self = .jpeg; return }
+        guard let format = ImageFormat(rawValue: name == "jxl" ? "jpegXL" : name), format != .undefined else { return nil }
+        self = format
+    }
+}

@@ -1,0 +1,44 @@
+import ArgumentParser
+import Foundation
+import WebImage
+
+/// `webimage decode FILE -o OUT.png`: decoded pixels, optionally as a thumbnail, as PNG.
+struct DecodeCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "decode",
+        abstract: "Decode an image (optionally to a thumbnail) and write its pixels as PNG."
+    )
+
+    @Argument(help: "The image file.")
+    var file: String
+
+    @Option(name: .shortAndLong, help: "The PNG file to write.")
+    var output: String
+
+    @Option(help: "Decode to fit inside WxH (never larger than the image).")
+    var thumbnail: ImageSize?
+
+    @Flag(help: "With --thumbnail, fit each side separately instead of keeping the aspect ratio.")
+    var stretch = false
+
+    @Option(name: .customLong("scale-down-limit"), help: "Scale down so the decoded RGBA needs at most BYTES.")
+    var scaleDownLimit: Int?
+
+    @Flag(name: .customLong("no-orientation"), help: "Keep pixels as stored; do not apply the EXIF orientation.")
+    var noOrientation = false
+
+    func run() throws {
+        try reportingFailures {
+            var options = ImageCoderOptions()
+            options.thumbnailPixelSize = thumbnail
+            options.preserveAspectRatio = !stretch
+            options.scaleDownLimitBytes = scaleDownLimit
+            options.applyOrientation = !noOrientation
+            options.decodeFirstFrameOnly = true
+            let image = try CodersManager.shared.decode(readInput(file), options: options)
+            var encodeOptions = ImageCoderOptions()
+            encodeOptions.encodeFirstFrameOnly = true
+            try writeOutput(CodersManager.shared.encode(image, as: .png, options: encodeOptions), to: output)
+        }
+    }
+}

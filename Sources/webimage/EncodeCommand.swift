@@ -1,0 +1,49 @@
+import ArgumentParser
+import Foundation
+import WebImage
+
+/// `webimage encode FILE -o OUT --format F`: re-encode an image.
+struct EncodeCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "encode",
+        abstract: "Decode an image and encode it as JPEG, PNG, WebP or AVIF."
+    )
+
+    @Argument(help: "The image file.")
+    var file: String
+
+    @Option(name: .shortAndLong, help: "The file to write.")
+    var output: String
+
+    @Option(help: "Output format: jpeg, png, webp or avif.")
+    var format: ImageFormat
+
+    @Option(help: "Quality from 0 to 100 for lossy formats (default 100).")
+    var quality: Double = 100
+
+    @Flag(help: "Encode losslessly where the format allows (WebP, AVIF).")
+    var lossless = false
+
+    @Option(name: .customLong("max-file-size"), help: "Largest output size in bytes; quality is lowered to fit.")
+    var maxFileSize: Int?
+
+    @Option(name: .customLong("max-pixel-size"), help: "Scale down to fit N (or WxH) pixels.")
+    var maxPixelSize: ImageSize?
+
+    func validate() throws {
+        guard (0...100).contains(quality) else { throw ValidationError("--quality must be between 0 and 100") }
+        if let maxFileSize, maxFileSize <= 0 { throw ValidationError("--max-file-size must be positive") }
+    }
+
+    func run() throws {
+        try reportingFailures {
+            let image = try CodersManager.shared.decode(readInput(file))
+            var options = ImageCoderOptions()
+            options.compressionQuality = quality / 100
+            options.lossless = lossless
+            options.maxFileSize = maxFileSize
+            options.maxPixelSize = maxPixelSize
+            try writeOutput(CodersManager.shared.encode(image, as: format, options: options), to: output)
+        }
+    }
+}

@@ -1,0 +1,57 @@
+import ArgumentParser
+import Foundation
+import WebImage
+
+/// `webimage info FILE [--json]`: what an image file holds.
+struct InfoCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "info",
+        abstract: "Print an image's format, size, frames, loop count, alpha and orientation."
+    )
+
+    @Argument(help: "The image file.")
+    var file: String
+
+    @Flag(help: "Print one JSON object instead of text.")
+    var json = false
+
+    /// The JSON contract other tools rely on; keys are stable.
+    struct Info: Encodable {
+        let format: String
+        let width: Int
+        let height: Int
+        let frameCount: Int
+        let loopCount: Int
+        let hasAlpha: Bool
+        let orientation: Int
+    }
+
+    func run() throws {
+        try reportingFailures {
+            let image = try CodersManager.shared.decode(readInput(file))
+            let info = Info(
+                format: image.format.rawValue,
+                width: image.size.width,
+                height: image.size.height,
+                frameCount: image.frameCount,
+                loopCount: image.loopCount,
+                hasAlpha: image.hasAlpha,
+                orientation: image.orientation.rawValue
+            )
+            if json {
+                let encoder = JSONEncoder()
+                encoder.outputFormatting = [.sortedKeys]
+                print(String(decoding: try encoder.encode(info), as: UTF8.self))
+            } else {
+                print("""
+                format:      \(info.format)
+                size:        \(info.width)x\(info.height)
+                frames:      \(info.frameCount)
+                loop count:  \(info.loopCount)\(info.loopCount == 0 ? " (forever)" : "")
+                alpha:       \(info.hasAlpha ? "yes" : "no")
+                orientation: \(info.orientation)
+                """)
+            }
+        }
+    }
+}

@@ -1,0 +1,13 @@
+import ArgumentParser
+import Foundation
+import WebImage
+
+/// `webimage`: the library's loads, decodes and encodes from the shell.
+@main
+struct WebImageCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "webimage",
+        abstract: "Decode, encode and inspect images with swift-web-image.",
+        subcommands: [InfoCommand.self, DecodeCommand.self, EncodeCommand.self]
+    )
+}
