@@ -13,6 +13,7 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.0.0"),
     ],
     targets: [
         .target(name: "CJPEG", linkerSettings: [.linkedLibrary("jpeg")]),
@@ -24,7 +25,10 @@ let package = Package(
         .systemLibrary(name: "CTIFF", path: "Sources/CTIFF"),
         .target(
             name: "WebImage",
-            dependencies: ["CJPEG", "CPNG", "CGIF", "CWebP", "CAVIF", "CHEIF", "CTIFF"]
+            dependencies: [
+                "CJPEG", "CPNG", "CGIF", "CWebP", "CAVIF", "CHEIF", "CTIFF",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
         ),
         .executableTarget(
             name: "webimage",
@@ -37,6 +41,11 @@ let package = Package(
             name: "webimage-bench",
             dependencies: ["WebImage"],
             path: "Benchmarks/Sources/webimage-bench"
+        ),
+        .executableTarget(
+            name: "cache-bench",
+            dependencies: ["WebImage"],
+            path: "Benchmarks/Sources/cache-bench"
         ),
         .testTarget(
             name: "WebImageTests",

@@ -1,0 +1,66 @@
+import Foundation
+
+extension DiskCache {
+    /// Which date of an entry decides its age for ``Configuration/maxAge`` and its place in
+    /// the oldest-first order of a size trim (SDWebImage's `SDImageCacheConfigExpireType`).
+    public enum ExpireType: String, Sendable, CaseIterable {
+        /// The last time the entry was read or written. Reads set it explicitly, so it is
+        /// right on `noatime` and `relatime` mounts too.
+        case accessDate
+        /// The last time the entry was stored. The default, as in SDWebImage.
+        case modificationDate
+        /// The first time the entry was stored under its current inode; since every store
+        /// replaces the file, this is the time of the last store unless the file was moved
+        /// in from elsewhere. Kept in the `user.swift-web-image.created` extended attribute
+        /// (Linux exposes no portable birth time); on a file system without user extended
+        /// attributes it falls back to the modification date.
+        case creationDate
+    }
+
+    /// Where per-entry extended data is kept.
+    public enum ExtendedDataStorage: String, Sendable {
+        /// In the extended attribute `user.swift-web-image.extended` when the file system
+        /// accepts it (and the value fits), otherwise in a sidecar file. The default.
+        case automatic
+        /// Always in a hidden sidecar file `.<entry name>.extended` beside the entry.
+        case sidecar
+    }
+
+    /// How a ``DiskCache`` keeps, ages and trims its files: SDWebImage's disk fields of
+    /// `SDImageCacheConfig`.
+    ///
+    /// ```swift
+    /// var configuration = DiskCache.Configuration()
+    /// configuration.maxAge = 3 * 24 * 3600
+    /// configuration.maxSize = 500 << 20
+    /// ```
+    public struct Configuration: Sendable, Equatable {
+        /// The age in seconds after which an entry is removed by ``DiskCache/removeExpiredData()``.
+        /// Default one week. Negative: never expire. 0: everything expires.
+        public var maxAge: TimeInterval = 7 * 24 * 3600
+        /// The total size in bytes (sum of entry file sizes) above which
+        /// ``DiskCache/removeExpiredData()`` removes entries oldest first until the total
+        /// is under half of it. Default 0: no limit.
+        public var maxSize: Int = 0
+        /// The date that ages an entry. Default ``ExpireType/modificationDate``.
+        public var expireType: ExpireType = .modificationDate
+        /// Directories searched, read-only, after the main one (for example caches shipped
+        /// with an application). Default none.
+        public var readOnlyDirectories: [URL] = []
+        /// `fsync` every entry before it is renamed into place, so it survives a power
+        /// loss, at the price of a much slower store. Default `false`: a crash can lose a
+        /// recent entry but never leaves a partial one.
+        public var syncsWrites = false
+        /// Where extended data goes. Default ``ExtendedDataStorage/automatic``.
+        public var extendedDataStorage: ExtendedDataStorage = .automatic
+        /// How often expired data is removed in the background; `nil` (the default) removes
+        /// it only when ``DiskCache/removeExpiredData()`` is called.
+        public var cleanupInterval: Duration?
+        /// Temporary files older than this (left by a process that died while writing) are
+        /// removed by ``DiskCache/removeExpiredData()``. Default one hour.
+        public var staleTemporaryFileAge: TimeInterval = 3600
+
+        /// The defaults listed on each property.
+        public init() {}
+    }
+}

@@ -1,0 +1,53 @@
+import Crypto
+import Foundation
+
+extension DiskCache {
+    /// The longest path extension kept in a file name: `NAME_MAX` (255) less the 32 hex
+    /// digits of the hash and the dot, SDWebImage's `SD_MAX_FILE_EXTENSION_LENGTH`.
+    /// Counted in UTF-8 bytes, since Linux limits names in bytes.
+    public static let maximumExtensionLength = 255 - 32 - 1
+
+    /// The file name for `key`, by SDWebImage's rule: the lowercase hex MD5 of the key's
+    /// UTF-8 bytes, then a dot and the key's path extension when it has a usable one.
+    ///
+    /// The extension is the URL's path extension (so the query and fragment are ignored),
+    /// or the string's own when the key is not a URL; `:`, NUL and `/` are stripped from it
+    /// (the last because it cannot appear in a Linux file name); it is dropped when longer
+    /// than ``maximumExtensionLength``.
+    ///
+    /// ```swift
+    /// DiskCache.fileName(forKey: "https://a.com/b.jpg?w=2")  // "<md5>.jpg"
+    /// ```
+    public static func fileName(forKey key: String) -> String {
+        let digest = Insecure.MD5.hash(data: Array(key.utf8))
+        var name = hexString(digest)
+        let fileExtension = pathExtension(ofKey: key)
+        if !fileExtension.isEmpty {
+            name += "." + fileExtension
+        }
+        return name
+    }
+
+    /// The sanitised path extension used in ``fileName(forKey:)``; empty when there is none.
+    public static func pathExtension(ofKey key: String) -> String {
+        let raw: String
+        if let url = URL(string: key) {
+            raw = url.pathExtension
+        } else {
+            raw = (key as NSString).pathExtension
+        }
+        let cleaned = String(raw.unicodeScalars.filter { $0 != ":" && $0 != "\0" && $0 != "/" })
+        return cleaned.utf8.count > maximumExtensionLength ? "" : cleaned
+    }
+
+    private static func hexString<D: Sequence>(_ bytes: D) -> String where D.Element == UInt8 {
+        let digits = Array("0123456789abcdef".utf8)
+        var hex: [UInt8] = []
+        hex.reserveCapacity(32)
+        for byte in bytes {
+            hex.append(digits[Int(byte >> 4)])
+            hex.append(digits[Int(byte & 0x0F)])
+        }
+        return String(decoding: hex, as: UTF8.self)
+    }
+}

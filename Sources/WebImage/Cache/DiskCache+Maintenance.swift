@@ -1,0 +1,187 @@
+import Foundation
+
+extension DiskCache {
+    /// What is known about one entry file, from a listing.
+    public struct EntryInfo: Sendable, Equatable {
+        /// The file name (hash and extension).
+        public let fileName: String
+        /// Size in bytes.
+        public let size: Int
+        /// Last read or write.
+        public let accessDate: Date
+        /// Last store.
+        public let modificationDate: Date
+        /// First store under this inode (see ``ExpireType/creationDate``).
+        public let creationDate: Date
+
+        /// The date that `type` ages the entry by.
+        public func date(for type: ExpireType) -> Date {
+            switch type {
+            case .accessDate: accessDate
+            case .modificationDate: modificationDate
+            case .creationDate: creationDate
+            }
+        }
+    }
+
+    /// What a cleanup removed.
+    public struct CleanupResult: Sendable, Equatable {
+        /// Entries removed because they expired.
+        public var expiredCount = 0
+        /// Entries removed to get under the size limit.
+        public var trimmedCount = 0
+        /// Bytes of entries removed in all.
+        public var removedSize = 0
+
+        /// Creates an empty result.
+        public init() {}
+    }
+
+    /// The entries of the main directory (not the read-only ones); hidden files (temporary
+    /// files, sidecars) are not entries. Files removed while listing are left out.
+    public func entries() -> [EntryInfo] {
+        FileIO.names(in: path).compactMap { info(forName: $0, readCreationDate: true) }
+    }
+
+    /// The sum of the entry sizes in the main directory, in bytes.
+    public var totalSize: Int {
+        FileIO.names(in: path).reduce(0) { total, name in
+            guard !name.hasPrefix("."), let status = FileIO.status(path + "/" + name),
+                  (status.st_mode & S_IFMT) == S_IFREG else { return total }
+            return total + Int(status.st_size)
+        }
+    }
+
+    /// The number of entries in the main directory.
+    public var totalCount: Int {
+        FileIO.names(in: path).reduce(0) { count, name in
+            guard !name.hasPrefix("."), let status = FileIO.status(path + "/" + name),
+                  (status.st_mode & S_IFMT) == S_IFREG else { return count }
+            return count + 1
+        }
+    }
+
+    /// Removes expired entries, then, when the rest exceed ``Configuration/maxSize``, the
+    /// oldest (by ``Configuration/expireType``) until the total is under half of it; also
+    /// removes temporary files left by crashed writers and sidecars whose entry is gone.
+    /// Blocking; O(entries).
+    @discardableResult
+    public func removeExpiredData() -> CleanupResult {
+        let configuration = configuration
+        let now = Date()
+        let expiration = configuration.maxAge < 0 ? nil : now.addingTimeInterval(-configuration.maxAge)
+        let names = FileIO.names(in: path)
+        var result = CleanupResult()
+        var kept: [(name: String, size: Int, date: Date)] = []
+        var total = 0
+        var sidecars: [String] = []
+        for name in names {
+            if name.hasPrefix(FileIO.temporaryPrefix) {
+                if let status = FileIO.status(path + "/" + name),
+                   now.timeIntervalSince(status.modificationDate) > configuration.staleTemporaryFileAge {
+                    FileIO.remove(path + "/" + name)
+                }
+                continue
+            }
+            if name.hasPrefix(".") {
+                if name.hasSuffix(Self.sidecarSuffix) { sidecars.append(name) }
+                continue
+            }
+            guard let info = info(forName: name, readCreationDate: configuration.expireType == .creationDate) else { continue }
+            let date = info.date(for: configuration.expireType)
+            if let expiration, date <= expiration {
+                if remove(name) {
+                    result.expiredCount += 1
+                    result.removedSize += info.size
+                }
+                continue
+            }
+            kept.append((name, info.size, date))
+            total += info.size
+        }
+        if configuration.maxSize > 0, total > configuration.maxSize {
+            let target = configuration.maxSize / 2
+            for entry in kept.sorted(by: { $0.date < $1.date }) {
+                if remove(entry.name) {
+                    result.trimmedCount += 1
+                    result.removedSize += entry.size
+                    total -= entry.size
+                }
+                if total < target { break }
+            }
+        }
+        for sidecar in sidecars {
+            let entryName = String(sidecar.dropFirst().dropLast(Self.sidecarSuffix.count))
+            if FileIO.status(path + "/" + entryName) == nil { FileIO.remove(path + "/" + sidecar) }
+        }
+        return result
+    }
+
+    /// Moves every entry of `source` into `destination` (SDWebImage's
+    /// `moveCacheDirectoryFromPath:toPath:`): a rename when `destination` does not exist,
+    /// otherwise a merge in which entries already in `destination` win. `source` is then
+    /// removed. Blocking.
+    public static func moveCacheDirectory(from source: URL, to destination: URL) throws {
+        let source = source.standardizedFileURL.path
+        let destination = destination.standardizedFileURL.path
+        guard source != destination else { return }
+        guard let sourceStatus = FileIO.status(source), (sourceStatus.st_mode & S_IFMT) == S_IFDIR else { return }
+        let manager = FileManager.default
+        if let status = FileIO.status(destination), (status.st_mode & S_IFMT) != S_IFDIR {
+            try manager.removeItem(atPath: destination)
+        }
+        if FileIO.status(destination) == nil {
+            try FileIO.makeDirectory((destination as NSString).deletingLastPathComponent)
+            if rename(source, destination) == 0 { return }
+            // Another file system (EXDEV) or a race with another mover: merge instead.
+            try FileIO.makeDirectory(destination)
+        }
+        for name in FileIO.names(in: source) {
+            let target = destination + "/" + name
+            if FileIO.status(target) != nil { continue }
+            if rename(source + "/" + name, target) != 0 {
+                try? manager.moveItem(atPath: source + "/" + name, toPath: target)
+            }
+        }
+        try? manager.removeItem(atPath: source)
+    }
+
+    /// Lists one entry file; `nil` for hidden files, non-regular files and files gone.
+    private func info(forName name: String, readCreationDate: Bool) -> EntryInfo? {
+        guard !name.hasPrefix(".") else { return nil }
+        let filePath = path + "/" + name
+        guard let status = FileIO.status(filePath), (status.st_mode & S_IFMT) == S_IFREG else { return nil }
+        let modification = status.modificationDate
+        let creation = readCreationDate ? (recordedCreationDate(path: filePath) ?? modification) : modification
+        return EntryInfo(
+            fileName: name,
+            size: Int(status.st_size),
+            accessDate: status.accessDate,
+            modificationDate: modification,
+            creationDate: creation
+        )
+    }
+
+    /// Removes entry `name` and its sidecar; `true` when this call removed the entry (a
+    /// file another process removed first is not counted).
+    private func remove(_ name: String) -> Bool {
+        let removed = FileIO.remove(path + "/" + name)
+        FileIO.remove(sidecarPath(directory: path, name: name))
+        return removed
+    }
+
+    /// Starts (or stops, with `nil`) the periodic background cleanup. The task holds the
+    /// cache weakly, so dropping the cache ends it.
+    func scheduleCleanup(_ interval: Duration?) {
+        let task = interval.map { interval in
+            Task.detached(priority: .background) { [weak self] in
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: interval)
+                    guard !Task.isCancelled, let cache = self else { return }
+                    _ = await BlockingIO.run { cache.removeExpiredData() }
+                }
+            }
+        }
+        replaceCleanupTask(with: task)
+    }
+}

@@ -1,0 +1,231 @@
+import Foundation
+import Synchronization
+
+/// A directory of files, one per key: the second level of ``ImageCache``, which survives
+/// restarts.
+///
+/// Each entry is a file named by ``fileName(forKey:)`` (MD5 of the key plus the URL's
+/// extension, SDWebImage's scheme), written atomically: the bytes go to a hidden temporary
+/// file in the same directory, which is then renamed into place, so neither a crash nor a
+/// second process sharing the directory ever sees a partial entry. Reads also find the
+/// name without extension (older SDWebImage caches) and then look in the read-only
+/// directories. ``removeExpiredData()`` removes entries older than ``Configuration/maxAge``
+/// and, above ``Configuration/maxSize``, the oldest until the total is under half of it.
+/// Each entry can carry extended data (SDWebImage's `sd_extendedObject` bytes).
+///
+/// Thread-safe. Every method is **blocking** (it does file I/O on the calling thread): call
+/// it off any event loop; ``ImageCache`` runs it on its own I/O queue. Several processes may
+/// share the directory: any file may vanish between a listing and its use, and that is
+/// treated as a normal outcome, never an error.
+///
+/// ```swift
+/// let disk = DiskCache(namespace: "thumbnails")
+/// try disk.setData(jpeg, forKey: "https://example.com/a.jpg")
+/// let bytes = disk.data(forKey: "https://example.com/a.jpg")
+/// ```
+public final class DiskCache: Sendable {
+    /// The main directory, where entries are written.
+    public let directory: URL
+    let path: String
+
+    private struct State {
+        var configuration: Configuration
+        var cleanupTask: Task<Void, Never>?
+    }
+
+    private let state: Mutex<State>
+
+    /// Name of the extended attribute holding an entry's extended data.
+    static let extendedAttributeName = "user.swift-web-image.extended"
+    /// Name of the extended attribute holding an entry's creation date.
+    static let creationAttributeName = "user.swift-web-image.created"
+    /// Suffix of sidecar files holding extended data where attributes are unavailable.
+    static let sidecarSuffix = ".extended"
+
+    /// Creates a cache in `directory`, which is created on the first write if it does not
+    /// exist. Starts the background cleanup when the configuration asks for it.
+    public init(directory: URL, configuration: Configuration = Configuration()) {
+        self.directory = directory.standardizedFileURL
+        path = self.directory.path
+        state = Mutex(State(configuration: configuration))
+        scheduleCleanup(configuration.cleanupInterval)
+    }
+
+    /// Creates a cache in ``defaultDirectory(namespace:)``.
+    public convenience init(namespace: String, configuration: Configuration = Configuration()) {
+        self.init(directory: Self.defaultDirectory(namespace: namespace), configuration: configuration)
+    }
+
+    deinit {
+        state.withLock { $0.cleanupTask?.cancel() }
+    }
+
+    /// `$XDG_CACHE_HOME/swift-web-image/<namespace>`, or `~/.cache/swift-web-image/<namespace>`
+    /// when `XDG_CACHE_HOME` is unset or not absolute (as the XDG specification says).
+    public static func defaultDirectory(namespace: String) -> URL {
+        defaultBaseDirectory.appendingPathComponent(namespace, isDirectory: true)
+    }
+
+    /// `$XDG_CACHE_HOME/swift-web-image` (else `~/.cache/swift-web-image`): where every
+    /// namespace's directory goes by default.
+    public static var defaultBaseDirectory: URL {
+        defaultBaseDirectory(environment: ProcessInfo.processInfo.environment, home: FileManager.default.homeDirectoryForCurrentUser)
+    }
+
+    static func defaultBaseDirectory(environment: [String: String], home: URL) -> URL {
+        let base: URL
+        if let xdg = environment["XDG_CACHE_HOME"], xdg.hasPrefix("/") {
+            base = URL(fileURLWithPath: xdg, isDirectory: true)
+        } else {
+            base = home.appendingPathComponent(".cache", isDirectory: true)
+        }
+        return base.appendingPathComponent("swift-web-image", isDirectory: true)
+    }
+
+    /// The configuration; setting it takes effect at once (limits apply at the next
+    /// cleanup; a changed ``Configuration/cleanupInterval`` restarts the background task).
+    public var configuration: Configuration {
+        get { state.withLock { $0.configuration } }
+        set {
+            let intervalChanged = state.withLock { state in
+                defer { state.configuration = newValue }
+                return state.configuration.cleanupInterval != newValue.cleanupInterval
+            }
+            if intervalChanged { scheduleCleanup(newValue.cleanupInterval) }
+        }
+    }
+
+    /// Adds a directory searched, read-only, after the main one (SDWebImage's
+    /// `addReadOnlyCachePath`). Adding one twice has no effect.
+    public func addReadOnlyDirectory(_ url: URL) {
+        state.withLock { state in
+            let url = url.standardizedFileURL
+            if !state.configuration.readOnlyDirectories.contains(url) {
+                state.configuration.readOnlyDirectories.append(url)
+            }
+        }
+    }
+
+    /// The URL of `key`'s entry in the main directory (whether or not it exists).
+    public func fileURL(forKey key: String) -> URL {
+        directory.appendingPathComponent(Self.fileName(forKey: key), isDirectory: false)
+    }
+
+    // MARK: Reading
+
+    /// The bytes stored for `key`, or `nil`. Searches the main directory (with and without
+    /// the extension), then the read-only directories. A hit in the main directory sets the
+    /// entry's access date to now.
+    public func data(forKey key: String) -> Data? {
+        withEntryFile(forKey: key) { file, _, _ in file.data }
+    }
+
+    /// The bytes and the extended data stored for `key`, or `nil`.
+    public func entry(forKey key: String) -> Entry? {
+        withEntryFile(forKey: key) { file, directory, name in
+            Entry(data: file.data, extendedData: readExtendedData(fd: file.fd, directory: directory, name: name))
+        }
+    }
+
+    /// Whether `key` has an entry in any searched directory (with or without extension).
+    public func containsData(forKey key: String) -> Bool {
+        for (directory, name) in candidates(forKey: key) {
+            if let info = FileIO.status(directory + "/" + name), (info.st_mode & S_IFMT) == S_IFREG { return true }
+        }
+        return false
+    }
+
+    /// The extended data stored with `key`'s entry, or `nil` when there is none.
+    public func extendedData(forKey key: String) -> Data? {
+        withEntryFile(forKey: key, touch: false) { file, directory, name in
+            readExtendedData(fd: file.fd, directory: directory, name: name)
+        } ?? nil
+    }
+
+    // MARK: Writing
+
+    /// Stores `data` for `key` atomically, replacing any previous entry, with optional
+    /// extended data stored alongside. Throws the file-system error when the directory
+    /// cannot be created or written.
+    public func setData(_ data: Data, forKey key: String, extendedData: Data? = nil) throws {
+        let name = Self.fileName(forKey: key)
+        let configuration = configuration
+        try FileIO.writeAtomically(data, to: path + "/" + name, in: path, sync: configuration.syncsWrites) { fd in
+            let now = Date().timeIntervalSince1970.bitPattern.littleEndian
+            _ = ExtendedAttributes.set(Self.creationAttributeName, value: withUnsafeBytes(of: now) { Array($0) }, fd: fd)
+            try writeExtendedData(extendedData, fd: fd, name: name, storage: configuration.extendedDataStorage)
+        }
+    }
+
+    /// Replaces the extended data of `key`'s entry in the main directory (`nil` removes it).
+    /// Does nothing when there is no such entry.
+    public func setExtendedData(_ extendedData: Data?, forKey key: String) throws {
+        for name in names(forKey: key) {
+            let fd = open(path + "/" + name, O_RDONLY | O_CLOEXEC)
+            guard fd >= 0 else { continue }
+            defer { close(fd) }
+            try writeExtendedData(extendedData, fd: fd, name: name, storage: configuration.extendedDataStorage)
+            return
+        }
+    }
+
+    /// Removes `key`'s entry (both name forms and any sidecar) from the main directory.
+    public func removeData(forKey key: String) {
+        for name in names(forKey: key) {
+            FileIO.remove(path + "/" + name)
+            FileIO.remove(sidecarPath(directory: path, name: name))
+        }
+    }
+
+    /// Removes every file in the main directory (entries, sidecars, temporary files); the
+    /// directory itself stays, so another process writing to it is not disturbed.
+    public func removeAllData() {
+        for name in FileIO.names(in: path) {
+            guard let info = FileIO.status(path + "/" + name), (info.st_mode & S_IFMT) == S_IFREG else { continue }
+            FileIO.remove(path + "/" + name)
+        }
+    }
+
+    // MARK: Internals
+
+    /// Installs the background cleanup task, cancelling the previous one.
+    func replaceCleanupTask(with task: Task<Void, Never>?) {
+        let previous = state.withLock { state in
+            defer { state.cleanupTask = task }
+            return state.cleanupTask
+        }
+        previous?.cancel()
+    }
+
+    /// The entry's name with the extension, then without it (when different).
+    private func names(forKey key: String) -> [String] {
+        let name = Self.fileName(forKey: key)
+        guard let dot = name.firstIndex(of: ".") else { return [name] }
+        return [name, String(name[..<dot])]
+    }
+
+    /// Every (directory, name) a read tries, in order.
+    private func candidates(forKey key: String) -> [(String, String)] {
+        let names = names(forKey: key)
+        var result = names.map { (path, $0) }
+        for directory in configuration.readOnlyDirectories {
+            result += names.map { (directory.path, $0) }
+        }
+        return result
+    }
+
+    /// Opens the first existing candidate for `key` and hands it to `body`. A hit in the
+    /// main directory refreshes the access date when `touch` is set.
+    private func withEntryFile<T>(
+        forKey key: String,
+        touch: Bool = true,
+        _ body: (borrowing FileIO.ReadFile, String, String) -> T
+    ) -> T? {
+        for (directory, name) in candidates(forKey: key) {
+            guard let file = FileIO.read(directory + "/" + name) else { continue }
+            if touch, directory == path { FileIO.touchAccessDate(file.fd) }
+            return body(file, directory, name)
+        }
+        return nil
+    }
+}

@@ -1,0 +1,211 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// The POSIX file operations the disk cache is built on: whole-file reads into one
+/// allocation, atomic replacement, and directory listing that tolerates files vanishing.
+///
+/// Plain system calls rather than `FileManager`, because a cache hit must cost little more
+/// than a raw `read`, and because another process may remove any file at any moment: every
+/// call here treats a missing file as a normal outcome. Stateless and thread-safe.
+enum FileIO {
+    /// `UTIME_NOW` and `UTIME_OMIT` from `<sys/stat.h>` (Linux ABI); Swift does not import them.
+    private static let utimeNow = (1 << 30) - 1
+    private static let utimeOmit = (1 << 30) - 2
+
+    /// A file that was read: its bytes and the descriptor, still open, for follow-up calls.
+    struct ReadFile: ~Copyable {
+        let data: Data
+        let fd: Int32
+
+        deinit { close(fd) }
+    }
+
+    /// Opens and reads the whole regular file at `path`; `nil` when it does not exist or
+    /// cannot be read. The descriptor stays open in the result (closed when it is dropped),
+    /// so attributes are read from the same file even if it is replaced meanwhile.
+    static func read(_ path: String) -> ReadFile? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        var info = stat()
+        guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
+            close(fd)
+            return nil
+        }
+        guard let data = readAll(fd, expectedSize: Int(info.st_size)) else {
+            close(fd)
+            return nil
+        }
+        return ReadFile(data: data, fd: fd)
+    }
+
+    /// Reads `fd` to its end into one allocation handed to `Data` without a copy. A file
+    /// shorter than `expectedSize` gives what it holds; our entries are never rewritten in
+    /// place (only replaced by rename), so that happens only to files changed by others.
+    private static func readAll(_ fd: Int32, expectedSize: Int) -> Data? {
+        guard expectedSize > 0 else { return Data() }
+        guard let buffer = malloc(expectedSize) else { return nil }
+        var total = 0
+        while total < expectedSize {
+            let count = Glibc.read(fd, buffer + total, expectedSize - total)
+            if count < 0, errno == EINTR { continue }
+            if count < 0 {
+                free(buffer)
+                return nil
+            }
+            if count == 0 { break }
+            total += count
+        }
+        return Data(bytesNoCopy: buffer, count: total, deallocator: .free)
+    }
+
+    /// Sets the access date of the open file to now, leaving the modification date alone.
+    /// Done explicitly because `noatime` and `relatime` mounts do not keep access dates.
+    static func touchAccessDate(_ fd: Int32) {
+        var times = [timespec(tv_sec: 0, tv_nsec: utimeNow), timespec(tv_sec: 0, tv_nsec: utimeOmit)]
+        _ = futimens(fd, &times)
+    }
+
+    /// Sets the access and modification dates of the file at `path` (for tests and tools).
+    static func setDates(_ path: String, access: Date?, modification: Date?) -> Bool {
+        func spec(_ date: Date?) -> timespec {
+            guard let date else { return timespec(tv_sec: 0, tv_nsec: utimeOmit) }
+            let seconds = date.timeIntervalSince1970.rounded(.down)
+            return timespec(tv_sec: Int(seconds), tv_nsec: Int((date.timeIntervalSince1970 - seconds) * 1e9))
+        }
+        var times = [spec(access), spec(modification)]
+        return utimensat(AT_FDCWD, path, &times, 0) == 0
+    }
+
+    /// Writes `data` to a new uniquely named hidden file in `directory`, lets `prepare` set
+    /// attributes on it, optionally `fsync`s it, and renames it over `path`. Readers see the
+    /// old file or the new one, never a part; a crash leaves at most a hidden temporary file.
+    /// Creates `directory` when it is missing (another process may have cleared it).
+    static func writeAtomically(
+        _ data: Data,
+        to path: String,
+        in directory: String,
+        sync: Bool,
+        prepare: (Int32) throws -> Void = { _ in }
+    ) throws {
+        var attempt = 0
+        while true {
+            let temporary = directory + "/" + temporaryName()
+            let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+            if fd < 0 {
+                let code = errno
+                if code == ENOENT, attempt == 0 {
+                    attempt += 1
+                    try makeDirectory(directory)
+                    continue
+                }
+                throw CocoaError.error(code, path: temporary)
+            }
+            do {
+                try writeAll(data, to: fd)
+                try prepare(fd)
+                if sync, fsync(fd) != 0 { throw CocoaError.error(errno, path: temporary) }
+            } catch {
+                close(fd)
+                unlink(temporary)
+                throw error
+            }
+            close(fd)
+            if rename(temporary, path) != 0 {
+                let code = errno
+                unlink(temporary)
+                throw CocoaError.error(code, path: path)
+            }
+            return
+        }
+    }
+
+    /// Bytes per `write` call: bounded so one call never pins a huge kernel copy, and so a
+    /// large entry is written in several calls, as it would be under memory pressure (the
+    /// crash test relies on that to catch non-atomic writes).
+    private static let writeChunkSize = 256 * 1024
+
+    private static func writeAll(_ data: Data, to fd: Int32) throws {
+        try data.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) in
+            guard let base = bytes.baseAddress else { return }
+            var written = 0
+            while written < bytes.count {
+                let count = write(fd, base + written, min(writeChunkSize, bytes.count - written))
+                if count < 0, errno == EINTR { continue }
+                if count <= 0 { throw CocoaError.error(errno, path: nil) }
+                written += count
+            }
+        }
+    }
+
+    /// The prefix of temporary files; hidden, so listings skip them.
+    static let temporaryPrefix = ".tmp-"
+
+    private static func temporaryName() -> String {
+        let high = UInt64.random(in: .min ... .max)
+        let low = UInt64.random(in: .min ... .max)
+        return temporaryPrefix + String(high, radix: 16) + String(low, radix: 16)
+    }
+
+    /// Creates `path` and its missing parents; an existing directory is fine.
+    static func makeDirectory(_ path: String) throws {
+        do {
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        } catch {
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue { return }
+            throw error
+        }
+    }
+
+    /// Removes the file at `path`; `true` when this call removed it.
+    @discardableResult
+    static func remove(_ path: String) -> Bool {
+        unlink(path) == 0
+    }
+
+    /// The `stat` of `path` without following a symbolic link; `nil` when it is gone.
+    static func status(_ path: String) -> stat? {
+        var info = stat()
+        return lstat(path, &info) == 0 ? info : nil
+    }
+
+    /// The names in `directory` except `.` and `..`; empty when it does not exist.
+    static func names(in directory: String) -> [String] {
+        guard let stream = opendir(directory) else { return [] }
+        defer { closedir(stream) }
+        var names: [String] = []
+        while let entry = readdir(stream) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            if name != ".", name != ".." { names.append(name) }
+        }
+        return names
+    }
+}
+
+extension CocoaError {
+    /// A Foundation file error for `code` (an `errno`), so callers get one error vocabulary.
+    static func error(_ code: Int32, path: String?) -> Error {
+        let posix = POSIXError(POSIXErrorCode(rawValue: code) ?? .EIO)
+        guard let path else { return posix }
+        return CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path, NSUnderlyingErrorKey: posix])
+    }
+}
+
+extension stat {
+    /// Modification date.
+    var modificationDate: Date { Date(st_mtim) }
+    /// Access date.
+    var accessDate: Date { Date(st_atim) }
+}
+
+extension Date {
+    init(_ time: timespec) {
+        self.init(timeIntervalSince1970: Double(time.tv_sec) + Double(time.tv_nsec) / 1e9)
+    }
+}

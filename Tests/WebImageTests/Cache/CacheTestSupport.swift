@@ -1,0 +1,43 @@
+import Foundation
+@testable import WebImage
+
+/// A fresh directory under the system temporary directory, removed by ``remove()``.
+struct TemporaryDirectory {
+    let url: URL
+    var path: String { url.path }
+
+    init(_ label: String = #function) throws {
+        let safe = label.filter { $0.isLetter || $0.isNumber }
+        url = FileManager.default.temporaryDirectory
+            .appendingPathComponent("webimage-cache-\(safe)-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+
+    func remove() {
+        try? FileManager.default.removeItem(at: url)
+    }
+
+    /// The names of the visible files directly inside.
+    func visibleFiles() throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: path).filter { !$0.hasPrefix(".") }.sorted()
+    }
+}
+
+/// A still image of one colour; distinct calls give distinct objects.
+func makeImage(width: Int = 4, height: Int = 4, color: RGBAColor = RGBAColor(red: 10, green: 20, blue: 30, alpha: 255),
+               format: ImageFormat = .undefined, hasAlpha: Bool = false) -> Image {
+    Image(pixels: PixelBuffer(width: width, height: height, filling: color), format: format, hasAlpha: hasAlpha)
+}
+
+/// A two-frame animation.
+func makeAnimatedImage(format: ImageFormat = .undefined) -> Image {
+    let red = PixelBuffer(width: 4, height: 4, filling: RGBAColor(red: 255, green: 0, blue: 0, alpha: 255))
+    let blue = PixelBuffer(width: 4, height: 4, filling: RGBAColor(red: 0, green: 0, blue: 255, alpha: 255))
+    return Image(frames: [ImageFrame(pixels: red, duration: 0.1), ImageFrame(pixels: blue, duration: 0.1)], format: format)
+}
+
+/// Sets a file's modification and access dates `age` seconds into the past.
+func age(_ path: String, by age: TimeInterval, access: Bool = true, modification: Bool = true) {
+    let date = Date().addingTimeInterval(-age)
+    _ = FileIO.setDates(path, access: access ? date : nil, modification: modification ? date : nil)
+}

@@ -1,0 +1,159 @@
+import Foundation
+import Testing
+@testable import WebImage
+
+@Suite("DiskCache expiration and trimming")
+struct DiskCacheExpirationTests {
+    private func cache(in directory: TemporaryDirectory, _ change: (inout DiskCache.Configuration) -> Void) -> DiskCache {
+        var configuration = DiskCache.Configuration()
+        change(&configuration)
+        return DiskCache(directory: directory.url, configuration: configuration)
+    }
+
+    @Test func maxAgeOfOneSecondRemovesOnlyOlderEntries() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let cache = cache(in: directory) { $0.maxAge = 1 }
+        for key in ["old1", "old2", "fresh"] { try cache.setData(Data([1, 2]), forKey: key) }
+        age(cache.fileURL(forKey: "old1").path, by: 2)
+        age(cache.fileURL(forKey: "old2").path, by: 3600)
+        let result = cache.removeExpiredData()
+        #expect(result.expiredCount == 2)
+        #expect(result.removedSize == 4)
+        #expect(cache.containsData(forKey: "fresh"))
+        #expect(!cache.containsData(forKey: "old1"))
+        #expect(!cache.containsData(forKey: "old2"))
+    }
+
+    @Test func maxAgeZeroExpiresEverythingAndNegativeNothing() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let never = cache(in: directory) { $0.maxAge = -1 }
+        for i in 0..<3 { try never.setData(Data([1]), forKey: "k\(i)") }
+        age(never.fileURL(forKey: "k0").path, by: 10 * 365 * 24 * 3600)
+        #expect(never.removeExpiredData().expiredCount == 0)
+        #expect(never.totalCount == 3)
+        let always = cache(in: directory) { $0.maxAge = 0 }
+        #expect(always.removeExpiredData().expiredCount == 3)
+        #expect(always.totalCount == 0)
+    }
+
+    @Test func maxSizeOfTenBytesRemovesOldestUntilUnderHalf() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let cache = cache(in: directory) { $0.maxSize = 10 }
+        // Five 4-byte entries, k0 the oldest: 20 bytes > 10, trimmed oldest first to < 5.
+        for i in 0..<5 {
+            try cache.setData(Data([1, 2, 3, 4]), forKey: "k\(i)")
+            age(cache.fileURL(forKey: "k\(i)").path, by: Double(100 - i * 10))
+        }
+        let result = cache.removeExpiredData()
+        #expect(result.trimmedCount == 4)
+        #expect(result.removedSize == 16)
+        #expect(cache.totalSize == 4)
+        #expect(cache.containsData(forKey: "k4"))
+    }
+
+    @Test func sizeTrimStopsAsSoonAsTheTotalIsUnderHalf() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let cache = cache(in: directory) { $0.maxSize = 100 }
+        for i in 0..<12 {
+            try cache.setData(Data(count: 10), forKey: "k\(i)")
+            age(cache.fileURL(forKey: "k\(i)").path, by: Double(1000 - i))
+        }
+        // 120 > 100: remove oldest until < 50, i.e. keep the newest four.
+        cache.removeExpiredData()
+        #expect(cache.totalSize == 40)
+        for i in 8..<12 { #expect(cache.containsData(forKey: "k\(i)")) }
+    }
+
+    @Test func accessDateExpiryKeepsEntriesThatWereRead() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let cache = cache(in: directory) {
+            $0.maxAge = 60
+            $0.expireType = .accessDate
+        }
+        try cache.setData(Data([1]), forKey: "read")
+        try cache.setData(Data([1]), forKey: "unread")
+        age(cache.fileURL(forKey: "read").path, by: 3600)
+        age(cache.fileURL(forKey: "unread").path, by: 3600)
+        #expect(cache.data(forKey: "read") != nil)
+        cache.removeExpiredData()
+        #expect(cache.containsData(forKey: "read"))
+        #expect(!cache.containsData(forKey: "unread"))
+    }
+
+    @Test func modificationDateExpiryIgnoresReads() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let cache = cache(in: directory) { $0.maxAge = 60 }
+        try cache.setData(Data([1]), forKey: "read")
+        age(cache.fileURL(forKey: "read").path, by: 3600)
+        #expect(cache.data(forKey: "read") != nil)
+        cache.removeExpiredData()
+        #expect(!cache.containsData(forKey: "read"))
+    }
+
+    @Test func creationDateExpiryUsesTheRecordedStoreTime() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let cache = cache(in: directory) {
+            $0.maxAge = 60
+            $0.expireType = .creationDate
+        }
+        try cache.setData(Data([1]), forKey: "k")
+        // Back-dating the modification date does not change when the entry was created.
+        age(cache.fileURL(forKey: "k").path, by: 3600)
+        cache.removeExpiredData()
+        #expect(cache.containsData(forKey: "k"))
+        let info = try #require(cache.entries().first)
+        #expect(abs(info.creationDate.timeIntervalSinceNow) < 60)
+        var configuration = cache.configuration
+        configuration.expireType = .modificationDate
+        cache.configuration = configuration
+        cache.removeExpiredData()
+        #expect(!cache.containsData(forKey: "k"))
+    }
+
+    @Test func removesStaleTemporaryFilesAndOrphanSidecarsOnly() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let cache = cache(in: directory) { $0.extendedDataStorage = .sidecar }
+        let stale = directory.url.appendingPathComponent(".tmp-stale").path
+        let fresh = directory.url.appendingPathComponent(".tmp-fresh").path
+        let orphan = directory.url.appendingPathComponent(".deadbeef.extended").path
+        for path in [stale, fresh, orphan] { try #require(FileManager.default.createFile(atPath: path, contents: Data([1]))) }
+        age(stale, by: 2 * 3600)
+        try cache.setData(Data([1]), forKey: "k", extendedData: Data([2]))
+        cache.removeExpiredData()
+        #expect(!FileManager.default.fileExists(atPath: stale))
+        #expect(FileManager.default.fileExists(atPath: fresh))
+        #expect(!FileManager.default.fileExists(atPath: orphan))
+        #expect(cache.entry(forKey: "k")?.extendedData == Data([2]))
+    }
+
+    @Test func periodicCleanupRemovesExpiredEntriesInTheBackground() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let cache = cache(in: directory) {
+            $0.maxAge = 0
+            $0.cleanupInterval = .milliseconds(50)
+        }
+        try cache.setData(Data([1]), forKey: "k")
+        let deadline = ContinuousClock.now + .seconds(5)
+        while cache.totalCount > 0, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        #expect(cache.totalCount == 0)
+        // Turning it off stops it: a new entry survives several intervals.
+        var configuration = cache.configuration
+        configuration.cleanupInterval = nil
+        cache.configuration = configuration
+        try await Task.sleep(for: .milliseconds(100))
+        try cache.setData(Data([1]), forKey: "k2")
+        try await Task.sleep(for: .milliseconds(250))
+        #expect(cache.totalCount == 1)
+    }
+}

@@ -1,0 +1,79 @@
+import Foundation
+import Testing
+@testable import WebImage
+
+@Suite("DiskCache extended data")
+struct DiskCacheExtendedDataTests {
+    private func cache(in directory: TemporaryDirectory, storage: DiskCache.ExtendedDataStorage) -> DiskCache {
+        var configuration = DiskCache.Configuration()
+        configuration.extendedDataStorage = storage
+        return DiskCache(directory: directory.url, configuration: configuration)
+    }
+
+    @Test(arguments: [DiskCache.ExtendedDataStorage.automatic, .sidecar])
+    func extendedDataRoundTripsWithTheEntry(storage: DiskCache.ExtendedDataStorage) throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let cache = cache(in: directory, storage: storage)
+        let extended = Data("{\"etag\":\"abc\"}".utf8)
+        try cache.setData(Data([1, 2, 3]), forKey: "k", extendedData: extended)
+        #expect(cache.entry(forKey: "k") == DiskCache.Entry(data: Data([1, 2, 3]), extendedData: extended))
+        #expect(cache.extendedData(forKey: "k") == extended)
+        #expect(try directory.visibleFiles().count == 1)
+    }
+
+    @Test(arguments: [DiskCache.ExtendedDataStorage.automatic, .sidecar])
+    func storingWithoutExtendedDataClearsTheOldOne(storage: DiskCache.ExtendedDataStorage) throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let cache = cache(in: directory, storage: storage)
+        try cache.setData(Data([1]), forKey: "k", extendedData: Data([9]))
+        try cache.setData(Data([2]), forKey: "k")
+        #expect(cache.entry(forKey: "k") == DiskCache.Entry(data: Data([2]), extendedData: nil))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).count == 1)
+    }
+
+    @Test(arguments: [DiskCache.ExtendedDataStorage.automatic, .sidecar])
+    func setExtendedDataChangesAnExistingEntry(storage: DiskCache.ExtendedDataStorage) throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let cache = cache(in: directory, storage: storage)
+        try cache.setExtendedData(Data([5]), forKey: "missing")
+        #expect(cache.extendedData(forKey: "missing") == nil)
+        try cache.setData(Data([1]), forKey: "k")
+        try cache.setExtendedData(Data([5]), forKey: "k")
+        #expect(cache.extendedData(forKey: "k") == Data([5]))
+        try cache.setExtendedData(nil, forKey: "k")
+        #expect(cache.extendedData(forKey: "k") == nil)
+        #expect(cache.data(forKey: "k") == Data([1]))
+    }
+
+    @Test func automaticStorageUsesTheExtendedAttributeWhenTheFileSystemHasOne() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let cache = cache(in: directory, storage: .automatic)
+        try cache.setData(Data([1]), forKey: "k", extendedData: Data([4, 2]))
+        let fd = open(cache.fileURL(forKey: "k").path, O_RDONLY)
+        try #require(fd >= 0)
+        defer { close(fd) }
+        switch ExtendedAttributes.get(DiskCache.extendedAttributeName, fd: fd) {
+        case .value(let bytes):
+            #expect(bytes == [4, 2])
+            #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).count == 1)
+        case .unsupported, .absent:
+            // No user attributes here (e.g. an old tmpfs): the sidecar must hold it.
+            #expect(cache.extendedData(forKey: "k") == Data([4, 2]))
+        }
+    }
+
+    @Test func extendedDataTooLargeForAnAttributeGoesToTheSidecar() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let cache = cache(in: directory, storage: .automatic)
+        let large = Data((0..<200_000).map { UInt8($0 % 256) })
+        try cache.setData(Data([1]), forKey: "k", extendedData: large)
+        #expect(cache.extendedData(forKey: "k") == large)
+        cache.removeData(forKey: "k")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
+    }
+}

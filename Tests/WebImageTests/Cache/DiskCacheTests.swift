@@ -1,0 +1,149 @@
+import Foundation
+import Testing
+@testable import WebImage
+
+@Suite("DiskCache")
+struct DiskCacheTests {
+    @Test func storesAndReadsBackTheSameBytesUnderTheHashedName() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let cache = DiskCache(directory: directory.url)
+        let bytes = Data((0..<1000).map { UInt8($0 % 251) })
+        try cache.setData(bytes, forKey: "https://a.com/b.jpg?w=2")
+        #expect(cache.data(forKey: "https://a.com/b.jpg?w=2") == bytes)
+        #expect(try directory.visibleFiles() == ["5dbf08dba455a670c7d70df9ddebf693.jpg"])
+        #expect(cache.containsData(forKey: "https://a.com/b.jpg?w=2"))
+        #expect(!cache.containsData(forKey: "https://a.com/other.jpg"))
+        #expect(cache.data(forKey: "https://a.com/other.jpg") == nil)
+    }
+
+    @Test func storingAgainReplacesTheEntry() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let cache = DiskCache(directory: directory.url)
+        try cache.setData(Data([1, 2, 3]), forKey: "k")
+        try cache.setData(Data([4]), forKey: "k")
+        #expect(cache.data(forKey: "k") == Data([4]))
+        #expect(cache.totalCount == 1)
+    }
+
+    @Test func emptyDataIsAnEntry() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let cache = DiskCache(directory: directory.url)
+        try cache.setData(Data(), forKey: "empty")
+        #expect(cache.data(forKey: "empty") == Data())
+    }
+
+    @Test func createsItsDirectoryOnTheFirstWrite() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let nested = directory.url.appendingPathComponent("a/b/c", isDirectory: true)
+        let cache = DiskCache(directory: nested)
+        #expect(cache.data(forKey: "k") == nil)
+        try cache.setData(Data([9]), forKey: "k")
+        #expect(cache.data(forKey: "k") == Data([9]))
+    }
+
+    @Test func readsFindTheNameWithoutExtension() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let cache = DiskCache(directory: directory.url)
+        let key = "https://a.com/b.jpg?w=2"
+        // An older SDWebImage cache named files without the extension.
+        try Data([7, 7]).write(to: directory.url.appendingPathComponent("5dbf08dba455a670c7d70df9ddebf693"))
+        #expect(cache.data(forKey: key) == Data([7, 7]))
+        #expect(cache.containsData(forKey: key))
+        cache.removeData(forKey: key)
+        #expect(try directory.visibleFiles().isEmpty)
+    }
+
+    @Test func readOnlyDirectoriesAreSearchedAfterTheMainOne() throws {
+        let main = try TemporaryDirectory()
+        let shipped = try TemporaryDirectory()
+        defer { main.remove(); shipped.remove() }
+        try DiskCache(directory: shipped.url).setData(Data([1]), forKey: "both")
+        try DiskCache(directory: shipped.url).setData(Data([2]), forKey: "shipped-only")
+        let cache = DiskCache(directory: main.url)
+        try cache.setData(Data([3]), forKey: "both")
+        cache.addReadOnlyDirectory(shipped.url)
+        cache.addReadOnlyDirectory(shipped.url)
+        #expect(cache.configuration.readOnlyDirectories.count == 1)
+        #expect(cache.data(forKey: "both") == Data([3]))
+        #expect(cache.data(forKey: "shipped-only") == Data([2]))
+        #expect(cache.containsData(forKey: "shipped-only"))
+        // Read-only: removing through the main cache leaves the shipped file alone.
+        cache.removeData(forKey: "shipped-only")
+        #expect(cache.data(forKey: "shipped-only") == Data([2]))
+        #expect(cache.totalCount == 1)
+    }
+
+    @Test func removeAllDataEmptiesTheDirectoryButKeepsIt() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let cache = DiskCache(directory: directory.url)
+        for i in 0..<5 { try cache.setData(Data([UInt8(i)]), forKey: "k\(i)", extendedData: Data([1])) }
+        cache.removeAllData()
+        #expect(cache.totalCount == 0)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
+        try cache.setData(Data([1]), forKey: "again")
+        #expect(cache.totalCount == 1)
+    }
+
+    @Test func totalSizeAndCountCountEntriesOnly() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        var configuration = DiskCache.Configuration()
+        configuration.extendedDataStorage = .sidecar
+        let cache = DiskCache(directory: directory.url, configuration: configuration)
+        try cache.setData(Data(count: 100), forKey: "a", extendedData: Data(count: 50))
+        try cache.setData(Data(count: 30), forKey: "b")
+        try Data(count: 1000).write(to: directory.url.appendingPathComponent(".tmp-leftover"))
+        #expect(cache.totalSize == 130)
+        #expect(cache.totalCount == 2)
+        #expect(cache.entries().map(\.size).sorted() == [30, 100])
+    }
+
+    @Test func readsRefreshTheAccessDateButNotTheModificationDate() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let cache = DiskCache(directory: directory.url)
+        try cache.setData(Data([1]), forKey: "k")
+        let file = cache.fileURL(forKey: "k").path
+        age(file, by: 1000)
+        _ = cache.data(forKey: "k")
+        let info = try #require(cache.entries().first)
+        #expect(abs(info.accessDate.timeIntervalSinceNow) < 60)
+        #expect(info.modificationDate.timeIntervalSinceNow < -900)
+    }
+
+    @Test func moveCacheDirectoryRenamesWhenTheDestinationIsMissing() throws {
+        let root = try TemporaryDirectory()
+        defer { root.remove() }
+        let source = root.url.appendingPathComponent("old", isDirectory: true)
+        let destination = root.url.appendingPathComponent("new/nested", isDirectory: true)
+        try DiskCache(directory: source).setData(Data([1]), forKey: "k")
+        try DiskCache.moveCacheDirectory(from: source, to: destination)
+        #expect(DiskCache(directory: destination).data(forKey: "k") == Data([1]))
+        #expect(!FileManager.default.fileExists(atPath: source.path))
+    }
+
+    @Test func moveCacheDirectoryMergesKeepingTheDestinationsEntries() throws {
+        let root = try TemporaryDirectory()
+        defer { root.remove() }
+        let source = root.url.appendingPathComponent("old", isDirectory: true)
+        let destination = root.url.appendingPathComponent("new", isDirectory: true)
+        let old = DiskCache(directory: source)
+        let new = DiskCache(directory: destination)
+        try old.setData(Data([1]), forKey: "only-old")
+        try old.setData(Data([2]), forKey: "both")
+        try new.setData(Data([3]), forKey: "both")
+        try new.setData(Data([4]), forKey: "only-new")
+        try DiskCache.moveCacheDirectory(from: source, to: destination)
+        #expect(new.data(forKey: "only-old") == Data([1]))
+        #expect(new.data(forKey: "both") == Data([3]))
+        #expect(new.data(forKey: "only-new") == Data([4]))
+        #expect(new.totalCount == 3)
+        #expect(!FileManager.default.fileExists(atPath: source.path))
+    }
+}
