@@ -1,0 +1,35 @@
+import Foundation
+
+/// Derived cache keys for thumbnails and transformed images (SDWebImage's
+/// `SDThumbnailedKeyForKey` and `SDTransformedKeyForKey`).
+///
+/// The suffix goes before the path extension, so a derived key keeps the original's file
+/// extension (and with it the disk file's): `https://a.com/b.jpg?x=1` with the
+/// transformer key `t` becomes `https://a.com/b-t.jpg?x=1`.
+///
+/// ```swift
+/// let key = ImageCacheKey.thumbnailed("https://a.com/b.jpg", pixelSize: ImageSize(width: 64, height: 64))
+/// // "https://a.com/b-Thumbnail(%7B64,64%7D,1).jpg"
+/// ```
+public enum ImageCacheKey {
+    /// The key of the thumbnail of `key`'s image fitted in `pixelSize`.
+    public static func thumbnailed(_ key: String, pixelSize: ImageSize, preserveAspectRatio: Bool = true) -> String {
+        transformed(key, transformerKey: "Thumbnail({\(pixelSize.width),\(pixelSize.height)},\(preserveAspectRatio ? 1 : 0))")
+    }
+
+    /// The key of `key`'s image after the transformer whose key is `transformerKey`.
+    public static func transformed(_ key: String, transformerKey: String) -> String {
+        let fileExtension = DiskCache.pathExtension(ofKey: key)
+        guard !fileExtension.isEmpty else { return key + "-" + transformerKey }
+        if let url = URL(string: key), let scheme = url.scheme, scheme != "file",
+           var components = URLComponents(url: url, resolvingAgainstBaseURL: false) {
+            // Keep everything but the path (query, fragment) as it was.
+            let path = components.path
+            let stem = (path as NSString).deletingPathExtension
+            components.path = stem + "-" + transformerKey + "." + fileExtension
+            if let string = components.string { return string }
+        }
+        let stem = (key as NSString).deletingPathExtension
+        return stem + "-" + transformerKey + "." + fileExtension
+    }
+}
