@@ -7,7 +7,8 @@
 3. references.json: for every fixture and every PNG of SDWebImage's corpus, each frame's
    RGBA as decoded by Pillow, reduced to an FNV-1a 64 hash of the bytes plus a few pixels.
 
-Pillow's decode becomes RGBA with the rules the coder documents: 16-bit samples keep their
+Pillow's APNG "dispose to previous" after an OVER blend is patched (see
+_keep_previous_canvas). Pillow's decode becomes RGBA with the rules the coder documents: 16-bit samples keep their
 high byte, tRNS makes matching samples transparent (compared at the file's own depth), no
 gamma correction. Where Pillow's convert("RGBA") does not follow those rules (16-bit grey,
 tRNS on low-depth grey), the RGBA is built here from Pillow's samples instead.
@@ -22,7 +23,23 @@ import struct
 import sys
 import zlib
 
-from PIL import Image
+from PIL import Image, PngImagePlugin
+
+
+def _keep_previous_canvas(original):
+    """Pillow composites an OVER-blended APNG frame into the very canvas it saved for
+    "dispose to previous", so a later restore brings back the composited frame instead of
+    the canvas before it (dispose_op 2 then acts like 0). This wrapper keeps a copy of the
+    saved canvas, which gives the APNG specification's behaviour (and browsers')."""
+    def load_end(self):
+        saved = self._prev_im.copy() if getattr(self, "_prev_im", None) is not None else None
+        original(self)
+        if saved is not None:
+            self._prev_im = saved
+    return load_end
+
+
+PngImagePlugin.PngImageFile.load_end = _keep_previous_canvas(PngImagePlugin.PngImageFile.load_end)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CORPUS = sys.argv[1] if len(sys.argv) > 1 else os.path.join(HERE, "../../../../../../shared/corpus/sdwebimage")
