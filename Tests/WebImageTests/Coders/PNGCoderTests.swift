@@ -2,7 +2,8 @@ import Foundation
 import Testing
 @testable import WebImage
 
-/// One file's reference decode by Pillow (see Fixtures/png/make_png_fixtures.py).
+/// One file's reference decode by Pillow (see Fixtures/png/make_png_fixtures.py and
+/// Fixtures/bmp/make_bmp_fixtures.py, which write the same format).
 struct PNGReference: Decodable {
     struct Frame: Decodable {
         var fnv1a64: String
@@ -17,18 +18,21 @@ struct PNGReference: Decodable {
     var orientation: Int
     var frames: [Frame]
 
-    static let all: [String: PNGReference] = {
-        let url = Corpus.fixtures.appendingPathComponent("png/references.json")
+    static let all = load(folder: "png")
+
+    /// The references in `Fixtures/<folder>/references.json`, or none when it is missing.
+    static func load(folder: String) -> [String: PNGReference] {
+        let url = Corpus.fixtures.appendingPathComponent(folder + "/references.json")
         guard let data = try? Data(contentsOf: url),
               let decoded = try? JSONDecoder().decode([String: PNGReference].self, from: data)
         else { return [:] }
         return decoded
-    }()
+    }
 
     /// The bytes of a reference's file: `corpus/` names come from SDWebImage's images.
-    static func data(_ name: String) throws -> Data {
+    static func data(_ name: String, folder: String = "png") throws -> Data {
         if name.hasPrefix("corpus/") { return try Corpus.data(String(name.dropFirst("corpus/".count))) }
-        return try Data(contentsOf: Corpus.fixtures.appendingPathComponent("png/" + name))
+        return try Data(contentsOf: Corpus.fixtures.appendingPathComponent(folder + "/" + name))
     }
 
     /// FNV-1a 64 of the bytes, as the python script computes it.

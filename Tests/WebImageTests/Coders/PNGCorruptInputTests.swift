@@ -57,7 +57,7 @@ import Testing
     @Test(arguments: ["corpus/TestImage.png", "corpus/IndexedPNG.png", "dispose_background_over.png", "matrix/ct3_d2_adam7.png"])
     func seededByteFlipsNeverCrash(_ name: String) throws {
         let original = try PNGReference.data(name)
-        var generator = SplitMix64(seed: 0x5EED_0000 + UInt64(name.utf8.count))
+        var generator = PNGTestRandom(seed: 0x5EED_0000 + UInt64(name.utf8.count))
         var decodedCount = 0
         for _ in 0..<150 {
             var data = original
@@ -110,7 +110,7 @@ import Testing
 }
 
 /// A small seeded generator so corrupt-input tests are the same on every run.
-struct SplitMix64: RandomNumberGenerator {
+struct PNGTestRandom: RandomNumberGenerator {
     var state: UInt64
     init(seed: UInt64) { state = seed }
     mutating func next() -> UInt64 {
