@@ -138,7 +138,7 @@ import Testing
 
     @Test func decodeFirstFrameOnlyIgnoresGarbageAfterTheFirstFrame() throws {
         let data = try Corpus.data("TestImage.gif")
-        let end = try GIFFixture.endOfFirstFrame(data)
+        let end = try #require(GIFFixture.frameEnds(data).first)
         var damaged = data.prefix(end)
         damaged.append(Data(repeating: 0x2C, count: 64))
         var options = ImageCoderOptions()
@@ -234,9 +234,10 @@ enum GIFFixture {
         return RGBAColor(red: c.0, green: c.1, blue: c.2)
     }
 
-    /// The offset just past the first image's data sub-blocks.
-    static func endOfFirstFrame(_ data: Data) throws -> Int {
+    /// The offset just past each image's data sub-blocks, in order.
+    static func frameEnds(_ data: Data) -> [Int] {
         let bytes = [UInt8](data)
+        var ends: [Int] = []
         var pos = 13
         if bytes[10] & 0x80 != 0 { pos += 3 << (Int(bytes[10] & 7) + 1) }
         func skipBlocks(_ start: Int) -> Int {
@@ -249,15 +250,15 @@ enum GIFFixture {
             case 0x21:
                 pos = skipBlocks(pos + 2)
             case 0x2C:
-                var p = pos + 10
-                if bytes[pos + 9] & 0x80 != 0 { p += 3 << (Int(bytes[pos + 9] & 7) + 1) }
-                return skipBlocks(p + 1)
+                pos += 10
+                if bytes[pos - 1] & 0x80 != 0 { pos += 3 << (Int(bytes[pos - 1] & 7) + 1) }
+                pos = skipBlocks(pos + 1)
+                ends.append(pos)
             default:
-                Issue.record("unexpected block \(bytes[pos])")
-                return bytes.count
+                return ends
             }
         }
-        return bytes.count
+        return ends
     }
 
     static func decodeError(_ data: Data, _ options: ImageCoderOptions = ImageCoderOptions()) -> WebImageError? {
