@@ -28,11 +28,11 @@ import Testing
         let image = try coder.decode(data.prefix(cut), options: ImageCoderOptions())
         #expect(image.frameCount == 22)
         #expect(image.loopCount == 65535)
-        #expect(image.frames.map { GIFFixture.crc32($0.pixels.bytes) } == Array(reference.crc32.prefix(22)))
+        #expect(image.frames.map { FixtureChecksum.crc32($0.pixels.bytes) } == Array(reference.crc32.prefix(22)))
     }
 
     @Test func seededByteFlipsGiveAnErrorOrSaneFrames() throws {
-        var random = SplitMix64(seed: 0x6769_6621)
+        var random = FixtureRandom(seed: 0x6769_6621)
         var options = ImageCoderOptions()
         options.pixelLimit = 1 << 20   // a flipped header may claim a large screen; keep the work small
         let sources = try [Corpus.data("TestImage.gif"), GIFFixture.data("disposal_previous.gif"),
@@ -97,28 +97,11 @@ import Testing
                 let image = try coder.decode(data.prefix(cut), options: ImageCoderOptions())
                 #expect(image.frameCount == whole, "cut at \(cut)")
                 let expected = Array(reference.crc32.prefix(image.frameCount))
-                #expect(image.frames.map { GIFFixture.crc32($0.pixels.bytes) } == expected, "cut at \(cut)")
+                #expect(image.frames.map { FixtureChecksum.crc32($0.pixels.bytes) } == expected, "cut at \(cut)")
             } catch let error as WebImageError {
                 #expect(whole == 0, "cut at \(cut) lost \(whole) whole frames: \(error)")
                 #expect(GIFFixture.isBadImageData(error), "cut at \(cut): \(error)")
             }
         }
-    }
-}
-
-/// A small seeded generator, so byte-flip tests are the same on every run.
-fileprivate struct SplitMix64 {
-    private var state: UInt64
-
-    init(seed: UInt64) {
-        state = seed
-    }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

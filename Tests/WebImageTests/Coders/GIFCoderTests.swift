@@ -124,7 +124,7 @@ import Testing
         let first = try coder.decode(data, options: options)
         #expect(first.frameCount == 1)
         #expect(first.loopCount == 1)
-        #expect(GIFFixture.crc32(first.pixels.bytes) == (try GIFFixture.reference("1@2x.gif").crc32[0]))
+        #expect(FixtureChecksum.crc32(first.pixels.bytes) == (try GIFFixture.reference("1@2x.gif").crc32[0]))
     }
 
     @Test func decodeFirstFrameOnlyNeedsOnlyOneFrameWithinThePixelLimit() throws {
@@ -144,7 +144,7 @@ import Testing
         var options = ImageCoderOptions()
         options.decodeFirstFrameOnly = true
         let image = try coder.decode(damaged, options: options)
-        #expect(GIFFixture.crc32(image.pixels.bytes) == (try GIFFixture.reference("TestImage.gif").crc32[0]))
+        #expect(FixtureChecksum.crc32(image.pixels.bytes) == (try GIFFixture.reference("TestImage.gif").crc32[0]))
     }
 
     @Test func thumbnailAppliesToEveryFrame() throws {
@@ -198,7 +198,7 @@ import Testing
         for (index, duration) in reference.durations.enumerated() where index < image.frameCount {
             #expect(abs(image.frames[index].duration - duration) < 1e-9, "frame \(index) duration")
         }
-        #expect(image.frames.map { GIFFixture.crc32($0.pixels.bytes) } == reference.crc32)
+        #expect(image.frames.map { FixtureChecksum.crc32($0.pixels.bytes) } == reference.crc32)
     }
 }
 
@@ -279,8 +279,12 @@ enum GIFFixture {
         if case .imageTooLarge = error { return true }
         return false
     }
+}
 
-    private static let crcTable: [UInt32] = (0..<256).map { n in
+/// zlib's CRC-32 of pixel bytes, as Python's `zlib.crc32` computes it for the reference
+/// files; shared by the GIF and WebP suites.
+enum FixtureChecksum {
+    private static let table: [UInt32] = (0..<256).map { n in
         var c = UInt32(n)
         for _ in 0..<8 { c = c & 1 != 0 ? 0xEDB8_8320 ^ (c >> 1) : c >> 1 }
         return c
@@ -288,12 +292,30 @@ enum GIFFixture {
 
     /// zlib's CRC-32, as Python's `zlib.crc32`.
     static func crc32(_ bytes: [UInt8]) -> UInt32 {
-        crcTable.withUnsafeBufferPointer { table in
+        table.withUnsafeBufferPointer { table in
             bytes.withUnsafeBufferPointer { input in
                 var crc: UInt32 = 0xFFFF_FFFF
                 for byte in input { crc = table[Int((crc ^ UInt32(byte)) & 0xFF)] ^ (crc >> 8) }
                 return crc ^ 0xFFFF_FFFF
             }
         }
+    }
+}
+
+/// SplitMix64: a small seeded generator, so byte-flip tests are the same on every run;
+/// shared by the GIF and WebP suites.
+struct FixtureRandom {
+    private var state: UInt64
+
+    init(seed: UInt64) {
+        state = seed
+    }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
     }
 }
