@@ -100,7 +100,16 @@ struct GIFReader {
         try line.withUnsafeMutableBufferPointer { buffer in
             guard let base = buffer.baseAddress else { return }
             for y in GIFReader.rowOrder(height: image.height, interlaced: image.isInterlaced) {
-                try check(DGifGetLine(file, base, Int32(image.width)))
+                guard DGifGetLine(file, base, Int32(image.width)) == GIF_OK else {
+                    // Some encoders end the LZW data (with its end code) before the last
+                    // pixel. Browsers show the rows that arrived and go on to the next
+                    // frame; so do we. giflib has read whole sub-blocks, so skipping the
+                    // rest of them lands on the next record. Other failures are fatal.
+                    guard file.pointee.Error == D_GIF_ERR_EOF_TOO_SOON else {
+                        throw Failure(reason: GIFReader.describe(file.pointee.Error))
+                    }
+                    return try skipRemainingBlocks()
+                }
                 row(y, UnsafeBufferPointer(buffer))
             }
         }
@@ -114,6 +123,14 @@ struct GIFReader {
         while block != nil {
             try check(DGifGetCodeNext(file, &block))
         }
+    }
+
+    /// Reads the data sub-blocks left after a partly decoded image, up to its terminator.
+    private func skipRemainingBlocks() throws {
+        var block: UnsafeMutablePointer<GifByteType>?
+        repeat {
+            try check(DGifGetCodeNext(file, &block))
+        } while block != nil
     }
 
     /// Row numbers in the order the file stores them: top to bottom, or the four
