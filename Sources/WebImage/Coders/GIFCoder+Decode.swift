@@ -90,6 +90,7 @@ extension GIFCoder {
             } catch let failure as GIFReader.Failure {
                 guard !frames.isEmpty else { throw WebImageError.badImageData("GIF: \(failure.reason)") }
             }
+            guard !frames.isEmpty else { throw WebImageError.badImageData("GIF has no whole frame") }
             if frames.count == 1 { frames[0].duration = 0 }
             return Image(
                 frames: frames, format: .gif, scale: options.scaleFactor, loopCount: plan.loopCount,
