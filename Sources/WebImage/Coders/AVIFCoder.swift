@@ -33,7 +33,8 @@ public struct AVIFCoder: ImageCoder {
         case .avif:
             return true
         case .heif:
-            return data.prefix(64).withUnsafeBytes { raw in
+            // The whole `ftyp` box must be present for libavif to read its brands.
+            return data.prefix(1024).withUnsafeBytes { raw in
                 var input = avifROData(data: raw.bindMemory(to: UInt8.self).baseAddress, size: raw.count)
                 return avifPeekCompatibleFileType(&input) == AVIF_TRUE
             }
@@ -59,24 +60,24 @@ public struct AVIFCoder: ImageCoder {
                 throw WebImageError.badImageData("empty AVIF data")
             }
             try check(avifDecoderSetIOMemory(decoder, base, raw.count), decoder, "reading")
-            // First parse with libavif's own size limits lifted, so that an oversized header
-            // reaches checkPixelLimit and fails as imageTooLarge rather than as a parse error.
-            decoder.pointee.imageSizeLimit = UInt32.max
-            decoder.pointee.imageDimensionLimit = 0
-            try check(avifDecoderParse(decoder), decoder, "parsing")
-            guard let parsed = decoder.pointee.image else { throw WebImageError.badImageData("AVIF has no image") }
-            try DecodeGeometry.checkPixelLimit(width: Int(parsed.pointee.width), height: Int(parsed.pointee.height), options: options)
-            // Then reset with limits derived from pixelLimit, which libavif hands to the AV1
-            // decoder: dav1d then refuses to allocate a frame above them, whatever size the
-            // AV1 payload claims.
+            // libavif hands these limits to the AV1 decoder too: dav1d then refuses to
+            // allocate a frame above them, whatever size the AV1 payload claims.
             let limit = UInt32(clamping: max(1, options.pixelLimit))
             decoder.pointee.imageSizeLimit = min(UInt32(AVIF_DEFAULT_IMAGE_SIZE_LIMIT), limit)
             decoder.pointee.imageDimensionLimit = min(UInt32(AVIF_DEFAULT_IMAGE_DIMENSION_LIMIT), limit)
-            try check(avifDecoderReset(decoder), decoder, "parsing")
+            let parsed = avifDecoderParse(decoder)
+            if parsed != AVIF_RESULT_OK, let declared = HEIFPropertyReader.size(in: raw) {
+                // libavif reports an oversized header as a parse failure; name it as such.
+                try DecodeGeometry.checkPixelLimit(width: declared.width, height: declared.height, options: options)
+            }
+            try check(parsed, decoder, "parsing")
+            guard let image = decoder.pointee.image else { throw WebImageError.badImageData("AVIF has no image") }
+            try DecodeGeometry.checkPixelLimit(width: Int(image.pointee.width), height: Int(image.pointee.height), options: options)
             return try decodeFrames(decoder, options: options)
         }
     }
 
+    /// `true` for ``ImageFormat/avif`` when the linked libavif has an AV1 encoder.
     public func canEncode(to format: ImageFormat) -> Bool {
         format == .avif && AVIFCoder.encoderAvailable
     }

@@ -36,6 +36,7 @@ public struct HEIFCoder: ImageCoder {
     public func decode(_ data: Data, options: ImageCoderOptions) throws -> Image {
         guard !data.isEmpty else { throw WebImageError.badImageData("empty HEIF data") }
         let format: ImageFormat = ImageFormat(sniffing: data) == .heic ? .heic : .heif
+        _ = HEIFCoder.libraryInitialised
         guard let context = heif_context_alloc() else { throw WebImageError.badImageData("libheif could not create a context") }
         defer { heif_context_free(context) }
         // libheif refuses any item (grid tiles, alpha, thumbnails too) wider or taller than
@@ -85,6 +86,13 @@ public struct HEIFCoder: ImageCoder {
             )
         }
     }
+
+    /// libheif registers its built-in codecs on first use; doing that once, under Swift's
+    /// thread-safe lazy initialisation, keeps concurrent first decodes from racing on it.
+    /// The matching `heif_deinit` is left to process exit.
+    private static let libraryInitialised: Void = {
+        _ = heif_init(nil)
+    }()
 
     /// HEIC encoding is not offered.
     public func canEncode(to format: ImageFormat) -> Bool {

@@ -6,8 +6,9 @@ import Testing
 ///
 /// Tolerance: libheif 1.15 with libde265 1.0.11 (ours) and libheif 1.23 with libde265 1.1.3
 /// (pillow_heif's) convert YUV to RGB and 10 to 8 bits slightly differently, so sampled
-/// pixels may differ by a few levels: the mean absolute difference per channel must stay
-/// at most 2 and no channel may be off by more than 12.
+/// pixels may differ by a level or two: the mean absolute difference per channel must stay
+/// at most 1 and no channel may be off by more than 4 (measured: TestHDR.heic mean 0.40,
+/// max 2; TestImage.heic mean 0.02, max 1; the rest identical).
 @Suite struct HEIFCoderTests {
     static let references: [String: SampledReference] = (try? SampledReference.load("heif")) ?? [:]
 
@@ -29,8 +30,8 @@ import Testing
         #expect(image.orientation == .up)
         #expect(image.isThumbnail == false)
         let diff = reference.difference(to: image.pixels)
-        #expect(diff.mean <= 2, "mean difference \(diff.mean)")
-        #expect(diff.max <= 12, "largest difference \(diff.max)")
+        #expect(diff.mean <= 1, "mean difference \(diff.mean)")
+        #expect(diff.max <= 4, "largest difference \(diff.max)")
     }
 
     @Test func decodesTenBitHDRToEightBitRGBA() throws {
@@ -162,6 +163,19 @@ import Testing
             }
         }
         #expect(Date().timeIntervalSince(start) < 20)
+    }
+
+    @Test func decodesConcurrently() async throws {
+        let data = try Self.fixture("orientation-5.heic")
+        let expected = try HEIFCoder().decode(data, options: ImageCoderOptions()).pixels
+        let results = try await withThrowingTaskGroup(of: PixelBuffer.self) { group in
+            for _ in 0..<8 {
+                group.addTask { try HEIFCoder().decode(data, options: ImageCoderOptions()).pixels }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(results.count == 8)
+        #expect(results.allSatisfy { $0 == expected })
     }
 
     @Test func offersNoEncoder() {

@@ -60,6 +60,10 @@ def main():
         with Image.open(path) as decoded:
             orientation = decoded.getexif().get(0x0112, 1)
             has_alpha = decoded.mode in ("RGBA", "RGBa", "LA", "La", "PA")
+            if decoded.mode == "I;16":
+                # Pillow's own I;16 -> L conversion clips at 255; map Pillow's 16-bit values
+                # the way TIFF readers do instead (libtiff keeps the high byte).
+                decoded = decoded.point(lambda v: v / 256, "L")
             upright = ImageOps.exif_transpose(decoded).convert("RGBA")
         with open(os.path.join(HERE, name + ".rgba"), "wb") as f:
             f.write(upright.tobytes())
