@@ -164,22 +164,27 @@ int cjpeg_decoder_start(cjpeg_decoder *decoder, J_COLOR_SPACE out_color_space,
 }
 
 int cjpeg_decoder_read_rows(cjpeg_decoder *decoder, unsigned char *first_row,
-                            ptrdiff_t row_stride) {
+                            ptrdiff_t row_stride, unsigned int max_rows,
+                            unsigned int *rows_read) {
+    *rows_read = 0;
     if (setjmp(decoder->error.jump)) return -1;
-    /* libjpeg hands out at most one row group (up to 16 rows, 32 when upscaling) per
-     * call; offering more lets it fill a whole group each time. */
+    /* libjpeg hands out at most one row group (up to 16 rows, more when upscaling) per
+     * call; offering a batch lets it fill a whole group each time. */
     enum { batch = 32 };
     JSAMPROW rows[batch];
     struct jpeg_decompress_struct *info = &decoder->info;
-    while (info->output_scanline < info->output_height) {
+    while (*rows_read < max_rows && info->output_scanline < info->output_height) {
         JDIMENSION first = info->output_scanline;
         JDIMENSION count = info->output_height - first;
+        if (count > max_rows - *rows_read) count = max_rows - *rows_read;
         if (count > batch) count = batch;
         for (JDIMENSION i = 0; i < count; i++) rows[i] = first_row + (ptrdiff_t)(first + i) * row_stride;
-        if (jpeg_read_scanlines(info, rows, count) == 0) {
+        JDIMENSION got = jpeg_read_scanlines(info, rows, count);
+        if (got == 0) {
             snprintf(decoder->error.message, sizeof decoder->error.message, "decoder made no progress");
             return -1;
         }
+        *rows_read += got;
     }
     return 0;
 }

@@ -61,10 +61,12 @@ int cjpeg_decoder_start(cjpeg_decoder *decoder, J_COLOR_SPACE out_color_space,
                         unsigned int scale_num, unsigned int *out_width,
                         unsigned int *out_height, int *out_components);
 
-/* Decodes every output row. Row i goes to first_row + i * row_stride; a negative
- * stride writes the image bottom-up. 0 on success. */
+/* Decodes the next output rows, up to max_rows of them (fewer at the end of the image),
+ * and reports how many in *rows_read. Output row i goes to first_row + i * row_stride; a
+ * negative stride writes the image bottom-up. 0 on success. */
 int cjpeg_decoder_read_rows(cjpeg_decoder *decoder, unsigned char *first_row,
-                            ptrdiff_t row_stride);
+                            ptrdiff_t row_stride, unsigned int max_rows,
+                            unsigned int *rows_read);
 
 /* Corrupt-data warnings seen so far (truncation, bad entropy codes). Damage that came
  * before any image data was decoded is not counted: it is a failure instead. */

@@ -1,5 +1,8 @@
 import CJPEG
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 extension JPEGCoder {
     /// What a decode does, worked out from the header alone (before any pixel allocation).
@@ -137,13 +140,25 @@ extension JPEGCoder {
 
         let pixels = try PixelBuffer(uninitializedWidth: scaled.width, height: scaled.height) { buffer in
             guard let base = buffer.baseAddress else { throw WebImageError.badImageData("empty output") }
+            adviseHugePages(buffer)
             let rowBytes = scaled.width * 4
             let firstRow = bottomUp ? base + (scaled.height - 1) * rowBytes : base
-            guard cjpeg_decoder_read_rows(decoder, firstRow, bottomUp ? -rowBytes : rowBytes) == 0 else {
-                throw failure(decoder)
+            // A band at a time, so the CMYK conversion and the mirroring touch rows while
+            // they are still in cache.
+            var done = 0
+            while done < scaled.height {
+                var count: UInt32 = 0
+                guard cjpeg_decoder_read_rows(decoder, firstRow, bottomUp ? -rowBytes : rowBytes, 64, &count) == 0 else {
+                    throw failure(decoder)
+                }
+                let rows = Int(count)
+                guard rows > 0 else { throw WebImageError.badImageData("libjpeg ended before the last row") }
+                let top = bottomUp ? scaled.height - done - rows : done
+                let band = UnsafeMutableBufferPointer(rebasing: buffer[top * rowBytes..<(top + rows) * rowBytes])
+                if plan.isCMYK { convertCMYKToRGBA(band, inverted: plan.isInvertedCMYK) }
+                if mirrorRows { mirrorEachRow(band, width: scaled.width) }
+                done += rows
             }
-            if plan.isCMYK { convertCMYKToRGBA(buffer, inverted: plan.isInvertedCMYK) }
-            if mirrorRows { mirrorEachRow(buffer, width: scaled.width) }
         }
         let isPartial = cjpeg_decoder_damage_warnings(decoder) > 0
         if orientInPlace {
@@ -162,6 +177,23 @@ extension JPEGCoder {
                 start += width
             }
         }
+    }
+
+    /// Asks Linux to back a large buffer with 2 MB transparent huge pages. A fresh
+    /// multi-megabyte buffer otherwise costs one page fault per 4 KB on first write, which
+    /// for a 12-megapixel decode measured half as long as the decode itself (16 ms of 49);
+    /// with huge pages there are 512 times fewer faults. It is advice: where THP is off,
+    /// or no huge page is free, the kernel uses ordinary pages.
+    private static func adviseHugePages(_ buffer: UnsafeMutableBufferPointer<UInt8>) {
+        #if os(Linux)
+        let hugePage = 2 << 20
+        guard buffer.count >= 2 * hugePage, let base = buffer.baseAddress else { return }
+        let start = (Int(bitPattern: base) + hugePage - 1) & ~(hugePage - 1)
+        let end = (Int(bitPattern: base) + buffer.count) & ~(hugePage - 1)
+        guard end > start, let aligned = UnsafeMutableRawPointer(bitPattern: start) else { return }
+        // Advice only: on failure the pages are simply ordinary ones.
+        _ = madvise(aligned, end - start, MADV_HUGEPAGE)
+        #endif
     }
 
     private static func failure(_ decoder: OpaquePointer) -> WebImageError {

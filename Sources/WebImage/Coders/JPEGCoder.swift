@@ -9,10 +9,11 @@ import Foundation
 /// onto ``ImageCoderOptions/backgroundColor`` and writes 4:2:0 with optimised Huffman
 /// tables. Thread-safe: the coder holds no state, and each call owns its libjpeg objects.
 ///
-/// Truncated or damaged data gives a partial image when at least the first row of 8 or 16
-/// pixel rows decoded from real data (libjpeg fills the rest with grey, as browsers show
-/// it); damage before that, and any fatal libjpeg error, gives
-/// ``WebImageError/badImageData(_:)``.
+/// Truncated or damaged data gives a partial image (not marked incremental) when the data
+/// went wrong after at least the first band of 8–16 pixel rows (one iMCU row) decoded:
+/// libjpeg fills the rest with grey, as browsers show it. Damage before that, and every
+/// fatal libjpeg error, gives ``WebImageError/badImageData(_:)``, as does a progressive
+/// file of more than 500 scans (a denial-of-service pattern).
 ///
 /// ```swift
 /// let image = try JPEGCoder().decode(data, options: ImageCoderOptions())
