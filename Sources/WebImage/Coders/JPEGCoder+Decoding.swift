@@ -140,7 +140,6 @@ extension JPEGCoder {
 
         let pixels = try PixelBuffer(uninitializedWidth: scaled.width, height: scaled.height) { buffer in
             guard let base = buffer.baseAddress else { throw WebImageError.badImageData("empty output") }
-            adviseHugePages(buffer)
             let rowBytes = scaled.width * 4
             let firstRow = bottomUp ? base + (scaled.height - 1) * rowBytes : base
             // A band at a time, so the CMYK conversion and the mirroring touch rows while
@@ -177,23 +176,6 @@ extension JPEGCoder {
                 start += width
             }
         }
-    }
-
-    /// Asks Linux to back a large buffer with 2 MB transparent huge pages. A fresh
-    /// multi-megabyte buffer otherwise costs one page fault per 4 KB on first write, which
-    /// for a 12-megapixel decode measured half as long as the decode itself (16 ms of 49);
-    /// with huge pages there are 512 times fewer faults. It is advice: where THP is off,
-    /// or no huge page is free, the kernel uses ordinary pages.
-    private static func adviseHugePages(_ buffer: UnsafeMutableBufferPointer<UInt8>) {
-        #if os(Linux)
-        let hugePage = 2 << 20
-        guard buffer.count >= 2 * hugePage, let base = buffer.baseAddress else { return }
-        let start = (Int(bitPattern: base) + hugePage - 1) & ~(hugePage - 1)
-        let end = (Int(bitPattern: base) + buffer.count) & ~(hugePage - 1)
-        guard end > start, let aligned = UnsafeMutableRawPointer(bitPattern: start) else { return }
-        // Advice only: on failure the pages are simply ordinary ones.
-        _ = madvise(aligned, end - start, MADV_HUGEPAGE)
-        #endif
     }
 
     private static func failure(_ decoder: OpaquePointer) -> WebImageError {
