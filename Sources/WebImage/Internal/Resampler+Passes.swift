@@ -18,7 +18,9 @@ extension Resampler {
     }
 
     /// Whether all `count` pixels at `bytes` are opaque, eight bytes at a time: much
-    /// cheaper than premultiplying, and photographs are opaque.
+    /// cheaper than premultiplying, and photographs are opaque. Alpha, the fourth byte of
+    /// each pixel, is the top byte of each 32-bit half on the little-endian CPUs Swift
+    /// runs on.
     @inline(__always)
     static func isOpaque(_ bytes: UnsafeRawPointer, count: Int) -> Bool {
         let mask: UInt64 = 0xFF00_0000_FF00_0000
