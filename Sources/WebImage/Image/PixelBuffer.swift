@@ -28,7 +28,9 @@ public struct PixelBuffer: Sendable, Equatable {
     /// Wraps existing RGBA bytes. Fails with ``WebImageError/badImageData(_:)`` when the byte
     /// count is not exactly `width × height × 4`.
     public init(width: Int, height: Int, bytes: [UInt8]) throws {
-        guard width > 0, height > 0, bytes.count == width * height * 4 else {
+        // Multiplied with overflow checked: sizes may come straight from a file header.
+        let (pixels, overflow) = width.multipliedReportingOverflow(by: height)
+        guard width > 0, height > 0, !overflow, pixels <= Int.max / 4, bytes.count == pixels * 4 else {
             throw WebImageError.badImageData("pixel buffer of \(bytes.count) bytes does not hold \(width)x\(height) RGBA")
         }
         self.width = width
