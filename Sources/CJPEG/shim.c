@@ -1,1 +1,262 @@
+/*
+ * longjmp-safe wrappers around libjpeg(-turbo); see include/cjpeg.h.
+ *
+ * Each public function that calls into libjpeg sets a jmp_buf first; the error manager's
+ * error_exit formats the message and jumps back there, so the failure surfaces as a
+ * return code and never unwinds through Swift. libjpeg's state after such a jump is only
+ * good for jpeg_destroy_*, which is all that follows.
+ */
+
 #include "cjpeg.h"
+
+#include <jerror.h>
+#include <setjmp.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct cjpeg_error_mgr {
+    struct jpeg_error_mgr pub; /* first member: libjpeg's cinfo->err points here */
+    jmp_buf jump;
+    char message[JMSG_LENGTH_MAX];
+    long damage_warnings;
+} cjpeg_error_mgr;
+
+struct cjpeg_decoder {
+    struct jpeg_decompress_struct info;
+    cjpeg_error_mgr error;
+    struct jpeg_progress_mgr progress;
+};
+
+static void fail_with_current_message(j_common_ptr cinfo) {
+    cjpeg_error_mgr *error = (cjpeg_error_mgr *)cinfo->err;
+    (*cinfo->err->format_message)(cinfo, error->message);
+    longjmp(error->jump, 1);
+}
+
+/* libjpeg's default would print to stderr; a library must stay quiet. */
+static void output_nothing(j_common_ptr cinfo) { (void)cinfo; }
+
+/* Warnings that mean the entropy-coded data is missing or damaged from this point on. */
+static int is_damage_warning(int code) {
+    switch (code) {
+    case JWRN_JPEG_EOF:       /* data ended early; libjpeg inserts a fake EOI */
+    case JWRN_HIT_MARKER:     /* a scan's data ended early */
+    case JWRN_HUFF_BAD_CODE:
+    case JWRN_ARITH_BAD_CODE:
+    case JWRN_MUST_RESYNC:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+/*
+ * Warnings (msg_level -1) are counted and decoding goes on, as in browsers: libjpeg fills
+ * what it cannot read (grey for missing rows), so the rows before the damage are good.
+ * Damage before the first iMCU row of the first scan was complete would leave nothing
+ * good at all, so that becomes a failure, and we stop before decoding a grey image.
+ */
+static void emit_message(j_common_ptr cinfo, int msg_level) {
+    if (msg_level >= 0) return; /* trace messages */
+    cjpeg_error_mgr *error = (cjpeg_error_mgr *)cinfo->err;
+    cinfo->err->num_warnings++;
+    if (!cinfo->is_decompressor || !is_damage_warning(cinfo->err->msg_code)) return;
+    j_decompress_ptr dinfo = (j_decompress_ptr)cinfo;
+    if (dinfo->input_scan_number <= 1 && dinfo->input_iMCU_row == 0) fail_with_current_message(cinfo);
+    error->damage_warnings++;
+}
+
+/* Called once per iMCU row and once per scan while input is consumed. */
+static void limit_scans(j_common_ptr cinfo) {
+    if (!cinfo->is_decompressor) return;
+    if (((j_decompress_ptr)cinfo)->input_scan_number > CJPEG_MAX_SCANS) {
+        cjpeg_error_mgr *error = (cjpeg_error_mgr *)cinfo->err;
+        snprintf(error->message, sizeof error->message, "more than %d scans", CJPEG_MAX_SCANS);
+        longjmp(error->jump, 1);
+    }
+}
+
+static void install_error_manager(cjpeg_error_mgr *error) {
+    jpeg_std_error(&error->pub);
+    error->pub.error_exit = fail_with_current_message;
+    error->pub.output_message = output_nothing;
+    error->pub.emit_message = emit_message;
+    error->message[0] = '\0';
+}
+
+/* ---- Decoding ---------------------------------------------------------------------- */
+
+cjpeg_decoder *cjpeg_decoder_new(void) {
+    cjpeg_decoder *decoder = calloc(1, sizeof *decoder);
+    if (decoder == NULL) return NULL;
+    install_error_manager(&decoder->error);
+    decoder->info.err = &decoder->error.pub;
+    if (setjmp(decoder->error.jump)) {
+        cjpeg_decoder_free(decoder); /* jpeg_destroy copes with a half-made object */
+        return NULL;
+    }
+    jpeg_create_decompress(&decoder->info);
+    decoder->progress.progress_monitor = limit_scans;
+    decoder->info.progress = &decoder->progress;
+    return decoder;
+}
+
+void cjpeg_decoder_free(cjpeg_decoder *decoder) {
+    if (decoder == NULL) return;
+    jpeg_destroy_decompress(&decoder->info);
+    free(decoder);
+}
+
+const char *cjpeg_decoder_message(const cjpeg_decoder *decoder) {
+    return decoder->error.message;
+}
+
+int cjpeg_decoder_read_header(cjpeg_decoder *decoder, const unsigned char *data, size_t size,
+                              cjpeg_header *header) {
+    if (setjmp(decoder->error.jump)) return -1;
+    jpeg_mem_src(&decoder->info, data, (unsigned long)size);
+    /* EXIF and XMP can each fill a whole marker. APP14 needs no saving: libjpeg parses it
+     * itself into saw_Adobe_marker. */
+    jpeg_save_markers(&decoder->info, JPEG_APP0 + 1, 0xFFFF);
+    if (jpeg_read_header(&decoder->info, TRUE) != JPEG_HEADER_OK) {
+        snprintf(decoder->error.message, sizeof decoder->error.message, "no image in the JPEG stream");
+        return -1;
+    }
+    header->width = decoder->info.image_width;
+    header->height = decoder->info.image_height;
+    header->num_components = decoder->info.num_components;
+    header->jpeg_color_space = decoder->info.jpeg_color_space;
+    header->progressive = decoder->info.progressive_mode ? 1 : 0;
+    header->saw_adobe_marker = decoder->info.saw_Adobe_marker ? 1 : 0;
+    return 0;
+}
+
+size_t cjpeg_decoder_app1(const cjpeg_decoder *decoder, const unsigned char *signature,
+                          size_t signature_length, const unsigned char **bytes) {
+    for (jpeg_saved_marker_ptr marker = decoder->info.marker_list; marker != NULL; marker = marker->next) {
+        if (marker->marker == JPEG_APP0 + 1 && marker->data != NULL && marker->data_length >= signature_length &&
+            memcmp(marker->data, signature, signature_length) == 0) {
+            *bytes = marker->data;
+            return marker->data_length;
+        }
+    }
+    return 0;
+}
+
+int cjpeg_decoder_start(cjpeg_decoder *decoder, J_COLOR_SPACE out_color_space,
+                        unsigned int scale_num, unsigned int *out_width,
+                        unsigned int *out_height, int *out_components) {
+    if (setjmp(decoder->error.jump)) return -1;
+    decoder->info.out_color_space = out_color_space;
+    decoder->info.scale_num = scale_num;
+    decoder->info.scale_denom = 8;
+    /* The accurate integer IDCT is libjpeg-turbo's default and SIMD-accelerated; keeping
+     * it (and fancy upsampling) makes our pixels match Pillow's and djpeg's. */
+    decoder->info.dct_method = JDCT_ISLOW;
+    if (!jpeg_start_decompress(&decoder->info)) {
+        snprintf(decoder->error.message, sizeof decoder->error.message, "decoder suspended");
+        return -1;
+    }
+    *out_width = decoder->info.output_width;
+    *out_height = decoder->info.output_height;
+    *out_components = decoder->info.output_components;
+    return 0;
+}
+
+int cjpeg_decoder_read_rows(cjpeg_decoder *decoder, unsigned char *first_row,
+                            ptrdiff_t row_stride, unsigned int max_rows,
+                            unsigned int *rows_read) {
+    *rows_read = 0;
+    if (setjmp(decoder->error.jump)) return -1;
+    /* libjpeg hands out at most one row group (up to 16 rows, more when upscaling) per
+     * call; offering a batch lets it fill a whole group each time. */
+    enum { batch = 32 };
+    JSAMPROW rows[batch];
+    struct jpeg_decompress_struct *info = &decoder->info;
+    while (*rows_read < max_rows && info->output_scanline < info->output_height) {
+        JDIMENSION first = info->output_scanline;
+        JDIMENSION count = info->output_height - first;
+        if (count > max_rows - *rows_read) count = max_rows - *rows_read;
+        if (count > batch) count = batch;
+        for (JDIMENSION i = 0; i < count; i++) rows[i] = first_row + (ptrdiff_t)(first + i) * row_stride;
+        JDIMENSION got = jpeg_read_scanlines(info, rows, count);
+        if (got == 0) {
+            snprintf(decoder->error.message, sizeof decoder->error.message, "decoder made no progress");
+            return -1;
+        }
+        *rows_read += got;
+    }
+    return 0;
+}
+
+long cjpeg_decoder_damage_warnings(const cjpeg_decoder *decoder) {
+    return decoder->error.damage_warnings;
+}
+
+/* ---- Encoding ---------------------------------------------------------------------- */
+
+typedef struct cjpeg_encoder {
+    struct jpeg_compress_struct info;
+    cjpeg_error_mgr error;
+    unsigned char *out;
+    unsigned long out_size;
+    int destination_ready;
+} cjpeg_encoder;
+
+int cjpeg_encode_rgbx(const unsigned char *pixels, unsigned int width, unsigned int height,
+                      size_t row_stride, int quality, unsigned char **out,
+                      unsigned long *out_size, char *message) {
+    *out = NULL;
+    *out_size = 0;
+    /* On the heap so that nothing the jump returns to lives in a clobberable register. */
+    cjpeg_encoder *encoder = calloc(1, sizeof *encoder);
+    if (encoder == NULL) {
+        snprintf(message, JMSG_LENGTH_MAX, "out of memory");
+        return -1;
+    }
+    install_error_manager(&encoder->error);
+    encoder->info.err = &encoder->error.pub;
+    if (setjmp(encoder->error.jump)) {
+        snprintf(message, JMSG_LENGTH_MAX, "%s", encoder->error.message);
+        /* jpeg_mem_dest swaps in a bigger buffer as output grows and only publishes the
+         * current one in term_destination; call it so the one live buffer is freed. */
+        if (encoder->destination_ready) (*encoder->info.dest->term_destination)(&encoder->info);
+        free(encoder->out);
+        jpeg_destroy_compress(&encoder->info);
+        free(encoder);
+        return -1;
+    }
+    jpeg_create_compress(&encoder->info);
+    jpeg_mem_dest(&encoder->info, &encoder->out, &encoder->out_size);
+    encoder->destination_ready = 1;
+
+    encoder->info.image_width = width;
+    encoder->info.image_height = height;
+    encoder->info.input_components = 4;
+    encoder->info.in_color_space = JCS_EXT_RGBX; /* libjpeg-turbo reads RGBA memory directly */
+    jpeg_set_defaults(&encoder->info);           /* YCbCr, 4:2:0, accurate DCT */
+    jpeg_set_quality(&encoder->info, quality, TRUE);
+    encoder->info.optimize_coding = TRUE;        /* a few % smaller for one more pass */
+    jpeg_start_compress(&encoder->info, TRUE);
+
+    enum { batch = 32 };
+    JSAMPROW rows[batch];
+    while (encoder->info.next_scanline < height) {
+        JDIMENSION first = encoder->info.next_scanline;
+        JDIMENSION count = height - first;
+        if (count > batch) count = batch;
+        /* libjpeg's row type is not const, but compression only reads the rows. */
+        for (JDIMENSION i = 0; i < count; i++) rows[i] = (JSAMPROW)(pixels + (size_t)(first + i) * row_stride);
+        if (jpeg_write_scanlines(&encoder->info, rows, count) == 0) {
+            snprintf(encoder->error.message, sizeof encoder->error.message, "encoder made no progress");
+            longjmp(encoder->error.jump, 1);
+        }
+    }
+    jpeg_finish_compress(&encoder->info);
+    jpeg_destroy_compress(&encoder->info);
+
+    *out = encoder->out;
+    *out_size = encoder->out_size;
+    free(encoder);
+    return 0;
+}

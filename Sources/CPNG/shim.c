@@ -1,1 +1,206 @@
 #include "cpng.h"
+#include <png.h>
+#include <setjmp.h>
+#include <stdlib.h>
+#include <string.h>
+
+// Ancillary chunks we never use: skipping them saves work and closes the zTXt/iCCP
+// decompression paths to hostile input. Colour management is out of scope (no gamma
+// correction, like Pillow and browsers without colour management).
+static const png_byte ignored_chunks[] =
+    "tEXt\0zTXt\0iTXt\0iCCP\0sPLT\0eXIf\0hIST\0pCAL\0sCAL\0sTER\0";
+
+struct cpng_decoder {
+    png_structp png;
+    png_infop info;
+    const uint8_t *data;
+    size_t size;
+    size_t offset;
+    png_bytep *rows;
+    char message[160];
+};
+
+static void copy_message(char *target, size_t capacity, const char *text) {
+    if (capacity == 0) return;
+    strncpy(target, text ? text : "libpng error", capacity - 1);
+    target[capacity - 1] = '\0';
+}
+
+static void decoder_error(png_structp png, png_const_charp message) {
+    cpng_decoder *decoder = png_get_error_ptr(png);
+    if (decoder) copy_message(decoder->message, sizeof decoder->message, message);
+    png_longjmp(png, 1);
+}
+
+static void silent_warning(png_structp png, png_const_charp message) {
+    (void)png;
+    (void)message;
+}
+
+// Never reads past the bytes given: a short stream becomes a libpng error, not a crash.
+static void read_memory(png_structp png, png_bytep out, size_t length) {
+    cpng_decoder *decoder = png_get_io_ptr(png);
+    if (!decoder || length > decoder->size - decoder->offset) {
+        png_error(png, "unexpected end of data");
+    }
+    memcpy(out, decoder->data + decoder->offset, length);
+    decoder->offset += length;
+}
+
+cpng_decoder *cpng_decoder_create(const uint8_t *data, size_t size, uint32_t max_width, uint32_t max_height) {
+    cpng_decoder *decoder = calloc(1, sizeof *decoder);
+    if (!decoder) return NULL;
+    decoder->data = data;
+    decoder->size = data ? size : 0;
+    decoder->png = png_create_read_struct(PNG_LIBPNG_VER_STRING, decoder, decoder_error, silent_warning);
+    if (!decoder->png) { free(decoder); return NULL; }
+    decoder->info = png_create_info_struct(decoder->png);
+    if (!decoder->info) { cpng_decoder_destroy(decoder); return NULL; }
+    png_set_read_fn(decoder->png, decoder, read_memory);
+    png_set_user_limits(decoder->png, max_width, max_height);
+    png_set_chunk_cache_max(decoder->png, 128);
+    png_set_chunk_malloc_max(decoder->png, 8u << 20);
+    png_set_keep_unknown_chunks(decoder->png, PNG_HANDLE_CHUNK_NEVER, NULL, 0);
+    png_set_keep_unknown_chunks(decoder->png, PNG_HANDLE_CHUNK_NEVER, ignored_chunks,
+                                (int)(sizeof ignored_chunks / 5));
+    return decoder;
+}
+
+int cpng_decoder_read_header(cpng_decoder *decoder, cpng_header *header) {
+    if (!decoder || !header) return -1;
+    png_structp png = decoder->png;
+    png_infop info = decoder->info;
+    if (setjmp(png_jmpbuf(png))) return -1;
+    png_read_info(png, info);
+    header->width = png_get_image_width(png, info);
+    header->height = png_get_image_height(png, info);
+    header->bit_depth = png_get_bit_depth(png, info);
+    header->color_type = png_get_color_type(png, info);
+    header->interlaced = png_get_interlace_type(png, info) != PNG_INTERLACE_NONE;
+    header->has_trns = png_get_valid(png, info, PNG_INFO_tRNS) != 0;
+
+    // Everything becomes 8-bit RGBA: palette and low-depth grey expand, tRNS becomes
+    // alpha, 16-bit keeps its high byte (as Pillow does), opaque types get alpha 255.
+    png_set_expand(png);
+    png_set_strip_16(png);
+    png_set_gray_to_rgb(png);
+    if (!(header->color_type & PNG_COLOR_MASK_ALPHA) && !header->has_trns) {
+        png_set_add_alpha(png, 0xFF, PNG_FILLER_AFTER);
+    }
+    png_set_interlace_handling(png);
+    png_read_update_info(png, info);
+    if (png_get_rowbytes(png, info) != (size_t)header->width * 4) {
+        png_error(png, "unexpected row layout after transforms");
+    }
+    return 0;
+}
+
+int cpng_decoder_read_rgba(cpng_decoder *decoder, uint8_t *pixels, size_t bytes_per_row, size_t buffer_size) {
+    if (!decoder || !pixels) return -1;
+    png_structp png = decoder->png;
+    png_infop info = decoder->info;
+    if (setjmp(png_jmpbuf(png))) return -1;
+    png_uint_32 width = png_get_image_width(png, info);
+    png_uint_32 height = png_get_image_height(png, info);
+    if (height == 0 || bytes_per_row < (size_t)width * 4 || buffer_size / bytes_per_row < height) {
+        png_error(png, "pixel buffer too small");
+    }
+    free(decoder->rows);
+    decoder->rows = malloc(sizeof(png_bytep) * height);
+    if (!decoder->rows) png_error(png, "out of memory for row pointers");
+    for (png_uint_32 y = 0; y < height; y++) decoder->rows[y] = pixels + (size_t)y * bytes_per_row;
+    png_read_image(png, decoder->rows);
+    return 0;
+}
+
+const char *cpng_decoder_error(const cpng_decoder *decoder) {
+    return decoder ? decoder->message : "";
+}
+
+void cpng_decoder_destroy(cpng_decoder *decoder) {
+    if (!decoder) return;
+    png_destroy_read_struct(&decoder->png, decoder->info ? &decoder->info : NULL, NULL);
+    free(decoder->rows);
+    free(decoder);
+}
+
+// MARK: Encoding
+
+typedef struct {
+    cpng_buffer *out;
+    char message[160];
+} encode_context;
+
+static void encoder_error(png_structp png, png_const_charp message) {
+    encode_context *context = png_get_error_ptr(png);
+    if (context) copy_message(context->message, sizeof context->message, message);
+    png_longjmp(png, 1);
+}
+
+static void write_memory(png_structp png, png_bytep bytes, size_t length) {
+    encode_context *context = png_get_io_ptr(png);
+    cpng_buffer *out = context->out;
+    if (length > SIZE_MAX - out->size) png_error(png, "output too large");
+    size_t needed = out->size + length;
+    if (needed > out->capacity) {
+        size_t capacity = out->capacity ? out->capacity : 4096;
+        while (capacity < needed) {
+            if (capacity > SIZE_MAX / 2) { capacity = needed; break; }
+            capacity *= 2;
+        }
+        uint8_t *grown = realloc(out->data, capacity);
+        if (!grown) png_error(png, "out of memory for output");
+        out->data = grown;
+        out->capacity = capacity;
+    }
+    memcpy(out->data + out->size, bytes, length);
+    out->size = needed;
+}
+
+static void flush_memory(png_structp png) { (void)png; }
+
+int cpng_encode(const uint8_t *pixels, uint32_t width, uint32_t height, size_t bytes_per_row,
+                int keep_alpha, int level, cpng_buffer *out, char *message, size_t message_size) {
+    if (!pixels || !out || width == 0 || height == 0 || bytes_per_row < (size_t)width * 4) {
+        copy_message(message, message_size, "invalid encode arguments");
+        return -1;
+    }
+    encode_context context = { .out = out, .message = "" };
+    png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, &context, encoder_error, silent_warning);
+    if (!png) { copy_message(message, message_size, "out of memory"); return -1; }
+    png_infop info = png_create_info_struct(png);
+    // Row pointers live outside the setjmp scope's locals so a longjmp cannot leave them
+    // in an indeterminate register; `volatile` makes the later free see the real value.
+    png_bytep *volatile rows = NULL;
+    if (!info || setjmp(png_jmpbuf(png))) {
+        free(rows);
+        png_destroy_write_struct(&png, info ? &info : NULL);
+        copy_message(message, message_size, context.message[0] ? context.message : "out of memory");
+        return -1;
+    }
+    png_set_write_fn(png, &context, write_memory, flush_memory);
+    png_set_compression_level(png, level < 0 ? 0 : level > 9 ? 9 : level);
+    png_set_IHDR(png, info, width, height, 8,
+                 keep_alpha ? PNG_COLOR_TYPE_RGB_ALPHA : PNG_COLOR_TYPE_RGB,
+                 PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+    png_write_info(png, info);
+    if (!keep_alpha) png_set_filler(png, 0, PNG_FILLER_AFTER);
+    png_bytep *allocated = malloc(sizeof(png_bytep) * height);
+    rows = allocated;
+    if (!allocated) png_error(png, "out of memory for row pointers");
+    for (uint32_t y = 0; y < height; y++) allocated[y] = (png_bytep)(pixels + (size_t)y * bytes_per_row);
+    png_write_image(png, allocated);
+    png_write_end(png, NULL);
+    free(allocated);
+    rows = NULL;
+    png_destroy_write_struct(&png, &info);
+    return 0;
+}
+
+void cpng_buffer_free(cpng_buffer *buffer) {
+    if (!buffer) return;
+    free(buffer->data);
+    buffer->data = NULL;
+    buffer->size = 0;
+    buffer->capacity = 0;
+}

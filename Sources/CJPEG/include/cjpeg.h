@@ -1,6 +1,86 @@
 #ifndef CJPEG_SHIM_H
 #define CJPEG_SHIM_H
+
+/*
+ * A thin, longjmp-safe layer over libjpeg(-turbo) for JPEGCoder.
+ *
+ * libjpeg reports fatal errors by calling error_exit, which must not return; the usual
+ * answer is setjmp/longjmp, and Swift frames must never be jumped over. So every libjpeg
+ * call that can fail is made here, inside a setjmp, and turned into a return code plus a
+ * message. Policy (sizes, colour conversion, orientation) lives in Swift.
+ */
+
 #include <stddef.h>
 #include <stdio.h>
 #include <jpeglib.h>
+
+/* Most scans a decode may read before it is abandoned (libjpeg-turbo's tjbench
+ * -limitscans uses the same bound): a progressive file can hold thousands of tiny
+ * scans, each costing a pass over the whole coefficient buffer. */
+#define CJPEG_MAX_SCANS 500
+
+/* ---- Decoding ---------------------------------------------------------------------- */
+
+/* Opaque decoder state: libjpeg's decompressor, its error manager and progress monitor. */
+typedef struct cjpeg_decoder cjpeg_decoder;
+
+/* What the header says. */
+typedef struct cjpeg_header {
+    unsigned int width;
+    unsigned int height;
+    int num_components;
+    J_COLOR_SPACE jpeg_color_space;
+    int progressive;        /* a progressive (SOF2) file */
+    int saw_adobe_marker;   /* an Adobe APP14 marker is present: its CMYK is stored inverted */
+} cjpeg_header;
+
+/* Allocates a decoder. NULL when out of memory. Free with cjpeg_decoder_free. */
+cjpeg_decoder *cjpeg_decoder_new(void);
+
+/* Releases everything the decoder holds; NULL is allowed. */
+void cjpeg_decoder_free(cjpeg_decoder *decoder);
+
+/* The message of the last failure (never NULL). */
+const char *cjpeg_decoder_message(const cjpeg_decoder *decoder);
+
+/* Reads the header of `size` bytes at `data`, which must stay valid and unchanged until
+ * the decoder is freed. Saves APP1 markers (EXIF, XMP). 0 on success. */
+int cjpeg_decoder_read_header(cjpeg_decoder *decoder, const unsigned char *data, size_t size,
+                              cjpeg_header *header);
+
+/* The payload of the first APP1 marker that starts with `signature` ("Exif\0\0" for EXIF,
+ * "http://ns.adobe.com/xap/1.0/\0" for XMP), or 0 when there is none. The bytes belong
+ * to the decoder. */
+size_t cjpeg_decoder_app1(const cjpeg_decoder *decoder, const unsigned char *signature,
+                          size_t signature_length, const unsigned char **bytes);
+
+/* Starts decompression to `out_color_space` at the DCT-domain scale scale_num/8
+ * (scale_num in 1...16). For progressive and multi-scan files this reads all the
+ * input. Reports the output size and bytes per pixel. 0 on success. */
+int cjpeg_decoder_start(cjpeg_decoder *decoder, J_COLOR_SPACE out_color_space,
+                        unsigned int scale_num, unsigned int *out_width,
+                        unsigned int *out_height, int *out_components);
+
+/* Decodes the next output rows, up to max_rows of them (fewer at the end of the image),
+ * and reports how many in *rows_read. Output row i goes to first_row + i * row_stride; a
+ * negative stride writes the image bottom-up. 0 on success. */
+int cjpeg_decoder_read_rows(cjpeg_decoder *decoder, unsigned char *first_row,
+                            ptrdiff_t row_stride, unsigned int max_rows,
+                            unsigned int *rows_read);
+
+/* Corrupt-data warnings seen so far (truncation, bad entropy codes). Damage that came
+ * before any image data was decoded is not counted: it is a failure instead. */
+long cjpeg_decoder_damage_warnings(const cjpeg_decoder *decoder);
+
+/* ---- Encoding ---------------------------------------------------------------------- */
+
+/* Encodes `height` rows of `width` 4-byte pixels (R, G, B, ignored) spaced row_stride
+ * bytes apart as a baseline 4:2:0 JPEG with optimised Huffman tables.
+ * On success returns 0 and hands over a malloc'd buffer in *out / *out_size, which the
+ * caller frees once with free(). On failure returns -1, sets *out to NULL and writes a
+ * message into `message` (JMSG_LENGTH_MAX bytes). */
+int cjpeg_encode_rgbx(const unsigned char *pixels, unsigned int width, unsigned int height,
+                      size_t row_stride, int quality, unsigned char **out,
+                      unsigned long *out_size, char *message);
+
 #endif

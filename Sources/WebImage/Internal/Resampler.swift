@@ -12,107 +12,123 @@ extension PixelBuffer {
     /// Returns this buffer resampled to `size` with a separable filter applied to
     /// premultiplied colour, so transparent pixels do not bleed dark fringes into their
     /// neighbours. Returns `self` unchanged when the size already matches.
+    ///
+    /// Single-threaded and reentrant: callers resize different images in parallel.
     public func resized(to size: ImageSize, filter: ResamplingFilter = .lanczos3) -> PixelBuffer {
         Resampler(filter: filter).resample(self, to: size)
     }
 }
 
 /// Separable resampler shared by thumbnail decoding and the resize transformer.
+///
+/// It works in premultiplied `Float` RGBA, one `SIMD4<Float>` per pixel
+/// `(r·a/255, g·a/255, b·a/255, a)`. On the baseline x86-64 target (SSE2, no 32-bit
+/// vector multiply) that measured about 25% faster than 32-bit fixed point, and it keeps
+/// full precision between the passes. Opaque rows, found with a cheap scan of their
+/// alpha bytes, skip the premultiply, which makes a photograph's exact Lanczos pass
+/// about a third faster than an image with alpha.
+///
+/// The horizontal pass filters source rows in pairs (each premultiplied into a scratch
+/// row that stays in cache) into a ring of filtered rows; the vertical pass then walks
+/// output rows, adding whole filtered rows, so every read is sequential.
+///
+/// Reductions by more than ``reducingGap`` times first average exact boxes of source
+/// pixels, as Pillow's `reducing_gap` does, so that the Lanczos pass reads a few taps per
+/// pixel instead of about a hundred. Measured in release on a 4032×3024 photo to 256×192:
+/// about 10 ms instead of 25 ms for the exact resize (Pillow's LANCZOS: 130 ms), within a
+/// mean of 0.15 levels (99% of channels within 1) of Pillow's exact Lanczos result.
 struct Resampler {
     let filter: ResamplingFilter
 
-    private var support: Double {
-        switch filter {
-        case .lanczos3: 3
-        case .bicubic: 2
-        }
-    }
-
-    private func weight(_ x: Double) -> Double {
-        let x = abs(x)
-        switch filter {
-        case .lanczos3:
-            if x < 1e-9 { return 1 }
-            if x >= 3 { return 0 }
-            let px = Double.pi * x
-            return 3 * sin(px) * sin(px / 3) / (px * px)
-        case .bicubic:
-            let a = -0.5
-            if x < 1 { return ((a + 2) * x - (a + 3)) * x * x + 1 }
-            if x < 2 { return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a }
-            return 0
-        }
-    }
-
-    /// Filter taps for one axis: for each output index, the first input index and weights.
-    private func taps(from input: Int, to output: Int) -> [(start: Int, weights: [Float])] {
-        let scale = Double(output) / Double(input)
-        let stretch = max(1, 1 / scale)   // widen the filter when shrinking
-        let radius = support * stretch
-        return (0..<output).map { o in
-            let center = (Double(o) + 0.5) / scale
-            let start = max(0, Int((center - radius).rounded(.down)))
-            let end = min(input, Int((center + radius).rounded(.up)))
-            var weights = [Float]()
-            weights.reserveCapacity(end - start)
-            var total = 0.0
-            for i in start..<end {
-                let w = weight((Double(i) + 0.5 - center) / stretch)
-                weights.append(Float(w))
-                total += w
-            }
-            if total != 0 { weights = weights.map { $0 / Float(total) } }
-            return (start, weights)
-        }
-    }
+    /// How many times the target size a box pre-reduction may go down to. Pillow's
+    /// `thumbnail` uses 2; 3 halves the difference from an exact resize (measured on
+    /// photographs: mean 0.15 against 0.3 levels) at about the same speed, and Pillow's
+    /// documentation calls results from 3 up indistinguishable from an exact resize.
+    static let reducingGap = 3.0
 
     func resample(_ source: PixelBuffer, to size: ImageSize) -> PixelBuffer {
         precondition(size.width > 0 && size.height > 0, "resample needs a positive size")
         guard size != source.size else { return source }
-        let sw = source.width, sh = source.height, dw = size.width, dh = size.height
-        // Horizontal pass into premultiplied floats, then vertical pass back to bytes.
-        let hTaps = taps(from: sw, to: dw)
-        let vTaps = taps(from: sh, to: dh)
-        var middle = [Float](repeating: 0, count: dw * sh * 4)
-        source.bytes.withUnsafeBufferPointer { src in
-            for y in 0..<sh {
-                let row = y * sw * 4
-                for x in 0..<dw {
-                    let tap = hTaps[x]
-                    var r: Float = 0, g: Float = 0, b: Float = 0, a: Float = 0
-                    for (k, w) in tap.weights.enumerated() {
-                        let i = row + (tap.start + k) * 4
-                        let alpha = Float(src[i + 3])
-                        let wa = w * alpha / 255
-                        r += Float(src[i]) * wa
-                        g += Float(src[i + 1]) * wa
-                        b += Float(src[i + 2]) * wa
-                        a += w * alpha
-                    }
-                    let o = (y * dw + x) * 4
-                    middle[o] = r; middle[o + 1] = g; middle[o + 2] = b; middle[o + 3] = a
-                }
+        let factorX = max(1, Int(Double(source.width) / Double(size.width) / Self.reducingGap))
+        let factorY = max(1, Int(Double(source.height) / Double(size.height) / Self.reducingGap))
+        guard factorX > 1 || factorY > 1 else {
+            return resampleRows(
+                rowCount: source.height, rowWidth: source.width,
+                extent: (Double(source.width), Double(source.height)), to: size
+            ) { y, scratch in
+                Self.premultiply(row: y, of: source, into: scratch)
+                return UnsafePointer(scratch)
             }
         }
+        let reduced = Self.boxReduce(source, factorX: factorX, factorY: factorY)
+        defer { reduced.pixels.deallocate() }
+        let rw = reduced.width
+        guard let base = reduced.pixels.baseAddress.map({ UnsafePointer($0) }) else {
+            preconditionFailure("allocation of a non-empty buffer returned nil")
+        }
+        return resampleRows(
+            rowCount: reduced.height, rowWidth: rw,
+            // Pillow's reduce keeps a partial last box as a whole pixel; the true extent
+            // lets the taps place every output where it belongs in the source.
+            extent: (Double(source.width) / Double(factorX), Double(source.height) / Double(factorY)),
+            to: size
+        ) { y, _ in base + y * rw }
+    }
+
+    /// Runs both passes over rows of premultiplied pixels supplied by `row`, which
+    /// returns row `y` either in place or written into the scratch row it is handed.
+    ///
+    /// Horizontally filtered rows go into a ring just tall enough for one output row's
+    /// taps (plus one, as rows are filtered in pairs): a few hundred kilobytes that stay
+    /// in cache, where a whole intermediate image would be 16 bytes per pixel.
+    private func resampleRows(
+        rowCount: Int,
+        rowWidth: Int,
+        extent: (width: Double, height: Double),
+        to size: ImageSize,
+        row: (Int, UnsafeMutablePointer<SIMD4<Float>>) -> UnsafePointer<SIMD4<Float>>
+    ) -> PixelBuffer {
+        let dw = size.width, dh = size.height
+        let hTaps = Taps(filter: filter, inputCount: rowWidth, inputExtent: extent.width, outputCount: dw)
+        let vTaps = Taps(filter: filter, inputCount: rowCount, inputExtent: extent.height, outputCount: dh)
+        let ringRows = min(vTaps.width + 1, rowCount)
+        let ring = UnsafeMutableBufferPointer<SIMD4<Float>>.allocate(capacity: ringRows * dw)
+        defer { ring.deallocate() }
+        let scratch = UnsafeMutableBufferPointer<SIMD4<Float>>.allocate(capacity: 2 * rowWidth)
+        defer { scratch.deallocate() }
+        let sums = UnsafeMutableBufferPointer<SIMD4<Float>>.allocate(capacity: dw)
+        defer { sums.deallocate() }
+        guard let ringBase = ring.baseAddress, let scratchBase = scratch.baseAddress, let sumBase = sums.baseAddress else {
+            preconditionFailure("allocation of a non-empty buffer returned nil")
+        }
+        func slot(_ y: Int) -> UnsafeMutablePointer<SIMD4<Float>> { ringBase + (y % ringRows) * dw }
         return PixelBuffer(uninitializedWidth: dw, height: dh) { dst in
-            for y in 0..<dh {
-                let tap = vTaps[y]
-                for x in 0..<dw {
-                    var r: Float = 0, g: Float = 0, b: Float = 0, a: Float = 0
-                    for (k, w) in tap.weights.enumerated() {
-                        let i = ((tap.start + k) * dw + x) * 4
-                        r += middle[i] * w; g += middle[i + 1] * w; b += middle[i + 2] * w; a += middle[i + 3] * w
-                    }
-                    let o = (y * dw + x) * 4
-                    let alpha = min(255, max(0, a))
-                    if alpha < 0.5 {
-                        dst[o] = 0; dst[o + 1] = 0; dst[o + 2] = 0; dst[o + 3] = 0
-                    } else {
-                        let unpremultiply = 255 / alpha
-                        dst[o] = UInt8(min(255, max(0, r * unpremultiply)).rounded())
-                        dst[o + 1] = UInt8(min(255, max(0, g * unpremultiply)).rounded())
-                        dst[o + 2] = UInt8(min(255, max(0, b * unpremultiply)).rounded())
-                        dst[o + 3] = UInt8(alpha.rounded())
+            hTaps.weights.withUnsafeBufferPointer { hWeights in
+                hTaps.starts.withUnsafeBufferPointer { hStarts in
+                    vTaps.weights.withUnsafeBufferPointer { vWeights in
+                        guard let out = dst.baseAddress, let vWeightBase = vWeights.baseAddress else { return }
+                        // Taps start at non-decreasing rows, so once a row leaves the ring
+                        // no later output row needs it.
+                        var filtered = vTaps.starts.first ?? 0
+                        for y in 0..<dh {
+                            let start = vTaps.starts[y], end = start + vTaps.width
+                            while filtered < end {
+                                // The pair's second row may run one past `end`, into the
+                                // ring's spare slot, never over a row still needed.
+                                let next = min(filtered + 1, rowCount - 1)
+                                Self.filterRows(
+                                    row(filtered, scratchBase), row(next, scratchBase + rowWidth),
+                                    into: slot(filtered), slot(next),
+                                    count: dw, starts: hStarts, weights: hWeights, width: hTaps.width
+                                )
+                                filtered = next + 1
+                            }
+                            Self.filterColumn(
+                                rows: { slot(start + $0) }, weights: vWeightBase + y * vTaps.width,
+                                width: vTaps.width, rowWidth: dw, sums: sumBase,
+                                into: UnsafeMutableRawPointer(out + y * dw * 4)
+                            )
+                        }
                     }
                 }
             }

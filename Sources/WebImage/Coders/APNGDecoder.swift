@@ -1,0 +1,171 @@
+import Foundation
+
+/// Rebuilds and composites the frames of an animated PNG.
+///
+/// Debian's libpng ignores APNG's chunks, so each frame is turned back into a small PNG
+/// stream (IHDR with the frame's size, PLTE and tRNS, its image data as IDAT, IEND) that
+/// the ordinary libpng path decodes; the frames are then composited on the canvas with
+/// the dispose and blend operations of the APNG specification. Stateless; thread-safe.
+enum APNGDecoder {
+    /// One frame as found in the file: its control chunk and where its compressed data lies.
+    struct Frame {
+        var control: APNGFrameControl
+        /// Ranges of whole IDAT chunks (length to CRC, copied as they are) or of fdAT
+        /// payloads without their sequence number (rewrapped as IDAT).
+        var data: [Range<Int>] = []
+        var fromIDAT: Bool
+    }
+
+    /// The animation a file declares.
+    struct Animation {
+        var frames: [Frame]
+        /// `num_plays`: 0 means forever.
+        var playCount: Int
+        /// PLTE and tRNS chunks, whole, to copy into each frame's stream.
+        var sharedChunks: [Range<Int>]
+    }
+
+    /// The animation in `layout`, or `nil` when there is no `acTL` before the image data
+    /// (a plain PNG; an `acTL` after IDAT is ignored, as the specification says). Any
+    /// inconsistency in the APNG chunks throws ``WebImageError/badImageData(_:)``, as
+    /// Pillow does, rather than showing a half-understood animation.
+    static func animation(
+        in layout: PNGChunks.Layout,
+        bytes: UnsafeRawBufferPointer,
+        header: PNGDecoder.Header,
+        options: ImageCoderOptions
+    ) throws -> Animation? {
+        let canvas = ImageSize(width: header.width, height: header.height)
+        var declaredFrames = 0, playCount = 0
+        var frames: [Frame] = []
+        var shared: [Range<Int>] = []
+        var nextSequence: UInt32 = 0
+        var seenIDAT = false, afterIDAT = false
+
+        func checked(_ chunk: PNGChunks.Chunk) throws -> UnsafeRawBufferPointer {
+            guard PNGChunks.hasValidCRC(chunk, in: bytes) else {
+                throw WebImageError.badImageData("APNG chunk with a bad CRC")
+            }
+            return UnsafeRawBufferPointer(rebasing: bytes[chunk.payload])
+        }
+        func takeSequence(_ value: UInt32) throws {
+            guard value == nextSequence else { throw WebImageError.badImageData("APNG sequence numbers out of order") }
+            nextSequence &+= 1
+        }
+
+        for chunk in layout.chunks {
+            let whole = chunk.payload.lowerBound - 8..<chunk.crcOffset + 4
+            switch chunk.type {
+            case PNGChunks.acTL where !seenIDAT && declaredFrames == 0:
+                let payload = try checked(chunk)
+                guard payload.count == 8 else { throw WebImageError.badImageData("APNG acTL chunk is not 8 bytes") }
+                let count = PNGChunks.readUInt32(payload, at: 0)
+                guard count > 0, count <= 0x7FFF_FFFF else { throw WebImageError.badImageData("APNG declares no frames") }
+                declaredFrames = Int(count)
+                playCount = Int(PNGChunks.readUInt32(payload, at: 4))
+                // Every frame is held at canvas size, so the whole animation must fit the limit.
+                let (total, overflow) = canvas.pixelCount.multipliedReportingOverflow(by: declaredFrames)
+                if overflow || total > options.pixelLimit {
+                    throw WebImageError.imageTooLarge(width: header.width, height: header.height * declaredFrames, limit: options.pixelLimit)
+                }
+            case PNGChunks.PLTE, PNGChunks.tRNS:
+                if !seenIDAT { shared.append(whole) }
+            case PNGChunks.fcTL where declaredFrames > 0:
+                let control = try APNGFrameControl(payload: checked(chunk), canvas: canvas)
+                try takeSequence(control.sequence)
+                if let last = frames.last, last.data.isEmpty {
+                    throw WebImageError.badImageData("APNG frame without image data")
+                }
+                guard frames.count < declaredFrames else { throw WebImageError.badImageData("APNG has more frames than acTL declares") }
+                if !seenIDAT {
+                    guard control.x == 0, control.y == 0, control.width == canvas.width, control.height == canvas.height else {
+                        throw WebImageError.badImageData("APNG default image frame does not cover the canvas")
+                    }
+                }
+                frames.append(Frame(control: control, fromIDAT: !seenIDAT))
+            case PNGChunks.IDAT:
+                guard !afterIDAT else { throw WebImageError.badImageData("PNG image data is not contiguous") }
+                seenIDAT = true
+                if let last = frames.indices.last, frames[last].fromIDAT { frames[last].data.append(whole) }
+            case PNGChunks.fdAT where declaredFrames > 0:
+                let payload = try checked(chunk)
+                guard payload.count > 4, let last = frames.indices.last, !frames[last].fromIDAT else {
+                    throw WebImageError.badImageData("APNG fdAT chunk outside a frame")
+                }
+                try takeSequence(PNGChunks.readUInt32(payload, at: 0))
+                frames[last].data.append(chunk.payload.lowerBound + 4..<chunk.payload.upperBound)
+            default:
+                break
+            }
+            if seenIDAT && chunk.type != PNGChunks.IDAT { afterIDAT = true }
+        }
+        guard declaredFrames > 0 else { return nil }
+        guard frames.count == declaredFrames, frames.allSatisfy({ !$0.data.isEmpty }) else {
+            throw WebImageError.badImageData("APNG declares \(declaredFrames) frames but holds \(frames.count) complete ones")
+        }
+        return Animation(frames: frames, playCount: playCount, sharedChunks: shared)
+    }
+
+    /// Decodes and composites every frame, then resizes and orients each one.
+    static func decodeFrames(
+        of animation: Animation,
+        bytes: UnsafeRawBufferPointer,
+        header: PNGDecoder.Header,
+        orientation: ImageOrientation,
+        options: ImageCoderOptions
+    ) throws -> [ImageFrame] {
+        let canvasSize = ImageSize(width: header.width, height: header.height)
+        let target = DecodedFrameFinisher.targetSize(
+            sourceSize: canvasSize, orientation: orientation, frameCount: animation.frames.count, options: options
+        )
+        var canvas = APNGCanvas(size: canvasSize)
+        var output: [ImageFrame] = []
+        output.reserveCapacity(animation.frames.count)
+        for (index, frame) in animation.frames.enumerated() {
+            let stream = frameStream(frame, animation: animation, bytes: bytes, header: header)
+            let pixels = try stream.withUnsafeBytes { try PNGDecoder.decode($0, options: options) }
+            let control = frame.control
+            guard pixels.width == control.width, pixels.height == control.height else {
+                throw WebImageError.badImageData("APNG frame size does not match its fcTL")
+            }
+            // The spec treats "previous" on the first frame as "background".
+            let dispose: APNGFrameControl.Dispose = index == 0 && control.dispose == .previous ? .background : control.dispose
+            let saved = dispose == .previous ? canvas.region(of: control) : nil
+            canvas.draw(pixels, at: control)
+            let composed = try PixelBuffer(width: canvasSize.width, height: canvasSize.height, bytes: canvas.bytes)
+            let finished = DecodedFrameFinisher.finish(composed, orientation: orientation, target: target, options: options)
+            output.append(ImageFrame(pixels: finished, duration: control.duration))
+            switch dispose {
+            case .none: break
+            case .background: canvas.clear(control)
+            case .previous: if let saved { canvas.restore(saved, at: control) }
+            }
+        }
+        return output
+    }
+
+    /// A standalone PNG stream for one frame.
+    private static func frameStream(
+        _ frame: Frame,
+        animation: Animation,
+        bytes: UnsafeRawBufferPointer,
+        header: PNGDecoder.Header
+    ) -> [UInt8] {
+        var frameHeader = header
+        frameHeader.width = frame.control.width
+        frameHeader.height = frame.control.height
+        var out = PNGChunks.signature
+        out.reserveCapacity(frame.data.reduce(256) { $0 + $1.count + 12 })
+        PNGChunks.append(type: PNGChunks.IHDR, payload: frameHeader.bytes, to: &out)
+        for range in animation.sharedChunks { out.append(contentsOf: bytes[range]) }
+        for range in frame.data {
+            if frame.fromIDAT {
+                out.append(contentsOf: bytes[range])
+            } else {
+                PNGChunks.append(type: PNGChunks.IDAT, payload: UnsafeRawBufferPointer(rebasing: bytes[range]), to: &out)
+            }
+        }
+        PNGChunks.append(type: PNGChunks.IEND, payload: [], to: &out)
+        return out
+    }
+}

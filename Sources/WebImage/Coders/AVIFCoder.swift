@@ -1,0 +1,171 @@
+import CAVIF
+import Foundation
+
+/// Decodes and encodes AVIF stills and image sequences (`avis`) with libavif.
+///
+/// Decoding converts 8-, 10- and 12-bit YUV to 8-bit RGBA straight into the frame's pixel
+/// storage and honours the `irot`/`imir` properties as an ``ImageOrientation``. Encoding is
+/// offered only when libavif was built with an AV1 encoder (aom, rav1e or SVT-AV1).
+/// Thread-safe: the coder holds only settings, and every call creates its own libavif
+/// decoder or encoder.
+///
+/// ```swift
+/// let image = try AVIFCoder().decode(data, options: ImageCoderOptions())
+/// let avif = try AVIFCoder().encode(image, as: .avif, options: ImageCoderOptions())
+/// ```
+public struct AVIFCoder: ImageCoder {
+    /// libavif's encoder speed, 0 (slowest, smallest) to 10 (fastest). Default 8, which keeps
+    /// a server's encode time near a JPEG's at a modest cost in size.
+    public var encodeSpeed: Int
+    /// The most threads libavif and its codec may use for one image. Default 2: decodes run
+    /// concurrently already, so each one stays modest.
+    public var maxThreads: Int
+
+    /// Creates a coder with the given encoder speed and thread budget.
+    public init(encodeSpeed: Int = 8, maxThreads: Int = 2) {
+        self.encodeSpeed = min(10, max(0, encodeSpeed))
+        self.maxThreads = max(1, maxThreads)
+    }
+
+    /// Accepts the `avif`/`avis` brands, and a `mif1` file whose compatible brands list AVIF.
+    public func canDecode(_ data: Data) -> Bool {
+        switch ImageFormat(sniffing: data) {
+        case .avif:
+            return true
+        case .heif:
+            // The whole `ftyp` box must be present for libavif to read its brands.
+            return data.prefix(1024).withUnsafeBytes { raw in
+                var input = avifROData(data: raw.bindMemory(to: UInt8.self).baseAddress, size: raw.count)
+                return avifPeekCompatibleFileType(&input) == AVIF_TRUE
+            }
+        default:
+            return false
+        }
+    }
+
+    /// Decodes every frame (or the first, with `decodeFirstFrameOnly`). Sequences report
+    /// `loopCount` 0 because libavif 0.11 does not expose the edit list's repetition count.
+    /// The declared size is checked against `pixelLimit` before any pixel is decoded, and all
+    /// frames together may hold at most `pixelLimit` pixels.
+    public func decode(_ data: Data, options: ImageCoderOptions) throws -> Image {
+        guard !data.isEmpty else { throw WebImageError.badImageData("empty AVIF data") }
+        guard let decoder = avifDecoderCreate() else { throw WebImageError.badImageData("libavif could not create a decoder") }
+        defer { avifDecoderDestroy(decoder) }
+        decoder.pointee.maxThreads = Int32(maxThreads)
+        decoder.pointee.ignoreXMP = AVIF_TRUE
+        decoder.pointee.ignoreExif = AVIF_TRUE
+
+        return try data.withUnsafeBytes { raw -> Image in
+            guard let base = raw.bindMemory(to: UInt8.self).baseAddress else {
+                throw WebImageError.badImageData("empty AVIF data")
+            }
+            try check(avifDecoderSetIOMemory(decoder, base, raw.count), decoder, "reading")
+            // libavif hands these limits to the AV1 decoder too: dav1d then refuses to
+            // allocate a frame above them, whatever size the AV1 payload claims.
+            let limit = UInt32(clamping: max(1, options.pixelLimit))
+            decoder.pointee.imageSizeLimit = min(UInt32(AVIF_DEFAULT_IMAGE_SIZE_LIMIT), limit)
+            decoder.pointee.imageDimensionLimit = min(UInt32(AVIF_DEFAULT_IMAGE_DIMENSION_LIMIT), limit)
+            let parsed = avifDecoderParse(decoder)
+            if parsed != AVIF_RESULT_OK, let declared = HEIFPropertyReader.size(in: raw) {
+                // libavif reports an oversized header as a parse failure; name it as such.
+                try DecodeGeometry.checkPixelLimit(width: declared.width, height: declared.height, options: options)
+            }
+            try check(parsed, decoder, "parsing")
+            guard let image = decoder.pointee.image else { throw WebImageError.badImageData("AVIF has no image") }
+            try DecodeGeometry.checkPixelLimit(width: Int(image.pointee.width), height: Int(image.pointee.height), options: options)
+            return try decodeFrames(decoder, options: options)
+        }
+    }
+
+    /// `true` for ``ImageFormat/avif`` when the linked libavif has an AV1 encoder.
+    public func canEncode(to format: ImageFormat) -> Bool {
+        format == .avif && AVIFCoder.encoderAvailable
+    }
+
+    /// Whether the linked libavif has any AV1 encoder; looked up once.
+    static let encoderAvailable: Bool = avifCodecName(AVIF_CODEC_CHOICE_AUTO, AVIF_CODEC_FLAG_CAN_ENCODE.rawValue) != nil
+
+    // MARK: - Decoding
+
+    private func decodeFrames(_ decoder: UnsafeMutablePointer<avifDecoder>, options: ImageCoderOptions) throws -> Image {
+        guard let parsed = decoder.pointee.image else { throw WebImageError.badImageData("AVIF has no image") }
+        let width = Int(parsed.pointee.width), height = Int(parsed.pointee.height)
+        let available = Int(decoder.pointee.imageCount)
+        guard available > 0 else { throw WebImageError.badImageData("AVIF has no frames") }
+        let frameCount = options.decodeFirstFrameOnly ? 1 : available
+        let orientation = AVIFCoder.orientation(of: parsed.pointee)
+        let hasAlpha = decoder.pointee.alphaPresent == AVIF_TRUE
+        let source = ImageSize(width: width, height: height)
+        let target = DecodedFrameFinisher.targetSize(
+            sourceSize: source, orientation: orientation, frameCount: frameCount, options: options
+        )
+        // All frames stay in memory, so the limit applies to their sum, counted at the size
+        // kept (a scale-down option lets a long sequence fit).
+        let keptPixels = max(target.pixelCount, 1).multipliedReportingOverflow(by: frameCount)
+        if frameCount > 1, keptPixels.overflow || keptPixels.partialValue > options.pixelLimit {
+            throw WebImageError.imageTooLarge(width: width, height: height * frameCount, limit: options.pixelLimit)
+        }
+
+        var frames: [ImageFrame] = []
+        frames.reserveCapacity(frameCount)
+        for index in 0..<frameCount {
+            try check(avifDecoderNextImage(decoder), decoder, "decoding frame \(index)")
+            guard let decoded = decoder.pointee.image else { throw WebImageError.badImageData("AVIF frame \(index) is missing") }
+            // The AV1 payload may disagree with the container's `ispe`; frames must match it.
+            guard Int(decoded.pointee.width) == width, Int(decoded.pointee.height) == height else {
+                throw WebImageError.badImageData(
+                    "AVIF frame \(index) is \(decoded.pointee.width)x\(decoded.pointee.height), container says \(width)x\(height)"
+                )
+            }
+            let pixels = try AVIFCoder.rgba(from: decoded, width: width, height: height)
+            let finished = DecodedFrameFinisher.finish(pixels, orientation: orientation, target: target, options: options)
+            frames.append(ImageFrame(pixels: finished, duration: frameCount > 1 ? decoder.pointee.imageTiming.duration : 0))
+        }
+        return Image(
+            frames: frames,
+            format: .avif,
+            scale: options.scaleFactor,
+            loopCount: 0,
+            orientation: orientation,
+            hasAlpha: hasAlpha,
+            isThumbnail: target.pixelCount < (options.applyOrientation ? orientation : .up).orientedSize(source).pixelCount
+        )
+    }
+
+    /// Converts the decoder's current YUV(A) image to 8-bit straight RGBA, letting libavif
+    /// write into the pixel buffer's own storage.
+    private static func rgba(from image: UnsafeMutablePointer<avifImage>, width: Int, height: Int) throws -> PixelBuffer {
+        var rgb = avifRGBImage()
+        avifRGBImageSetDefaults(&rgb, image)
+        rgb.depth = 8
+        rgb.format = AVIF_RGB_FORMAT_RGBA
+        rgb.alphaPremultiplied = AVIF_FALSE
+        rgb.rowBytes = UInt32(width * 4)
+        return try PixelBuffer(uninitializedWidth: width, height: height) { buffer in
+            rgb.pixels = buffer.baseAddress
+            let result = avifImageYUVToRGB(image, &rgb)
+            guard result == AVIF_RESULT_OK else {
+                throw WebImageError.badImageData("AVIF colour conversion failed: \(String(cString: avifResultToString(result)))")
+            }
+        }
+    }
+
+    /// The EXIF orientation equivalent to the image's `irot`/`imir` properties.
+    static func orientation(of image: avifImage) -> ImageOrientation {
+        let flags = image.transformFlags
+        let rotation = flags & AVIF_TRANSFORM_IROT.rawValue != 0 ? Int(image.irot.angle) : nil
+        let mirror = flags & AVIF_TRANSFORM_IMIR.rawValue != 0 ? Int(image.imir.mode) : nil
+        return HEIFOrientation.orientation(rotation: rotation, mirror: mirror)
+    }
+
+    /// Turns a libavif failure into ``WebImageError/badImageData(_:)`` with libavif's reason.
+    private func check(_ result: avifResult, _ decoder: UnsafeMutablePointer<avifDecoder>, _ step: String) throws {
+        guard result != AVIF_RESULT_OK else { return }
+        var reason = String(cString: avifResultToString(result))
+        let detail = withUnsafeBytes(of: decoder.pointee.diag.error) { raw in
+            String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+        }
+        if !detail.isEmpty { reason += " (\(detail))" }
+        throw WebImageError.badImageData("AVIF \(step) failed: \(reason)")
+    }
+}

@@ -1,0 +1,61 @@
+import Foundation
+
+/// Decodes and encodes Windows bitmaps (BMP) in pure Swift.
+///
+/// Decodes the OS/2 core header, BITMAPINFOHEADER and the V2–V5 headers: 1-, 4- and 8-bit
+/// colour tables, 16-bit (555, and bit fields such as 565), 24-bit, 32-bit (alpha from an
+/// alpha mask, or from the fourth byte of plain 32-bit pixels unless it is 0 everywhere),
+/// bottom-up and top-down rows, and RLE8/RLE4. Every offset and size is checked against
+/// the data, and the size against the pixel limit before anything is allocated. See
+/// ``BMPDecoder`` for the rules where decoders differ. Embedded JPEG/PNG bitmaps are
+/// ``WebImageError/unsupportedFormat(_:)``.
+///
+/// Encodes 32-bit BGRA with a BITMAPV4HEADER alpha mask, rows bottom-up. BMP is
+/// uncompressed, so `compressionQuality` and `maxFileSize` are ignored; `maxPixelSize`
+/// applies, and only the first frame of an animation is written.
+///
+/// A value type without state: thread-safe.
+///
+/// ```swift
+/// let image = try BMPCoder().decode(data, options: ImageCoderOptions())
+/// let bmp = try BMPCoder().encode(image, as: .bmp, options: ImageCoderOptions())
+/// ```
+public struct BMPCoder: ImageCoder {
+    /// Creates the coder.
+    public init() {}
+
+    /// Whether `data` starts with `BM`.
+    public func canDecode(_ data: Data) -> Bool {
+        ImageFormat(sniffing: data) == .bmp
+    }
+
+    /// Decodes the bitmap, scaled to the thumbnail size or scale-down limit when asked.
+    public func decode(_ data: Data, options: ImageCoderOptions) throws -> Image {
+        guard !data.isEmpty else { throw WebImageError.badImageData("empty data") }
+        return try data.withUnsafeBytes { bytes in
+            let header = try BMPHeader(bytes)
+            try DecodeGeometry.checkPixelLimit(width: header.width, height: header.height, options: options)
+            let (pixels, hasAlpha) = try BMPDecoder.decode(bytes, header: header)
+            let target = DecodedFrameFinisher.targetSize(sourceSize: pixels.size, orientation: .up, frameCount: 1, options: options)
+            let finished = DecodedFrameFinisher.finish(pixels, orientation: .up, target: target, options: options)
+            return Image(
+                frames: [ImageFrame(pixels: finished)], format: .bmp, scale: options.scaleFactor,
+                hasAlpha: hasAlpha, isThumbnail: finished.size.pixelCount < pixels.size.pixelCount
+            )
+        }
+    }
+
+    /// BMP only.
+    public func canEncode(to format: ImageFormat) -> Bool {
+        format == .bmp
+    }
+
+    /// Encodes the first frame as a 32-bit bitmap with alpha.
+    public func encode(_ image: Image, as format: ImageFormat, options: ImageCoderOptions) throws -> Data {
+        guard format == .bmp else { throw WebImageError.unsupportedFormat(format) }
+        var firstOnly = options
+        firstOnly.encodeFirstFrameOnly = true
+        let frames = EncodeConstraints.prepare(image, options: firstOnly)
+        return Data(try BMPEncoder.encode(frames[0].pixels))
+    }
+}

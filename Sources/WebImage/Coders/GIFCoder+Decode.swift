@@ -1,0 +1,148 @@
+import Foundation
+
+extension GIFCoder {
+    /// What the structure scan learnt before any pixel is decoded.
+    struct DecodePlan {
+        let canvas: ImageSize
+        /// Frames to decode: the whole image records found (1 with `decodeFirstFrameOnly`).
+        let frameCount: Int
+        /// The NETSCAPE2.0 loop count, or 1 when the file has none.
+        let loopCount: Int
+    }
+
+    /// First pass: checks the logical screen against the pixel limit, then (unless only the
+    /// first frame is wanted) walks the records without decoding pixels to count the whole
+    /// frames and find the loop count, so the frame-count-aware target size and the limit
+    /// on all frames' pixels are known before any pixel is decoded.
+    static func plan(_ bytes: UnsafeRawBufferPointer, options: ImageCoderOptions) throws -> DecodePlan {
+        try withReader(bytes) { reader in
+            let canvas = reader.canvasSize
+            try DecodeGeometry.checkPixelLimit(width: canvas.width, height: canvas.height, options: options)
+            guard !options.decodeFirstFrameOnly else { return DecodePlan(canvas: canvas, frameCount: 1, loopCount: 1) }
+            var frames = 0
+            var loopCount = 1
+            scanning: while true {
+                // A failure here is a truncated or corrupt tail: the frames counted so far
+                // are the whole ones.
+                guard let record = try? reader.nextRecord() else { break }
+                switch record {
+                case .image:
+                    guard (try? reader.skipPixels()) != nil else { break scanning }
+                    frames += 1
+                case .extension(let label, let blocks):
+                    if let count = netscapeLoopCount(label: label, blocks: blocks) { loopCount = count }
+                case .end:
+                    break scanning
+                }
+            }
+            guard frames > 0 else { throw WebImageError.badImageData("GIF has no whole frame") }
+            let (total, overflow) = canvas.pixelCount.multipliedReportingOverflow(by: frames)
+            if overflow || total > options.pixelLimit {
+                throw WebImageError.imageTooLarge(width: canvas.width, height: canvas.height, limit: options.pixelLimit)
+            }
+            return DecodePlan(canvas: canvas, frameCount: frames, loopCount: loopCount)
+        }
+    }
+
+    /// Second pass: decodes and composites up to `plan.frameCount` frames, resizing each
+    /// to the target size. A failure after at least one frame ends the animation there.
+    static func composite(_ bytes: UnsafeRawBufferPointer, plan: DecodePlan, options: ImageCoderOptions) throws -> Image {
+        try withReader(bytes) { reader in
+            let target = DecodedFrameFinisher.targetSize(
+                sourceSize: plan.canvas, orientation: .up, frameCount: plan.frameCount, options: options)
+            let globalPalette = reader.globalPalette
+            var canvas = GIFCanvas(width: plan.canvas.width, height: plan.canvas.height)
+            var control = FrameControl()
+            var frames: [ImageFrame] = []
+            var hasAlpha = false
+            do {
+                reading: while frames.count < plan.frameCount {
+                    switch try reader.nextRecord() {
+                    case .extension(let label, let blocks):
+                        if let parsed = FrameControl(label: label, blocks: blocks) { control = parsed }
+                    case .image(let image):
+                        guard let palette = image.localPalette ?? globalPalette else {
+                            throw WebImageError.badImageData("GIF frame \(frames.count) has no colour table")
+                        }
+                        // The frame's own rectangle is decoded even where it is clipped, so
+                        // it bounds the work as the screen bounds the memory.
+                        if image.width * image.height > options.pixelLimit {
+                            throw WebImageError.imageTooLarge(width: image.width, height: image.height, limit: options.pixelLimit)
+                        }
+                        canvas.begin(image, disposal: control.disposal)
+                        try reader.readPixels(of: image) { row, indices in
+                            canvas.draw(row: row, indices: indices, of: image, palette: palette,
+                                        transparentIndex: control.transparentIndex)
+                        }
+                        let uncovered = image.left > 0 || image.top > 0
+                            || image.left + image.width < plan.canvas.width || image.top + image.height < plan.canvas.height
+                        hasAlpha = hasAlpha || control.transparentIndex != nil || (frames.isEmpty && uncovered)
+                        let pixels = try PixelBuffer(width: plan.canvas.width, height: plan.canvas.height, bytes: canvas.rgba)
+                        frames.append(ImageFrame(
+                            pixels: DecodedFrameFinisher.finish(pixels, orientation: .up, target: target, options: options),
+                            duration: control.duration))
+                        canvas.dispose()
+                        control = FrameControl()
+                    case .end:
+                        break reading
+                    }
+                }
+            } catch let failure as GIFReader.Failure {
+                guard !frames.isEmpty else { throw WebImageError.badImageData("GIF: \(failure.reason)") }
+            }
+            guard !frames.isEmpty else { throw WebImageError.badImageData("GIF has no whole frame") }
+            if frames.count == 1 { frames[0].duration = 0 }
+            return Image(
+                frames: frames, format: .gif, scale: options.scaleFactor, loopCount: plan.loopCount,
+                orientation: .up, hasAlpha: hasAlpha, isThumbnail: target != plan.canvas)
+        }
+    }
+
+    /// Opens giflib, turning its failures to open (bad signature, cut-short header) into
+    /// ``WebImageError/badImageData(_:)``.
+    private static func withReader<R>(_ bytes: UnsafeRawBufferPointer, _ body: (GIFReader) throws -> R) throws -> R {
+        do {
+            return try GIFReader.read(bytes, body)
+        } catch let failure as GIFReader.Failure {
+            throw WebImageError.badImageData("GIF: \(failure.reason)")
+        }
+    }
+
+    /// The loop count of a NETSCAPE2.0 (or its alias ANIMEXTS1.0) application extension:
+    /// sub-block 1 is `01 lo hi`.
+    static func netscapeLoopCount(label: Int, blocks: [[UInt8]]) -> Int? {
+        guard label == 0xFF, blocks.count >= 2, blocks[0] == netscapeID || blocks[0] == animextsID else { return nil }
+        let data = blocks[1]
+        guard data.count >= 3, data[0] == 1 else { return nil }
+        return Int(data[1]) | Int(data[2]) << 8
+    }
+
+    private static let netscapeID = Array("NETSCAPE2.0".utf8)
+    private static let animextsID = Array("ANIMEXTS1.0".utf8)
+
+    /// The graphic control extension that applies to the next image.
+    private struct FrameControl {
+        var disposal = GIFCanvas.Disposal.keep
+        var transparentIndex: Int?
+        /// In hundredths of a second, as stored.
+        var delay = 0
+
+        init() {}
+
+        /// Parses a graphic control extension (label 0xF9, one 4-byte block); `nil` for any
+        /// other extension or a malformed one.
+        init?(label: Int, blocks: [[UInt8]]) {
+            guard label == 0xF9, let block = blocks.first, block.count >= 4 else { return nil }
+            disposal = GIFCanvas.Disposal(gifValue: Int(block[0] >> 2) & 0x07)
+            transparentIndex = block[0] & 0x01 != 0 ? Int(block[3]) : nil
+            delay = Int(block[1]) | Int(block[2]) << 8
+        }
+
+        /// Seconds on screen. Browsers and SDWebImage show delays under 11 ms (often 0,
+        /// written by tools that meant "as fast as possible") for 100 ms.
+        var duration: TimeInterval {
+            let seconds = Double(delay) / 100
+            return seconds < 0.011 ? 0.1 : seconds
+        }
+    }
+}

@@ -1,0 +1,50 @@
+import Foundation
+
+/// Decodes GIF (87a and 89a), still and animated, with giflib.
+///
+/// Frames are composited onto the logical screen the way browsers do it (see ``GIFCanvas``),
+/// so every ``ImageFrame`` is a full canvas ready to show. Timing and looping follow
+/// SDWebImage: delays under 0.011 s become 0.1 s; the NETSCAPE2.0 loop count is reported as
+/// stored (0 = forever) and a file without it plays once. A file cut short gives the frames
+/// that arrived whole. Encoding GIF is not offered yet (``canEncode(to:)`` is `false`).
+///
+/// Thread-safe: the coder holds no state, and every decode uses its own giflib handle.
+///
+/// ```swift
+/// let image = try GIFCoder().decode(data, options: ImageCoderOptions())
+/// print(image.frameCount, image.loopCount, image.duration)
+/// ```
+public struct GIFCoder: ImageCoder {
+    /// Creates the coder.
+    public init() {}
+
+    /// Whether `data` starts with the `GIF8` signature.
+    public func canDecode(_ data: Data) -> Bool {
+        ImageFormat(sniffing: data) == .gif
+    }
+
+    /// Decodes every frame (or only the first with `decodeFirstFrameOnly`).
+    ///
+    /// Throws ``WebImageError/imageTooLarge(width:height:limit:)`` when the logical screen,
+    /// or the screen times the frame count, exceeds `options.pixelLimit` (the error carries
+    /// the screen size); ``WebImageError/badImageData(_:)`` for data that is not a GIF, has no
+    /// whole frame, or has a frame with no colour table.
+    public func decode(_ data: Data, options: ImageCoderOptions) throws -> Image {
+        guard !data.isEmpty else { throw WebImageError.badImageData("empty data") }
+        guard canDecode(data) else { throw WebImageError.badImageData("not a GIF (no GIF8 signature)") }
+        return try data.withUnsafeBytes { bytes in
+            let plan = try GIFCoder.plan(bytes, options: options)
+            return try GIFCoder.composite(bytes, plan: plan, options: options)
+        }
+    }
+
+    /// `false`: a GIF encoder (which needs palette quantisation) is not written yet.
+    public func canEncode(to format: ImageFormat) -> Bool {
+        false
+    }
+
+    /// Always throws ``WebImageError/unsupportedFormat(_:)``; see ``canEncode(to:)``.
+    public func encode(_ image: Image, as format: ImageFormat, options: ImageCoderOptions) throws -> Data {
+        throw WebImageError.unsupportedFormat(format)
+    }
+}

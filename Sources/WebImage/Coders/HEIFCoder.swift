@@ -1,0 +1,149 @@
+import CHEIF
+import Foundation
+
+/// Decodes HEIC and HEIF images (HEVC, and AV1 in a `mif1` file) with libheif.
+///
+/// The primary image is decoded to 8-bit RGBA, 10- and 12-bit sources included. libheif
+/// applies the file's crop, rotation and mirroring while decoding; the coder reports that
+/// turn as ``Image/orientation`` (read from the `irot`/`imir` properties, not from the EXIF
+/// block, which HEIF readers ignore because the properties are authoritative). With
+/// `applyOrientation` off it undoes the turn, so the pixels are as stored, cropped.
+/// libheif 1.15 has no image-sequence reader: an `.heics` file decodes to its primary still.
+/// Encoding is not offered. Thread-safe: every call uses its own libheif context.
+///
+/// ```swift
+/// let image = try HEIFCoder().decode(heicData, options: ImageCoderOptions())
+/// print(image.size, image.orientation)
+/// ```
+public struct HEIFCoder: ImageCoder {
+    /// The most threads libheif may use for the tiles of one grid image. Default 2: decodes
+    /// run concurrently already, so each one stays modest.
+    public var maxThreads: Int
+
+    /// Creates a coder with the given thread budget.
+    public init(maxThreads: Int = 2) {
+        self.maxThreads = max(1, maxThreads)
+    }
+
+    /// Accepts the HEIC (`heic`, `heix`, `hevc`, …) and HEIF (`mif1`, `msf1`) brands.
+    public func canDecode(_ data: Data) -> Bool {
+        let format = ImageFormat(sniffing: data)
+        return format == .heic || format == .heif
+    }
+
+    /// Decodes the primary image. The size libheif reads from the header is checked against
+    /// `pixelLimit` before any pixel is decoded.
+    public func decode(_ data: Data, options: ImageCoderOptions) throws -> Image {
+        guard !data.isEmpty else { throw WebImageError.badImageData("empty HEIF data") }
+        let format: ImageFormat = ImageFormat(sniffing: data) == .heic ? .heic : .heif
+        _ = HEIFCoder.libraryInitialised
+        guard let context = heif_context_alloc() else { throw WebImageError.badImageData("libheif could not create a context") }
+        defer { heif_context_free(context) }
+        // libheif refuses any item (grid tiles, alpha, thumbnails too) wider or taller than
+        // this while reading the header, before it allocates for it.
+        heif_context_set_maximum_image_size_limit(context, Int32(clamping: max(1, options.pixelLimit)))
+        heif_context_set_max_decoding_threads(context, Int32(maxThreads))
+
+        return try data.withUnsafeBytes { raw -> Image in
+            guard let base = raw.baseAddress else { throw WebImageError.badImageData("empty HEIF data") }
+            let read = heif_context_read_from_memory_without_copy(context, base, raw.count, nil)
+            if read.code == heif_error_Memory_allocation_error, read.subcode == heif_suberror_Security_limit_exceeded,
+               let declared = HEIFPropertyReader.size(in: raw) {
+                // libheif's own limit (set above) refused an item; name the primary's size
+                // when that is what is too large.
+                try DecodeGeometry.checkPixelLimit(width: declared.width, height: declared.height, options: options)
+            }
+            try HEIFCoder.check(read, "reading")
+            var handle: OpaquePointer?
+            try HEIFCoder.check(heif_context_get_primary_image_handle(context, &handle), "finding the primary image")
+            guard let handle else { throw WebImageError.badImageData("HEIF has no primary image") }
+            defer { heif_image_handle_release(handle) }
+
+            // The handle's size is the displayed one, after crop and rotation.
+            let width = Int(heif_image_handle_get_width(handle)), height = Int(heif_image_handle_get_height(handle))
+            try DecodeGeometry.checkPixelLimit(width: width, height: height, options: options)
+            let orientation = HEIFPropertyReader.orientation(in: raw) ?? .up
+            let hasAlpha = heif_image_handle_has_alpha_channel(handle) != 0
+            var pixels = try decodePixels(handle, width: width, height: height)
+
+            // libheif turned the pixels upright; hand the finisher stored pixels only when
+            // the caller wants them as stored.
+            let stored = ImageSize(width: width, height: height)
+            if !options.applyOrientation {
+                pixels = HEIFOrientation.inverse(of: orientation).apply(to: pixels)
+            }
+            let source = options.applyOrientation ? stored : pixels.size
+            let target = DecodedFrameFinisher.targetSize(sourceSize: source, orientation: .up, frameCount: 1, options: options)
+            let finished = DecodedFrameFinisher.finish(pixels, orientation: .up, target: target, options: options)
+            return Image(
+                frames: [ImageFrame(pixels: finished)],
+                format: format,
+                scale: options.scaleFactor,
+                loopCount: 1,
+                orientation: orientation,
+                hasAlpha: hasAlpha,
+                isThumbnail: target.pixelCount < source.pixelCount
+            )
+        }
+    }
+
+    /// libheif registers its built-in codecs on first use; doing that once, under Swift's
+    /// thread-safe lazy initialisation, keeps concurrent first decodes from racing on it.
+    /// The matching `heif_deinit` is left to process exit.
+    private static let libraryInitialised: Void = {
+        _ = heif_init(nil)
+    }()
+
+    /// HEIC encoding is not offered.
+    public func canEncode(to format: ImageFormat) -> Bool {
+        false
+    }
+
+    /// Always throws ``WebImageError/unsupportedFormat(_:)``: this coder only decodes.
+    public func encode(_ image: Image, as format: ImageFormat, options: ImageCoderOptions) throws -> Data {
+        throw WebImageError.unsupportedFormat(format)
+    }
+
+    /// Decodes the handle to interleaved 8-bit RGBA and copies it row by row (libheif pads
+    /// its rows) into a packed buffer of `width`×`height`.
+    private func decodePixels(_ handle: OpaquePointer, width: Int, height: Int) throws -> PixelBuffer {
+        guard let decoding = heif_decoding_options_alloc() else { throw WebImageError.badImageData("libheif could not allocate options") }
+        defer { heif_decoding_options_free(decoding) }
+        decoding.pointee.convert_hdr_to_8bit = 1
+        var image: OpaquePointer?
+        try HEIFCoder.check(
+            heif_decode_image(handle, &image, heif_colorspace_RGB, heif_chroma_interleaved_RGBA, decoding), "decoding"
+        )
+        guard let image else { throw WebImageError.badImageData("libheif returned no image") }
+        defer { heif_image_release(image) }
+
+        guard heif_image_get_width(image, heif_channel_interleaved) == width,
+              heif_image_get_height(image, heif_channel_interleaved) == height,
+              heif_image_get_bits_per_pixel_range(image, heif_channel_interleaved) == 8 else {
+            throw WebImageError.badImageData("HEIF decoded to an unexpected size or depth")
+        }
+        var stride: Int32 = 0
+        guard let plane = heif_image_get_plane_readonly(image, heif_channel_interleaved, &stride),
+              Int(stride) >= width * 4 else {
+            throw WebImageError.badImageData("HEIF decoded image has no RGBA plane")
+        }
+        let rowBytes = width * 4, sourceStride = Int(stride)
+        var pixels = PixelBuffer(uninitializedWidth: width, height: height) { buffer in
+            guard let destination = buffer.baseAddress else { return }
+            for row in 0..<height {
+                (destination + row * rowBytes).update(from: plane + row * sourceStride, count: rowBytes)
+            }
+        }
+        if heif_image_is_premultiplied_alpha(image) != 0 {
+            pixels.unpremultiplyAlpha()
+        }
+        return pixels
+    }
+
+    /// Turns a libheif failure into ``WebImageError/badImageData(_:)`` with libheif's message.
+    private static func check(_ error: heif_error, _ step: String) throws {
+        guard error.code != heif_error_Ok else { return }
+        let message = error.message.map { String(cString: $0) } ?? "code \(error.code.rawValue)"
+        throw WebImageError.badImageData("HEIF \(step) failed: \(message)")
+    }
+}

@@ -1,0 +1,185 @@
+import CJPEG
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+extension JPEGCoder {
+    /// What a decode does, worked out from the header alone (before any pixel allocation).
+    struct DecodePlan: Equatable {
+        /// The size as stored, before orientation.
+        var sourceSize: ImageSize
+        /// The EXIF orientation found (``ImageOrientation/up`` when there is none).
+        var orientation: ImageOrientation
+        /// The orientation the decode applies: `orientation`, or `.up` when the options say not to.
+        var appliedOrientation: ImageOrientation
+        /// CMYK or YCCK data, which libjpeg hands out as CMYK for us to convert.
+        var isCMYK: Bool
+        /// Adobe's convention: CMYK stored inverted (0 = full ink).
+        var isInvertedCMYK: Bool
+        /// The final, upright size.
+        var target: ImageSize
+        /// libjpeg-turbo's DCT-domain scale is `scaleNumerator / 8`.
+        var scaleNumerator: Int
+        /// What libjpeg outputs at that scale, as stored.
+        var scaledSize: ImageSize
+
+        /// Whether the output is smaller than the source.
+        var isThumbnail: Bool { target != appliedOrientation.orientedSize(sourceSize) }
+    }
+
+    /// The decoded frame, the plan that made it, and whether libjpeg met damaged or
+    /// missing data after the first rows (so part of the frame is libjpeg's grey fill).
+    struct DecodedFrame {
+        var pixels: PixelBuffer
+        var plan: DecodePlan
+        var isPartial: Bool
+    }
+
+    /// The plan for `data`: reads only the header.
+    func plan(for data: Data, options: ImageCoderOptions) throws -> DecodePlan {
+        try Self.withDecoder(data) { decoder, header in
+            try Self.makePlan(decoder, header, options: options)
+        }
+    }
+
+    /// Decodes `data` to final (resized, upright) pixels.
+    func decodeFrame(_ data: Data, options: ImageCoderOptions) throws -> DecodedFrame {
+        try Self.withDecoder(data) { decoder, header in
+            let plan = try Self.makePlan(decoder, header, options: options)
+            return try Self.decodePixels(decoder, plan: plan, options: options)
+        }
+    }
+
+    /// The smallest M in 1...8 for which libjpeg's M/8 output covers `target` on both sides.
+    /// (libjpeg-turbo also offers 9/8...16/8, but a decoder never needs to scale up.)
+    static func scaleNumerator(for source: ImageSize, covering target: ImageSize) -> Int {
+        for numerator in 1..<8 {
+            let scaled = scaledSize(source, numerator: numerator)
+            if scaled.width >= target.width, scaled.height >= target.height { return numerator }
+        }
+        return 8
+    }
+
+    /// libjpeg's output size at scale `numerator / 8`: each side rounded up.
+    static func scaledSize(_ source: ImageSize, numerator: Int) -> ImageSize {
+        ImageSize(width: (source.width * numerator + 7) / 8, height: (source.height * numerator + 7) / 8)
+    }
+
+    // MARK: - Steps
+
+    /// Runs `body` with a decoder that has read the header of `data`; frees it afterwards.
+    private static func withDecoder<T>(
+        _ data: Data,
+        _ body: (OpaquePointer, cjpeg_header) throws -> T
+    ) throws -> T {
+        guard !data.isEmpty else { throw WebImageError.badImageData("empty data") }
+        // jpeg_mem_src reads the caller's bytes in place, so all decoding happens in here.
+        return try data.withUnsafeBytes { raw in
+            guard let base = raw.bindMemory(to: UInt8.self).baseAddress else {
+                throw WebImageError.badImageData("empty data")
+            }
+            guard let decoder = cjpeg_decoder_new() else {
+                throw WebImageError.badImageData("libjpeg could not allocate a decoder")
+            }
+            defer { cjpeg_decoder_free(decoder) }
+            var header = cjpeg_header()
+            guard cjpeg_decoder_read_header(decoder, base, raw.count, &header) == 0 else {
+                throw failure(decoder)
+            }
+            return try body(decoder, header)
+        }
+    }
+
+    private static func makePlan(_ decoder: OpaquePointer, _ header: cjpeg_header, options: ImageCoderOptions) throws -> DecodePlan {
+        let width = Int(header.width), height = Int(header.height)
+        try DecodeGeometry.checkPixelLimit(width: width, height: height, options: options)
+        let isCMYK: Bool
+        switch header.jpeg_color_space {
+        case JCS_YCbCr, JCS_RGB, JCS_GRAYSCALE: isCMYK = false
+        case JCS_CMYK, JCS_YCCK: isCMYK = true
+        default: throw WebImageError.unsupportedFormat(.jpeg)   // 2 or 5+ components
+        }
+        let source = ImageSize(width: width, height: height)
+        let orientation = orientation(decoder)
+        let applied: ImageOrientation = options.applyOrientation ? orientation : .up
+        let target = DecodedFrameFinisher.targetSize(sourceSize: source, orientation: orientation, frameCount: 1, options: options)
+        // Scale in stored orientation: a 90° orientation swaps which side must cover which.
+        let numerator = scaleNumerator(for: source, covering: applied.orientedSize(target))
+        return DecodePlan(
+            sourceSize: source,
+            orientation: orientation,
+            appliedOrientation: applied,
+            isCMYK: isCMYK,
+            isInvertedCMYK: isCMYK && header.saw_adobe_marker != 0,
+            target: target,
+            scaleNumerator: numerator,
+            scaledSize: scaledSize(source, numerator: numerator)
+        )
+    }
+
+    private static func decodePixels(_ decoder: OpaquePointer, plan: DecodePlan, options: ImageCoderOptions) throws -> DecodedFrame {
+        var width: UInt32 = 0, height: UInt32 = 0
+        var components: Int32 = 0
+        let space = plan.isCMYK ? JCS_CMYK : JCS_EXT_RGBA
+        guard cjpeg_decoder_start(decoder, space, UInt32(plan.scaleNumerator), &width, &height, &components) == 0 else {
+            throw failure(decoder)
+        }
+        let scaled = ImageSize(width: Int(width), height: Int(height))
+        guard components == 4, scaled.pixelCount > 0, scaled.width <= plan.sourceSize.width,
+              scaled.height <= plan.sourceSize.height
+        else {
+            throw WebImageError.badImageData("libjpeg produced an unexpected \(scaled) output of \(components) components")
+        }
+        // The flips and the 180° turn cost nothing while rows are placed, so when no resize
+        // follows they are done here instead of in a second pass over the pixels.
+        let storedTarget = plan.appliedOrientation.orientedSize(plan.target)
+        let orientInPlace = scaled == storedTarget && [.upMirrored, .down, .downMirrored].contains(plan.appliedOrientation)
+        let bottomUp = orientInPlace && plan.appliedOrientation != .upMirrored
+        let mirrorRows = orientInPlace && plan.appliedOrientation != .downMirrored
+
+        let pixels = try PixelBuffer(uninitializedWidth: scaled.width, height: scaled.height) { buffer in
+            guard let base = buffer.baseAddress else { throw WebImageError.badImageData("empty output") }
+            let rowBytes = scaled.width * 4
+            let firstRow = bottomUp ? base + (scaled.height - 1) * rowBytes : base
+            // A band at a time, so the CMYK conversion and the mirroring touch rows while
+            // they are still in cache.
+            var done = 0
+            while done < scaled.height {
+                var count: UInt32 = 0
+                guard cjpeg_decoder_read_rows(decoder, firstRow, bottomUp ? -rowBytes : rowBytes, 64, &count) == 0 else {
+                    throw failure(decoder)
+                }
+                let rows = Int(count)
+                guard rows > 0 else { throw WebImageError.badImageData("libjpeg ended before the last row") }
+                let top = bottomUp ? scaled.height - done - rows : done
+                let band = UnsafeMutableBufferPointer(rebasing: buffer[top * rowBytes..<(top + rows) * rowBytes])
+                if plan.isCMYK { convertCMYKToRGBA(band, inverted: plan.isInvertedCMYK) }
+                if mirrorRows { mirrorEachRow(band, width: scaled.width) }
+                done += rows
+            }
+        }
+        let isPartial = cjpeg_decoder_damage_warnings(decoder) > 0
+        if orientInPlace {
+            return DecodedFrame(pixels: pixels, plan: plan, isPartial: isPartial)
+        }
+        let finished = DecodedFrameFinisher.finish(pixels, orientation: plan.orientation, target: plan.target, options: options)
+        return DecodedFrame(pixels: finished, plan: plan, isPartial: isPartial)
+    }
+
+    private static func mirrorEachRow(_ buffer: UnsafeMutableBufferPointer<UInt8>, width: Int) {
+        buffer.withMemoryRebound(to: UInt32.self) { pixels in
+            var start = 0
+            while start < pixels.count {
+                var row = UnsafeMutableBufferPointer(rebasing: pixels[start..<start + width])
+                row.reverse()
+                start += width
+            }
+        }
+    }
+
+    private static func failure(_ decoder: OpaquePointer) -> WebImageError {
+        let message = String(cString: cjpeg_decoder_message(decoder))
+        return .badImageData(message.isEmpty ? "libjpeg failed" : message)
+    }
+}

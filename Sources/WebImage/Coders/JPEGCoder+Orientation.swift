@@ -1,0 +1,52 @@
+import CJPEG
+
+extension JPEGCoder {
+    /// The orientation a JPEG declares: EXIF's tag when present, else XMP's
+    /// `tiff:Orientation` (some editors, and the corpus's TestJFIF.jpg, keep it only
+    /// there), else ``ImageOrientation/up``. The same precedence as ImageIO and Pillow.
+    static func orientation(_ decoder: OpaquePointer) -> ImageOrientation {
+        if let exif = app1(decoder, signature: Array("Exif".utf8) + [0, 0]),
+           let orientation = EXIFOrientationReader.orientation(inTIFF: exif) {
+            return orientation
+        }
+        if let xmp = app1(decoder, signature: Array("http://ns.adobe.com/xap/1.0/".utf8) + [0]),
+           let orientation = xmpOrientation(xmp) {
+            return orientation
+        }
+        return .up
+    }
+
+    /// The value of `tiff:Orientation` in an XMP packet, written either as an attribute
+    /// (`tiff:Orientation="6"`) or as an element (`<tiff:Orientation>6</tiff:Orientation>`).
+    static func xmpOrientation(_ xmp: UnsafeBufferPointer<UInt8>) -> ImageOrientation? {
+        let name = Array("tiff:Orientation".utf8)
+        guard xmp.count > name.count else { return nil }
+        var start = 0
+        while start + name.count < xmp.count {
+            defer { start += 1 }
+            guard xmp[start] == name[0], name.indices.allSatisfy({ xmp[start + $0] == name[$0] }) else { continue }
+            var at = start + name.count
+            switch xmp[at] {
+            case UInt8(ascii: ">"):
+                at += 1
+            case UInt8(ascii: "="):
+                at += 1
+                guard at < xmp.count, xmp[at] == UInt8(ascii: "\"") || xmp[at] == UInt8(ascii: "'") else { continue }
+                at += 1
+            default:
+                continue
+            }
+            guard at < xmp.count, (UInt8(ascii: "1")...UInt8(ascii: "8")).contains(xmp[at]) else { continue }
+            return ImageOrientation(exifValue: Int(xmp[at] - UInt8(ascii: "0")))
+        }
+        return nil
+    }
+
+    /// The first APP1 payload starting with `signature`; valid while the decoder lives.
+    private static func app1(_ decoder: OpaquePointer, signature: [UInt8]) -> UnsafeBufferPointer<UInt8>? {
+        var bytes: UnsafePointer<UInt8>?
+        let count = cjpeg_decoder_app1(decoder, signature, signature.count, &bytes)
+        guard count > 0, let bytes else { return nil }
+        return UnsafeBufferPointer(start: bytes, count: count)
+    }
+}

@@ -1,0 +1,71 @@
+import Foundation
+
+/// Decodes and encodes baseline and progressive JPEG with libjpeg-turbo.
+///
+/// Decoding goes straight to RGBA in the final pixel storage (libjpeg-turbo converts YCbCr,
+/// RGB and grayscale itself; CMYK and YCCK are converted here, honouring Adobe's inverted
+/// CMYK), applies the EXIF orientation and, for thumbnails and `scaleDownLimitBytes`,
+/// decodes at a reduced DCT scale (M/8) before the exact resize. Encoding flattens alpha
+/// onto ``ImageCoderOptions/backgroundColor`` and writes 4:2:0 with optimised Huffman
+/// tables. Thread-safe: the coder holds no state, and each call owns its libjpeg objects.
+///
+/// Truncated or damaged data gives a partial image (not marked incremental) when the data
+/// went wrong after at least the first band of 8–16 pixel rows (one iMCU row) decoded:
+/// libjpeg fills the rest with grey, as browsers show it. Damage before that, and every
+/// fatal libjpeg error, gives ``WebImageError/badImageData(_:)``, as does a progressive
+/// file of more than 500 scans (a denial-of-service pattern).
+///
+/// ```swift
+/// let image = try JPEGCoder().decode(data, options: ImageCoderOptions())
+/// let jpeg = try JPEGCoder().encode(image, as: .jpeg, options: ImageCoderOptions())
+/// ```
+public struct JPEGCoder: ImageCoder {
+    /// Creates the coder.
+    public init() {}
+
+    /// Whether `data` starts with JPEG's SOI marker followed by another marker.
+    public func canDecode(_ data: Data) -> Bool {
+        ImageFormat(sniffing: data) == .jpeg
+    }
+
+    /// Decodes the JPEG in `data` to one upright RGBA frame.
+    public func decode(_ data: Data, options: ImageCoderOptions) throws -> Image {
+        let decoded = try decodeFrame(data, options: options)
+        return Image(
+            frames: [ImageFrame(pixels: decoded.pixels)],
+            format: .jpeg,
+            scale: options.scaleFactor,
+            loopCount: 1,
+            orientation: decoded.plan.orientation,
+            hasAlpha: false,
+            isThumbnail: decoded.plan.isThumbnail
+        )
+    }
+
+    /// Whether `format` is ``ImageFormat/jpeg``.
+    public func canEncode(to format: ImageFormat) -> Bool {
+        format == .jpeg
+    }
+
+    /// Encodes the first frame of `image` as a JPEG.
+    ///
+    /// Quality is `compressionQuality × 100` on libjpeg's 1–100 scale; `maxPixelSize` and
+    /// `maxFileSize` are applied through ``EncodeConstraints``; transparent pixels are
+    /// composited onto `backgroundColor` (white by default), since JPEG has no alpha.
+    public func encode(_ image: Image, as format: ImageFormat, options: ImageCoderOptions) throws -> Data {
+        guard format == .jpeg else { throw WebImageError.unsupportedFormat(format) }
+        // JPEG holds one frame: scale only that one.
+        var firstFrameOnly = options
+        firstFrameOnly.encodeFirstFrameOnly = true
+        guard let frame = EncodeConstraints.prepare(image, options: firstFrameOnly).first else {
+            throw WebImageError.encodingFailed("image has no frame")
+        }
+        // Opaque pixels go to libjpeg as they are (it ignores the fourth byte), saving a copy.
+        let pixels = frame.pixels.containsTransparency
+            ? EncodeConstraints.flatten(frame.pixels, onto: options.backgroundColor)
+            : frame.pixels
+        return try EncodeConstraints.fitFileSize(options: options) { quality in
+            try Self.compress(pixels, quality: Self.libjpegQuality(quality))
+        }
+    }
+}

@@ -1,0 +1,101 @@
+import Foundation
+
+/// Decodes and encodes PNG and animated PNG (APNG) with libpng.
+///
+/// Every colour type and bit depth decodes to 8-bit RGBA: palettes and tRNS become alpha,
+/// 16-bit samples keep their high byte (as Pillow does), and no gamma correction is applied
+/// (as Pillow and browsers without colour management). APNG frames are reassembled from
+/// `fcTL`/`fdAT` chunks and composited; the orientation comes from the `eXIf` chunk.
+/// Truncated or corrupt image data throws ``WebImageError/badImageData(_:)`` (no partial
+/// images); data after the last image data chunk is not needed.
+///
+/// Encoding writes 8-bit RGBA, or RGB when no pixel is transparent, at zlib level 6; an
+/// animated image becomes an APNG with its durations and loop count. PNG is lossless, so
+/// `compressionQuality` and `maxFileSize` do not apply and are ignored, as SDWebImage's
+/// PNG encoding does; `maxPixelSize` and `encodeFirstFrameOnly` are honoured.
+///
+/// A value type without state: thread-safe.
+///
+/// ```swift
+/// let image = try PNGCoder().decode(data, options: ImageCoderOptions())
+/// let png = try PNGCoder().encode(image, as: .png, options: ImageCoderOptions())
+/// ```
+public struct PNGCoder: ImageCoder {
+    /// Creates the coder.
+    public init() {}
+
+    /// Whether `data` starts with the PNG signature.
+    public func canDecode(_ data: Data) -> Bool {
+        ImageFormat(sniffing: data) == .png
+    }
+
+    /// Decodes a PNG, or every frame of an APNG (only the default image with
+    /// `decodeFirstFrameOnly`, which is the IDAT image even when the animation skips it).
+    public func decode(_ data: Data, options: ImageCoderOptions) throws -> Image {
+        guard !data.isEmpty else { throw WebImageError.badImageData("empty data") }
+        return try data.withUnsafeBytes { bytes in
+            let layout = try PNGChunks.scan(bytes)
+            let header = try PNGDecoder.header(of: layout, in: bytes)
+            try DecodeGeometry.checkPixelLimit(width: header.width, height: header.height, options: options)
+            let orientation = exifOrientation(in: layout, bytes: bytes)
+            let hasAlpha = header.hasAlphaChannel || hasTransparencyChunk(in: layout)
+            let source = ImageSize(width: header.width, height: header.height)
+
+            if !options.decodeFirstFrameOnly,
+               let animation = try APNGDecoder.animation(in: layout, bytes: bytes, header: header, options: options) {
+                let frames = try APNGDecoder.decodeFrames(
+                    of: animation, bytes: bytes, header: header, orientation: orientation, options: options
+                )
+                return Image(
+                    frames: frames, format: .png, scale: options.scaleFactor, loopCount: animation.playCount,
+                    orientation: orientation, hasAlpha: hasAlpha,
+                    isThumbnail: frames[0].pixels.size.pixelCount < source.pixelCount
+                )
+            }
+
+            let pixels = try PNGDecoder.decode(bytes, options: options)
+            let target = DecodedFrameFinisher.targetSize(sourceSize: source, orientation: orientation, frameCount: 1, options: options)
+            let finished = DecodedFrameFinisher.finish(pixels, orientation: orientation, target: target, options: options)
+            return Image(
+                frames: [ImageFrame(pixels: finished)], format: .png, scale: options.scaleFactor,
+                orientation: orientation, hasAlpha: hasAlpha,
+                isThumbnail: finished.size.pixelCount < source.pixelCount
+            )
+        }
+    }
+
+    /// PNG only.
+    public func canEncode(to format: ImageFormat) -> Bool {
+        format == .png
+    }
+
+    /// Encodes as PNG, or as APNG when the image has several frames and
+    /// `encodeFirstFrameOnly` is not set.
+    public func encode(_ image: Image, as format: ImageFormat, options: ImageCoderOptions) throws -> Data {
+        guard format == .png else { throw WebImageError.unsupportedFormat(format) }
+        let frames = EncodeConstraints.prepare(image, options: options)
+        // RGB is a quarter smaller than RGBA, so alpha is written only when some pixel uses it.
+        let keepAlpha = frames.contains { $0.pixels.containsTransparency }
+        if frames.count == 1 {
+            return Data(try PNGEncoder.encode(frames[0].pixels, keepAlpha: keepAlpha))
+        }
+        return Data(try APNGEncoder.encode(frames, loopCount: image.loopCount, keepAlpha: keepAlpha))
+    }
+
+    // MARK: Metadata
+
+    /// The orientation in the first `eXIf` chunk, `.up` when there is none.
+    private func exifOrientation(in layout: PNGChunks.Layout, bytes: UnsafeRawBufferPointer) -> ImageOrientation {
+        guard let chunk = layout.chunks.first(where: { $0.type == PNGChunks.eXIf }) else { return .up }
+        return EXIFOrientationReader.orientation(inTIFF: bytes[chunk.payload]) ?? .up
+    }
+
+    /// Whether a tRNS chunk comes before the image data (where it must be to count).
+    private func hasTransparencyChunk(in layout: PNGChunks.Layout) -> Bool {
+        for chunk in layout.chunks {
+            if chunk.type == PNGChunks.IDAT { return false }
+            if chunk.type == PNGChunks.tRNS { return true }
+        }
+        return false
+    }
+}

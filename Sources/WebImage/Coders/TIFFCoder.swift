@@ -1,0 +1,159 @@
+import CTIFF
+import Foundation
+
+/// Decodes TIFF images with libtiff: the first page, in any layout libtiff's RGBA reader
+/// handles (RGB, greyscale, palette, CMYK, YCbCr, 1–16 bits, any compression it was built
+/// with, strips or tiles).
+///
+/// The bytes are read in place through `TIFFClientOpenExt` callbacks, never copied to a
+/// file. Pixels come out as stored and are turned by the Orientation tag (values 1–8, the
+/// same as EXIF's) like every other decoder's, because libtiff's own orientation handling
+/// only flips and cannot transpose (5–8). Alpha is delivered straight: libtiff premultiplies
+/// unassociated alpha, so the coder tells it the alpha is associated (the values then pass
+/// through untouched) and unpremultiplies only data that really is associated.
+/// Multi-page files decode to their first page. Encoding is not offered.
+/// Thread-safe: every call opens its own libtiff handle.
+///
+/// ```swift
+/// let image = try TIFFCoder().decode(tiffData, options: ImageCoderOptions())
+/// ```
+public struct TIFFCoder: ImageCoder {
+    /// Creates a coder.
+    public init() {}
+
+    /// Accepts the little- and big-endian classic TIFF signatures.
+    public func canDecode(_ data: Data) -> Bool {
+        ImageFormat(sniffing: data) == .tiff
+    }
+
+    /// Decodes the first page. Its size is checked against `pixelLimit` before anything is
+    /// allocated for its pixels; a strip or tile libtiff cannot read fails the whole decode.
+    public func decode(_ data: Data, options: ImageCoderOptions) throws -> Image {
+        guard !data.isEmpty else { throw WebImageError.badImageData("empty TIFF data") }
+        _ = TIFFCoder.silenceProcessWideHandlers
+        return try data.withUnsafeBytes { raw -> Image in
+            let stream = TIFFMemoryStream(bytes: raw)
+            return try withExtendedLifetime(stream) {
+                // A strip of 16-bit RGBA covering the whole image is the largest buffer
+                // libtiff needs for an image within the pixel limit.
+                let maxAllocation = max(64 << 20, min(Int.max / 8, options.pixelLimit) * 8)
+                guard let tiff = stream.open(maxAllocation: maxAllocation) else {
+                    throw WebImageError.badImageData("TIFF header unreadable: \(stream.firstError ?? "not a TIFF")")
+                }
+                defer { TIFFClose(tiff) }
+                return try decode(tiff, stream: stream, options: options)
+            }
+        }
+    }
+
+    /// TIFF encoding is not offered.
+    public func canEncode(to format: ImageFormat) -> Bool {
+        false
+    }
+
+    /// Always throws ``WebImageError/unsupportedFormat(_:)``: this coder only decodes.
+    public func encode(_ image: Image, as format: ImageFormat, options: ImageCoderOptions) throws -> Data {
+        throw WebImageError.unsupportedFormat(format)
+    }
+
+    /// libtiff reports some problems (before a handle exists, or from old code paths) to
+    /// process-wide handlers that print to stderr; a server library must not. Done once,
+    /// thread-safely, by Swift's lazy static initialisation. Per-handle handlers collect the
+    /// rest.
+    private static let silenceProcessWideHandlers: Void = {
+        TIFFSetErrorHandler(nil)
+        TIFFSetWarningHandler(nil)
+    }()
+
+    private func decode(_ tiff: OpaquePointer, stream: TIFFMemoryStream, options: ImageCoderOptions) throws -> Image {
+        var width: UInt32 = 0, height: UInt32 = 0
+        guard TIFFCoder.field(tiff, UInt32(TIFFTAG_IMAGEWIDTH), &width),
+              TIFFCoder.field(tiff, UInt32(TIFFTAG_IMAGELENGTH), &height) else {
+            throw WebImageError.badImageData("TIFF has no image size")
+        }
+        try DecodeGeometry.checkPixelLimit(width: Int(width), height: Int(height), options: options)
+        let pretendedAssociated = try TIFFCoder.markUnassociatedAlphaAsAssociated(tiff)
+
+        var message = [CChar](repeating: 0, count: 1024)
+        guard TIFFRGBAImageOK(tiff, &message) == 1 else {
+            throw WebImageError.badImageData("TIFF layout not supported: \(TIFFMemoryStream.string(message))")
+        }
+        var reader = TIFFRGBAImage()
+        guard TIFFRGBAImageBegin(&reader, tiff, 1, &message) == 1 else {
+            throw WebImageError.badImageData("TIFF layout not supported: \(TIFFMemoryStream.string(message))")
+        }
+        defer { TIFFRGBAImageEnd(&reader) }
+        guard reader.width == width, reader.height == height else {
+            throw WebImageError.badImageData("TIFF size changed while reading")
+        }
+        // Asking for the file's own orientation makes libtiff copy rows in stored order.
+        reader.req_orientation = reader.orientation
+        let orientation = ImageOrientation(exifValue: Int(reader.orientation))
+        let hasAlpha = reader.alpha != 0
+
+        var pixels = try PixelBuffer(uninitializedWidth: Int(width), height: Int(height)) { buffer in
+            // Zeroed first so a reader that skips a region can never expose old memory.
+            buffer.initialize(repeating: 0)
+            let ok = buffer.withMemoryRebound(to: UInt32.self) { raster in
+                TIFFRGBAImageGet(&reader, raster.baseAddress, width, height)
+            }
+            guard ok == 1 else {
+                throw WebImageError.badImageData("TIFF pixel data unreadable: \(stream.firstError ?? "libtiff failed")")
+            }
+            #if _endian(big)
+            // libtiff packs A<<24|B<<16|G<<8|R; on a big-endian machine that is ABGR in memory.
+            buffer.withMemoryRebound(to: UInt32.self) { raster in
+                for i in raster.indices { raster[i] = raster[i].byteSwapped }
+            }
+            #endif
+        }
+        if hasAlpha && !pretendedAssociated && reader.alpha == Int32(EXTRASAMPLE_ASSOCALPHA) {
+            pixels.unpremultiplyAlpha()
+        }
+
+        let source = ImageSize(width: Int(width), height: Int(height))
+        let target = DecodedFrameFinisher.targetSize(sourceSize: source, orientation: orientation, frameCount: 1, options: options)
+        let finished = DecodedFrameFinisher.finish(pixels, orientation: orientation, target: target, options: options)
+        let upright = (options.applyOrientation ? orientation : .up).orientedSize(source)
+        return Image(
+            frames: [ImageFrame(pixels: finished)],
+            format: .tiff,
+            scale: options.scaleFactor,
+            loopCount: 1,
+            orientation: orientation,
+            hasAlpha: hasAlpha,
+            isThumbnail: target.pixelCount < upright.pixelCount
+        )
+    }
+
+    /// Rewrites an ExtraSamples value of "unassociated alpha" to "associated" in libtiff's
+    /// in-memory directory (the file is untouched), so its RGBA reader passes alpha and
+    /// colour through instead of premultiplying them, which would lose precision at low
+    /// alpha. Returns whether it did.
+    private static func markUnassociatedAlphaAsAssociated(_ tiff: OpaquePointer) throws -> Bool {
+        var count: UInt16 = 0
+        var values: UnsafeMutablePointer<UInt16>?
+        let found = withUnsafeMutablePointer(to: &count) { countPointer in
+            withUnsafeMutablePointer(to: &values) { valuesPointer in
+                withVaList([countPointer, valuesPointer]) { TIFFVGetField(tiff, UInt32(TIFFTAG_EXTRASAMPLES), $0) }
+            }
+        }
+        guard found == 1, count > 0, let values, values[0] == UInt16(EXTRASAMPLE_UNASSALPHA) else { return false }
+        var rewritten = Array(UnsafeBufferPointer(start: values, count: Int(count)))
+        rewritten[0] = UInt16(EXTRASAMPLE_ASSOCALPHA)
+        let set = rewritten.withUnsafeMutableBufferPointer { buffer -> Int32 in
+            guard let base = buffer.baseAddress else { return 0 }
+            return withVaList([Int32(count), base]) { TIFFVSetField(tiff, UInt32(TIFFTAG_EXTRASAMPLES), $0) }
+        }
+        guard set == 1 else { throw WebImageError.badImageData("TIFF ExtraSamples could not be read") }
+        return true
+    }
+
+    /// Reads one scalar tag through libtiff's `va_list` getter (Swift cannot call the
+    /// variadic `TIFFGetField`).
+    private static func field<T>(_ tiff: OpaquePointer, _ tag: UInt32, _ value: inout T) -> Bool {
+        withUnsafeMutablePointer(to: &value) { pointer in
+            withVaList([pointer]) { TIFFVGetField(tiff, tag, $0) }
+        } == 1
+    }
+}

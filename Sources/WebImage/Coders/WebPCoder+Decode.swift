@@ -1,0 +1,64 @@
+import CWebP
+
+extension WebPCoder {
+    /// Decodes a still WebP straight into the result's storage, at the target size when
+    /// that is smaller (libwebp scales while decoding), then orients it.
+    static func decodeStill(_ bytes: UnsafeRawBufferPointer, features: WebPBitstreamFeatures,
+                            options: ImageCoderOptions) throws -> Image {
+        guard let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) else {
+            throw WebImageError.badImageData("empty data")
+        }
+        let source = ImageSize(width: Int(features.width), height: Int(features.height))
+        let orientation = withDemuxer(bytes) { exifOrientation(in: $0) } ?? .up
+        let target = DecodedFrameFinisher.targetSize(sourceSize: source, orientation: orientation, frameCount: 1, options: options)
+        let applied: ImageOrientation = options.applyOrientation ? orientation : .up
+        let stored = applied.orientedSize(target)
+
+        var config = WebPDecoderConfig()
+        guard WebPInitDecoderConfig(&config) != 0 else {
+            throw WebImageError.badImageData("libwebp version mismatch")
+        }
+        if stored != source {
+            config.options.use_scaling = 1
+            config.options.scaled_width = Int32(stored.width)
+            config.options.scaled_height = Int32(stored.height)
+        }
+        config.output.colorspace = MODE_RGBA
+        config.output.is_external_memory = 1
+        let pixels = try PixelBuffer(uninitializedWidth: stored.width, height: stored.height) { buffer in
+            config.output.u.RGBA.rgba = buffer.baseAddress
+            config.output.u.RGBA.stride = Int32(stored.width * 4)
+            config.output.u.RGBA.size = buffer.count
+            // External memory: libwebp writes into `buffer` and allocates no output of its
+            // own, so there is nothing to free afterwards.
+            let status = WebPDecode(base, bytes.count, &config)
+            guard status == VP8_STATUS_OK else {
+                throw WebImageError.badImageData("WebP: \(describe(status))")
+            }
+        }
+        return Image(
+            frames: [ImageFrame(pixels: DecodedFrameFinisher.finish(pixels, orientation: orientation, target: target, options: options))],
+            format: .webp, scale: options.scaleFactor, loopCount: 1, orientation: orientation,
+            hasAlpha: features.has_alpha != 0, isThumbnail: stored != source)
+    }
+
+    /// Runs `body` with a demuxer over the whole file, or returns `nil` when the file does
+    /// not parse completely (a still image cut short fails its decode anyway).
+    static func withDemuxer<R>(_ bytes: UnsafeRawBufferPointer, _ body: (OpaquePointer) -> R?) -> R? {
+        guard let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return nil }
+        var data = WebPData(bytes: base, size: bytes.count)
+        guard let demuxer = WebPDemux(&data) else { return nil }
+        defer { WebPDemuxDelete(demuxer) }
+        return body(demuxer)
+    }
+
+    /// The orientation in the file's `EXIF` chunk, if it has one.
+    static func exifOrientation(in demuxer: OpaquePointer) -> ImageOrientation? {
+        guard WebPDemuxGetI(demuxer, WEBP_FF_FORMAT_FLAGS) & EXIF_FLAG.rawValue != 0 else { return nil }
+        var chunk = WebPChunkIterator()
+        guard WebPDemuxGetChunk(demuxer, "EXIF", 1, &chunk) != 0 else { return nil }
+        defer { WebPDemuxReleaseChunkIterator(&chunk) }
+        guard let payload = chunk.chunk.bytes, chunk.chunk.size > 0 else { return nil }
+        return EXIFOrientationReader.orientation(inTIFF: UnsafeBufferPointer(start: payload, count: chunk.chunk.size))
+    }
+}

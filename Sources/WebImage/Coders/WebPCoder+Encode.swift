@@ -1,0 +1,130 @@
+import CWebP
+import Foundation
+
+extension WebPCoder {
+    /// One still WebP through libwebp's advanced API: lossy at `quality` (0...1), or lossless.
+    static func encodeStill(_ pixels: PixelBuffer, quality: Double, lossless: Bool) throws -> Data {
+        var config = try makeConfig(quality: quality, lossless: lossless)
+        return try withPicture(pixels) { picture in
+            var writer = WebPMemoryWriter()
+            WebPMemoryWriterInit(&writer)
+            defer { WebPMemoryWriterClear(&writer) }
+            let encoded = withUnsafeMutablePointer(to: &writer) { writerPointer in
+                picture.pointee.writer = WebPMemoryWrite
+                picture.pointee.custom_ptr = UnsafeMutableRawPointer(writerPointer)
+                return WebPEncode(&config, picture)
+            }
+            guard encoded != 0 else {
+                throw WebImageError.encodingFailed("WebP: \(describe(picture.pointee.error_code))")
+            }
+            guard let memory = writer.mem, writer.size > 0 else {
+                throw WebImageError.encodingFailed("WebP: the encoder wrote nothing")
+            }
+            return Data(bytes: memory, count: writer.size)
+        }
+    }
+
+    /// An animated WebP: every frame through libwebp's animation encoder, which keeps each
+    /// frame's duration and stores only what changed. Consecutive identical frames are
+    /// merged into one longer frame by libwebp.
+    static func encodeAnimation(_ frames: [ImageFrame], loopCount: Int, quality: Double, lossless: Bool) throws -> Data {
+        let size = frames[0].pixels.size
+        var config = try makeConfig(quality: quality, lossless: lossless)
+        var encoderOptions = WebPAnimEncoderOptions()
+        guard WebPAnimEncoderOptionsInit(&encoderOptions) != 0 else {
+            throw WebImageError.encodingFailed("libwebp version mismatch")
+        }
+        // The ANIM chunk stores the loop count in 16 bits; 0 means forever, as in ``Image``.
+        encoderOptions.anim_params.loop_count = Int32(min(max(loopCount, 0), 0xFFFF))
+        encoderOptions.anim_params.bgcolor = 0
+        guard let encoder = WebPAnimEncoderNew(Int32(size.width), Int32(size.height), &encoderOptions) else {
+            throw WebImageError.encodingFailed("WebP: cannot animate at \(size)")
+        }
+        defer { WebPAnimEncoderDelete(encoder) }
+        var timestamp = 0
+        for (index, frame) in frames.enumerated() {
+            guard frame.pixels.size == size else {
+                throw WebImageError.encodingFailed("WebP: frame \(index) is \(frame.pixels.size), not \(size)")
+            }
+            try withPicture(frame.pixels) { picture in
+                guard WebPAnimEncoderAdd(encoder, picture, Int32(timestamp), &config) != 0 else {
+                    throw WebImageError.encodingFailed("WebP: \(animationError(encoder))")
+                }
+            }
+            timestamp += milliseconds(frame.duration)
+        }
+        guard WebPAnimEncoderAdd(encoder, nil, Int32(timestamp), nil) != 0 else {
+            throw WebImageError.encodingFailed("WebP: \(animationError(encoder))")
+        }
+        var output = WebPData()
+        WebPDataInit(&output)
+        defer { WebPDataClear(&output) }
+        guard WebPAnimEncoderAssemble(encoder, &output) != 0, let bytes = output.bytes, output.size > 0 else {
+            throw WebImageError.encodingFailed("WebP: \(animationError(encoder))")
+        }
+        return Data(bytes: bytes, count: output.size)
+    }
+
+    /// A frame's duration in whole milliseconds, within the 24 bits a WebP frame stores.
+    private static func milliseconds(_ duration: TimeInterval) -> Int {
+        guard duration.isFinite, duration > 0 else { return 0 }
+        return Int(min(duration * 1000, Double(0xFF_FFFF)).rounded())
+    }
+
+    private static func makeConfig(quality: Double, lossless: Bool) throws -> WebPConfig {
+        var config = WebPConfig()
+        guard WebPConfigInit(&config) != 0 else {
+            throw WebImageError.encodingFailed("libwebp version mismatch")
+        }
+        if lossless {
+            // Level 6 is cwebp's default effort; `exact` keeps the colour under fully
+            // transparent pixels, so lossless really gives back every byte.
+            guard WebPConfigLosslessPreset(&config, 6) != 0 else {
+                throw WebImageError.encodingFailed("WebP: invalid lossless preset")
+            }
+            config.exact = 1
+        } else {
+            config.quality = Float(min(1, max(0, quality)) * 100)
+            config.method = 4
+        }
+        guard WebPValidateConfig(&config) != 0 else {
+            throw WebImageError.encodingFailed("WebP: invalid configuration")
+        }
+        return config
+    }
+
+    /// Runs `body` with a picture holding a copy of `pixels` as ARGB, freed afterwards.
+    private static func withPicture<R>(_ pixels: PixelBuffer, _ body: (UnsafeMutablePointer<WebPPicture>) throws -> R) throws -> R {
+        var picture = WebPPicture()
+        guard WebPPictureInit(&picture) != 0 else {
+            throw WebImageError.encodingFailed("libwebp version mismatch")
+        }
+        picture.use_argb = 1
+        picture.width = Int32(pixels.width)
+        picture.height = Int32(pixels.height)
+        defer { WebPPictureFree(&picture) }
+        let imported = pixels.bytes.withUnsafeBufferPointer { buffer in
+            WebPPictureImportRGBA(&picture, buffer.baseAddress, Int32(pixels.bytesPerRow))
+        }
+        guard imported != 0 else {
+            throw WebImageError.encodingFailed("WebP: cannot take a \(pixels.size) picture")
+        }
+        return try withUnsafeMutablePointer(to: &picture) { try body($0) }
+    }
+
+    private static func animationError(_ encoder: OpaquePointer) -> String {
+        guard let message = WebPAnimEncoderGetError(encoder) else { return "animation encoder failed" }
+        return String(cString: message)
+    }
+
+    private static func describe(_ error: WebPEncodingError) -> String {
+        switch error {
+        case VP8_ENC_ERROR_OUT_OF_MEMORY, VP8_ENC_ERROR_BITSTREAM_OUT_OF_MEMORY: "out of memory"
+        case VP8_ENC_ERROR_BAD_DIMENSION: "size not encodable (WebP allows at most 16383 pixels a side)"
+        case VP8_ENC_ERROR_PARTITION0_OVERFLOW, VP8_ENC_ERROR_PARTITION_OVERFLOW: "partition too large"
+        case VP8_ENC_ERROR_FILE_TOO_BIG: "file would exceed 4 GB"
+        case VP8_ENC_ERROR_INVALID_CONFIGURATION: "invalid configuration"
+        default: "libwebp encoding error \(error.rawValue)"
+        }
+    }
+}

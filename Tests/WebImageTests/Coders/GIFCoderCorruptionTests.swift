@@ -1,0 +1,107 @@
+import Foundation
+import Testing
+@testable import WebImage
+
+/// GIFCoder on truncated, corrupted, hostile and empty input: a typed error or the whole
+/// frames, never a crash, a hang or a large allocation.
+@Suite struct GIFCoderCorruptionTests {
+    let coder = GIFCoder()
+
+    @Test(arguments: [
+        ("disposal_previous.gif", 1), ("interlaced.gif", 1), ("local_palettes.gif", 3), ("past_edge.gif", 1),
+    ])
+    func truncationAtEveryByteGivesWholeFramesOrBadData(name: String, step: Int) throws {
+        try expectTruncationsGiveWholeFrames(GIFFixture.data(name), reference: GIFFixture.reference(name), step: step)
+    }
+
+    @Test func truncationOfACorpusFileGivesWholeFramesOrBadData() throws {
+        try expectTruncationsGiveWholeFrames(
+            Corpus.data("TestImage.gif"), reference: GIFFixture.reference("TestImage.gif"), step: 23)
+    }
+
+    @Test func largeAnimationCutInHalfKeepsTheFramesBeforeTheCut() throws {
+        let data = try Corpus.data("1@2x.gif")
+        let reference = try GIFFixture.reference("1@2x.gif")
+        let ends = GIFFixture.frameEnds(data)
+        #expect(ends.count == 44)
+        let cut = ends[21] + 100   // inside frame 22's data
+        let image = try coder.decode(data.prefix(cut), options: ImageCoderOptions())
+        #expect(image.frameCount == 22)
+        #expect(image.loopCount == 65535)
+        #expect(image.frames.map { FixtureChecksum.crc32($0.pixels.bytes) } == Array(reference.crc32.prefix(22)))
+    }
+
+    @Test func seededByteFlipsGiveAnErrorOrSaneFrames() throws {
+        var random = FixtureRandom(seed: 0x6769_6621)
+        var options = ImageCoderOptions()
+        options.pixelLimit = 1 << 20   // a flipped header may claim a large screen; keep the work small
+        let sources = try [Corpus.data("TestImage.gif"), GIFFixture.data("disposal_previous.gif"),
+                           GIFFixture.data("interlaced.gif"), GIFFixture.data("local_palettes.gif")]
+        var decoded = 0, refused = 0
+        for round in 0..<400 {
+            var bytes = [UInt8](sources[round % sources.count])
+            for _ in 0..<(1 + Int(random.next() % 4)) {
+                let at = Int(random.next() % UInt64(bytes.count))
+                bytes[at] ^= UInt8(1 + random.next() % 255)
+            }
+            do {
+                let image = try coder.decode(Data(bytes), options: options)
+                decoded += 1
+                #expect(image.frames.allSatisfy { $0.pixels.size == image.size && $0.pixels.bytes.count == image.size.pixelCount * 4 })
+                #expect(image.frameCount * image.size.pixelCount <= options.pixelLimit)
+            } catch is WebImageError {
+                refused += 1
+            }
+        }
+        // Flips land mostly in pixel data, which LZW decodes to other pixels; some break the structure.
+        #expect(decoded > 0)
+        #expect(refused > 0)
+    }
+
+    @Test func headerClaiming60000By60000IsRefusedQuickly() throws {
+        var bytes: [UInt8] = Array("GIF89a".utf8) + [0x60, 0xEA, 0x60, 0xEA, 0x80, 0, 0] + [0, 0, 0, 255, 255, 255]
+        bytes += [0x2C, 0, 0, 0, 0, 1, 0, 1, 0, 0, 0x02, 0x02, 0x44, 0x01, 0x00, 0x3B]
+        let clock = ContinuousClock()
+        let started = clock.now
+        let error = GIFFixture.decodeError(Data(bytes))
+        #expect(error == .imageTooLarge(width: 60000, height: 60000, limit: ImageCoderOptions().pixelLimit))
+        #expect(clock.now - started < .seconds(1))
+    }
+
+    @Test func frameDeclaringAHugeRectangleIsRefusedBeforeDecoding() throws {
+        // A 10x10 screen with one frame that claims 65535x65535 and carries two bytes of data.
+        var bytes: [UInt8] = Array("GIF89a".utf8) + [10, 0, 10, 0, 0x80, 0, 0] + [0, 0, 0, 255, 255, 255]
+        bytes += [0x2C, 0, 0, 0, 0, 0xFF, 0xFF, 0xFF, 0xFF, 0, 0x02, 0x02, 0x44, 0x01, 0x00, 0x3B]
+        let clock = ContinuousClock()
+        let started = clock.now
+        #expect(GIFFixture.isTooLarge(GIFFixture.decodeError(Data(bytes))))
+        #expect(clock.now - started < .seconds(1))
+    }
+
+    @Test func emptyAndHeaderOnlyDataAreBadData() {
+        #expect(GIFFixture.decodeError(Data()) == .badImageData("empty data"))
+        #expect(GIFFixture.isBadImageData(GIFFixture.decodeError(Data("GIF8".utf8))))
+        let screenOnly: [UInt8] = Array("GIF89a".utf8) + [1, 0, 1, 0, 0, 0, 0, 0x3B]
+        #expect(GIFFixture.isBadImageData(GIFFixture.decodeError(Data(screenOnly))))
+    }
+
+    /// Cuts `data` at every `step`-th byte: each cut must give `badImageData` or frames that
+    /// are exactly the reference's first frames, and never fewer frames than lie wholly
+    /// before the cut.
+    private func expectTruncationsGiveWholeFrames(_ data: Data, reference: GIFFixture.Reference, step: Int) throws {
+        let ends = GIFFixture.frameEnds(data)
+        #expect(ends.count == reference.frameCount)
+        for cut in stride(from: 0, to: data.count, by: step) {
+            let whole = ends.filter { $0 <= cut }.count
+            do {
+                let image = try coder.decode(data.prefix(cut), options: ImageCoderOptions())
+                #expect(image.frameCount == whole, "cut at \(cut)")
+                let expected = Array(reference.crc32.prefix(image.frameCount))
+                #expect(image.frames.map { FixtureChecksum.crc32($0.pixels.bytes) } == expected, "cut at \(cut)")
+            } catch let error as WebImageError {
+                #expect(whole == 0, "cut at \(cut) lost \(whole) whole frames: \(error)")
+                #expect(GIFFixture.isBadImageData(error), "cut at \(cut): \(error)")
+            }
+        }
+    }
+}

@@ -1,0 +1,198 @@
+import Foundation
+import Testing
+@testable import WebImage
+
+/// HEIFCoder against pillow_heif's decodes (Fixtures/heif/make_references.py).
+///
+/// Tolerance: libheif 1.15 with libde265 1.0.11 (ours) and libheif 1.23 with libde265 1.1.3
+/// (pillow_heif's) convert YUV to RGB and 10 to 8 bits slightly differently, so sampled
+/// pixels may differ by a level or two: the mean absolute difference per channel must stay
+/// at most 1 and no channel may be off by more than 4 (measured: TestHDR.heic mean 0.40,
+/// max 2; TestImage.heic mean 0.02, max 1; the rest identical).
+@Suite struct HEIFCoderTests {
+    static let references: [String: SampledReference] = (try? SampledReference.load("heif")) ?? [:]
+
+    static func fixture(_ name: String) throws -> Data {
+        try Data(contentsOf: Corpus.fixtures.appendingPathComponent("heif").appendingPathComponent(name))
+    }
+
+    @Test(arguments: ["TestImage.heic", "TestImage.heif", "TestHDR.heic", "TestImageAnimated.heics"])
+    func decodesCorpusImageLikePillowHeif(name: String) throws {
+        let reference = try #require(Self.references[name])
+        let data = try Corpus.data(name)
+        #expect(HEIFCoder().canDecode(data))
+        let image = try HEIFCoder().decode(data, options: ImageCoderOptions())
+        #expect(image.size == ImageSize(width: reference.width, height: reference.height))
+        #expect(image.frameCount == 1)
+        // The .heics file's major brand is `msf1`, sniffed as HEIF.
+        #expect(image.format == (name == "TestImage.heic" || name == "TestHDR.heic" ? .heic : .heif))
+        #expect(image.hasAlpha == false)
+        #expect(image.orientation == .up)
+        #expect(image.isThumbnail == false)
+        let diff = reference.difference(to: image.pixels)
+        #expect(diff.mean <= 1, "mean difference \(diff.mean)")
+        #expect(diff.max <= 4, "largest difference \(diff.max)")
+    }
+
+    @Test func decodesTenBitHDRToEightBitRGBA() throws {
+        let image = try HEIFCoder().decode(Corpus.data("TestHDR.heic"), options: ImageCoderOptions())
+        #expect(Self.references["TestHDR.heic"]?.bitDepth == 10)
+        #expect(image.size == ImageSize(width: 600, height: 400))
+        #expect(image.pixels.bytes.count == 600 * 400 * 4)
+    }
+
+    @Test func decodesOnlyThePrimaryImageOfAnImageSequence() throws {
+        // libheif 1.15 cannot read the `moov` track of an .heics file; its primary still is
+        // what it decodes, the same image pillow_heif gives as its one frame.
+        var options = ImageCoderOptions()
+        options.decodeFirstFrameOnly = false
+        let image = try HEIFCoder().decode(Corpus.data("TestImageAnimated.heics"), options: options)
+        #expect(image.frameCount == 1)
+        #expect(image.size == ImageSize(width: 256, height: 144))
+    }
+
+    @Test(arguments: 1...8)
+    func reportsIrotImirAsOrientationAndTurnsPixelsUpright(orientation: Int) throws {
+        let name = "orientation-\(orientation).heic"
+        let reference = try #require(Self.references[name])
+        let data = try Self.fixture(name)
+        let image = try HEIFCoder().decode(data, options: ImageCoderOptions())
+        #expect(image.orientation == ImageOrientation(exifValue: orientation))
+        #expect(image.size == ImageSize(width: reference.width, height: reference.height))
+        let diff = reference.difference(to: image.pixels)
+        #expect(diff.mean <= 2, "mean difference \(diff.mean)")
+
+        var stored = ImageCoderOptions()
+        stored.applyOrientation = false
+        let raw = try HEIFCoder().decode(data, options: stored)
+        #expect(raw.orientation == image.orientation)
+        #expect(raw.size == ImageSize(width: 64, height: 48))
+        #expect(raw.orientation.apply(to: raw.pixels) == image.pixels)
+    }
+
+    @Test func readsTransformsInAssociationOrder() throws {
+        func box(_ type: String, _ payload: [UInt8]) -> [UInt8] {
+            let size = payload.count + 8
+            return [UInt8(size >> 24), UInt8(size >> 16 & 0xFF), UInt8(size >> 8 & 0xFF), UInt8(size & 0xFF)]
+                + Array(type.utf8) + payload
+        }
+        func file(_ properties: [UInt8]) -> [UInt8] {
+            // Item 1 is primary and has properties 1 and 2 of ipco, in that order.
+            let ipma = box("ipma", [0, 0, 0, 0, 0, 0, 0, 1, 0, 1, 2, 0x81, 0x82])
+            let meta = box("meta", [0, 0, 0, 0] + box("pitm", [0, 0, 0, 0, 0, 1]) + box("iprp", box("ipco", properties) + ipma))
+            return box("ftyp", Array("mif1\0\0\0\0mif1".utf8)) + meta
+        }
+        func orientation(_ bytes: [UInt8]) -> ImageOrientation? {
+            bytes.withUnsafeBytes { HEIFPropertyReader.orientation(in: $0) }
+        }
+        // A quarter turn anti-clockwise, then left-right: the transverse (EXIF 7). Mirrored
+        // first, the same two give the transpose (EXIF 5).
+        #expect(orientation(file(box("irot", [1]) + box("imir", [1]))) == .rightMirrored)
+        #expect(orientation(file(box("imir", [1]) + box("irot", [1]))) == .leftMirrored)
+        #expect(orientation(file(box("irot", [3]) + box("free", []))) == .right)
+        // A box that claims more bytes than exist makes the reader give up, not trap.
+        var broken = file(box("irot", [1]) + box("imir", [1]))
+        broken[broken.count - 30] = 0xFF
+        #expect(orientation(broken) == nil)
+
+        let pixels = try PixelBuffer(width: 3, height: 2, bytes: (0..<24).map { UInt8($0) })
+        for orientation in ImageOrientation.allCases {
+            #expect(HEIFOrientation.inverse(of: orientation).apply(to: orientation.apply(to: pixels)) == pixels)
+        }
+    }
+
+    @Test func decodesThumbnailWithinTheBox() throws {
+        var options = ImageCoderOptions()
+        options.thumbnailPixelSize = ImageSize(width: 300, height: 300)
+        let image = try HEIFCoder().decode(Corpus.data("TestImage.heic"), options: options)
+        #expect(image.size == ImageSize(width: 300, height: 200))
+        #expect(image.isThumbnail)
+    }
+
+    @Test func refusesImagesAboveThePixelLimit() throws {
+        var options = ImageCoderOptions()
+        options.pixelLimit = 1000
+        #expect(throws: WebImageError.imageTooLarge(width: 1440, height: 960, limit: 1000)) {
+            try HEIFCoder().decode(Corpus.data("TestImage.heic"), options: options)
+        }
+    }
+
+    @Test func refusesAHeaderClaiming60000x60000Quickly() throws {
+        // TestImage.heif has no crop, so its `ispe` boxes (image and thumbnail) set the size.
+        var bytes = [UInt8](try Corpus.data("TestImage.heif"))
+        let boxes = Self.offsets(of: Array("ispe".utf8), in: bytes)
+        try #require(!boxes.isEmpty)
+        for ispe in boxes {
+            for offset in [ispe + 8, ispe + 12] {
+                bytes.replaceSubrange(offset..<offset + 4, with: [0, 0, 0xEA, 0x60])   // 60000
+            }
+        }
+        let start = Date()
+        #expect(throws: WebImageError.imageTooLarge(width: 60000, height: 60000, limit: ImageCoderOptions().pixelLimit)) {
+            try HEIFCoder().decode(Data(bytes), options: ImageCoderOptions())
+        }
+        #expect(Date().timeIntervalSince(start) < 1)
+    }
+
+    @Test func rejectsEmptyData() {
+        #expect(throws: WebImageError.badImageData("empty HEIF data")) {
+            try HEIFCoder().decode(Data(), options: ImageCoderOptions())
+        }
+    }
+
+    @Test func truncatedDataFailsWithBadImageData() throws {
+        for data in try CorruptInputs.truncations(of: Corpus.data("TestImage.heic"), count: 24)
+            + CorruptInputs.truncations(of: Self.fixture("orientation-6.heic"), count: 24) {
+            do {
+                _ = try HEIFCoder().decode(data, options: ImageCoderOptions())
+                Issue.record("a \(data.count)-byte prefix decoded")
+            } catch let error as WebImageError {
+                guard case .badImageData = error else { Issue.record("unexpected \(error)"); continue }
+            }
+        }
+    }
+
+    @Test func flippedBytesNeverCrashOrHang() throws {
+        let start = Date()
+        for data in try CorruptInputs.byteFlips(of: Self.fixture("orientation-6.heic"), seed: 0x4845_4946, count: 300) {
+            do {
+                let image = try HEIFCoder().decode(data, options: ImageCoderOptions())
+                #expect(image.pixels.bytes.count == image.size.pixelCount * 4)
+            } catch is WebImageError {
+                continue
+            }
+        }
+        #expect(Date().timeIntervalSince(start) < 20)
+    }
+
+    @Test func decodesConcurrently() async throws {
+        let data = try Self.fixture("orientation-5.heic")
+        let expected = try HEIFCoder().decode(data, options: ImageCoderOptions()).pixels
+        let results = try await withThrowingTaskGroup(of: PixelBuffer.self) { group in
+            for _ in 0..<8 {
+                group.addTask { try HEIFCoder().decode(data, options: ImageCoderOptions()).pixels }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(results.count == 8)
+        #expect(results.allSatisfy { $0 == expected })
+    }
+
+    @Test func offersNoEncoder() {
+        #expect(HEIFCoder().canEncode(to: .heic) == false)
+        #expect(throws: WebImageError.unsupportedFormat(.heic)) {
+            try HEIFCoder().encode(Image(pixels: PixelBuffer(width: 1, height: 1, filling: .white)), as: .heic, options: ImageCoderOptions())
+        }
+    }
+
+    @Test func acceptsOnlyHEIFBrands() throws {
+        #expect(HEIFCoder().canDecode(try Corpus.data("TestImage.heif")))
+        #expect(HEIFCoder().canDecode(try Corpus.data("TestHDR.avif")) == false)
+        #expect(HEIFCoder().canDecode(try Corpus.data("TestImage.png")) == false)
+    }
+
+    static func offsets(of needle: [UInt8], in bytes: [UInt8]) -> [Int] {
+        guard bytes.count >= needle.count else { return [] }
+        return (0...(bytes.count - needle.count)).filter { Array(bytes[$0..<$0 + needle.count]) == needle }
+    }
+}

@@ -1,0 +1,244 @@
+import Foundation
+import Testing
+@testable import WebImage
+
+/// Decoding real JPEGs, checked against Pillow's decode of the same files
+/// (Fixtures/jpeg/references.json, made by Fixtures/jpeg/make_fixtures.py).
+///
+/// Pillow uses libjpeg-turbo with the same accurate IDCT and fancy upsampling, so the
+/// pixels should agree almost exactly: we allow a mean absolute difference of 1.5 and a
+/// worst channel difference of 12 over the sample grid.
+@Suite struct JPEGCoderTests {
+    let coder = JPEGCoder()
+
+    @Test(arguments: ["TestImage.jpg", "TestImageLarge.jpg", "MonochromeTestImage.jpg", "TestICCProfile.jpg", "TestHDR.jpeg"])
+    func decodesCorpusFileLikePillow(name: String) throws {
+        let reference = try #require(try Self.references().corpus[name])
+        let image = try coder.decode(try Corpus.data(name), options: ImageCoderOptions())
+        #expect(image.size == ImageSize(width: reference.width, height: reference.height))
+        #expect(image.format == .jpeg)
+        #expect(!image.hasAlpha)
+        #expect(image.loopCount == 1)
+        #expect(!image.isThumbnail)
+        let difference = Self.compare(image.pixels, with: reference)
+        #expect(difference.mean <= 1.5, "mean difference \(difference.mean)")
+        #expect(difference.max <= 12, "max difference \(difference.max)")
+    }
+
+    @Test func grayscaleDecodesToOpaqueGrayRGBA() throws {
+        let image = try coder.decode(try Corpus.data("MonochromeTestImage.jpg"), options: ImageCoderOptions())
+        let p = image.pixels
+        var colourful = 0
+        for index in stride(from: 0, to: p.bytes.count, by: 4) {
+            #expect(p.bytes[index + 3] == 255)
+            if p.bytes[index] != p.bytes[index + 1] || p.bytes[index] != p.bytes[index + 2] { colourful += 1 }
+        }
+        #expect(colourful == 0)
+    }
+
+    @Test func turnsTestJFIFUprightAndReportsOrientationDown() throws {
+        let reference = try #require(try Self.references().corpus["TestJFIF.jpg"])
+        let image = try coder.decode(try Corpus.data("TestJFIF.jpg"), options: ImageCoderOptions())
+        #expect(image.orientation == .down)
+        #expect(image.size == ImageSize(width: 4032, height: 3024))
+        let difference = Self.compare(image.pixels, with: reference)
+        #expect(difference.mean <= 1.5, "mean difference \(difference.mean)")
+        #expect(difference.max <= 12, "max difference \(difference.max)")
+    }
+
+    @Test func keepsTestJFIFAsStoredWithoutApplyOrientation() throws {
+        let reference = try #require(try Self.references().corpus["TestJFIF.jpg"]?.stored)
+        var options = ImageCoderOptions()
+        options.applyOrientation = false
+        let image = try coder.decode(try Corpus.data("TestJFIF.jpg"), options: options)
+        #expect(image.orientation == .down)
+        let difference = Self.compare(image.pixels, with: reference)
+        #expect(difference.mean <= 1.5, "mean difference \(difference.mean)")
+        #expect(difference.max <= 12, "max difference \(difference.max)")
+    }
+
+    @Test func thumbnailUsesDCTScalingThenResizesExactly() throws {
+        let data = try Corpus.data("TestImageLarge.jpg")
+        var options = ImageCoderOptions()
+        options.thumbnailPixelSize = ImageSize(width: 400, height: 300)
+        let plan = try coder.plan(for: data, options: options)
+        #expect(plan.scaleNumerator == 1)
+        #expect(plan.scaledSize == ImageSize(width: 657, height: 432))
+        #expect(plan.target == ImageSize(width: 400, height: 263))
+
+        let image = try coder.decode(data, options: options)
+        #expect(image.size == ImageSize(width: 400, height: 263))
+        #expect(image.isThumbnail)
+        // Pillow doing the same (libjpeg's 1/8 scale, then Lanczos) agrees closely...
+        let references = try Self.references()
+        let same = Self.compare(image.pixels, with: references.thumbnail)
+        #expect(same.mean <= 1.5, "mean difference \(same.mean)")
+        // ...and Lanczos from the full decode differs only by the 1/8 scale's softness.
+        let full = Self.compare(image.pixels, with: references.thumbnailFromFull)
+        #expect(full.mean <= 5, "mean difference \(full.mean)")
+    }
+
+    @Test func thumbnailScaleIsChosenInStoredOrientation() throws {
+        // Stored 32x48, shown 48x32 (orientation 6). A 24x16 box needs 16x24 stored: 4/8.
+        let data = try Self.fixture("orientation-6.jpg")
+        var options = ImageCoderOptions()
+        options.thumbnailPixelSize = ImageSize(width: 24, height: 16)
+        let plan = try coder.plan(for: data, options: options)
+        #expect(plan.scaleNumerator == 4)
+        #expect(plan.scaledSize == ImageSize(width: 16, height: 24))
+        let image = try coder.decode(data, options: options)
+        #expect(image.size == ImageSize(width: 24, height: 16))
+        #expect(image.isThumbnail)
+        // Top-left block of the upright pattern is red.
+        let corner = image.pixels[pixel: 3, 3]
+        #expect(corner.red > 180 && corner.green < 80 && corner.blue < 80, "\(corner)")
+    }
+
+    @Test func scaleDownLimitDecodesSmallerThroughDCTScaling() throws {
+        let data = try Corpus.data("TestImageLarge.jpg")
+        var options = ImageCoderOptions()
+        options.scaleDownLimitBytes = 4_000_000
+        let plan = try coder.plan(for: data, options: options)
+        #expect(plan.scaleNumerator == 2)
+        let image = try coder.decode(data, options: options)
+        #expect(image.size.pixelCount <= 1_000_000)
+        #expect(image.size.pixelCount > 950_000)
+        #expect(abs(Double(image.size.width) / Double(image.size.height) - 5250.0 / 3450.0) < 0.01)
+        #expect(image.isThumbnail)
+    }
+
+    @Test func smallImageIsNotScaledUpByAThumbnailBox() throws {
+        var options = ImageCoderOptions()
+        options.thumbnailPixelSize = ImageSize(width: 1000, height: 1000)
+        let image = try coder.decode(try Corpus.data("TestImage.jpg"), options: options)
+        #expect(image.size == ImageSize(width: 80, height: 60))
+        #expect(!image.isThumbnail)
+    }
+
+    @Test func adobeCMYKMatchesPillow() throws {
+        let image = try coder.decode(try Self.fixture("cmyk-adobe.jpg"), options: ImageCoderOptions())
+        let reference = try #require(try Self.references().cmyk["cmyk-adobe.jpg"])
+        #expect(Self.maxDifference(image.pixels, rgb: reference) == 0)
+    }
+
+    @Test func cmykWithoutAdobeMarkerIsReadWithPlainPolarity() throws {
+        let image = try coder.decode(try Self.fixture("cmyk-plain.jpg"), options: ImageCoderOptions())
+        let reference = try #require(try Self.references().cmyk["cmyk-plain.jpg"])
+        #expect(Self.maxDifference(image.pixels, rgb: reference) == 0)
+    }
+
+    @Test func scaleSettlesOnSmallestNumeratorCoveringBothSides() {
+        let source = ImageSize(width: 800, height: 600)
+        #expect(JPEGCoder.scaleNumerator(for: source, covering: ImageSize(width: 100, height: 75)) == 1)
+        #expect(JPEGCoder.scaleNumerator(for: source, covering: ImageSize(width: 101, height: 75)) == 2)
+        #expect(JPEGCoder.scaleNumerator(for: source, covering: ImageSize(width: 100, height: 300)) == 4)
+        #expect(JPEGCoder.scaleNumerator(for: source, covering: ImageSize(width: 799, height: 600)) == 8)
+        #expect(JPEGCoder.scaledSize(ImageSize(width: 5250, height: 3450), numerator: 3) == ImageSize(width: 1969, height: 1294))
+    }
+
+    @Test func readsXMPOrientationInBothForms() {
+        func orientation(_ text: String) -> ImageOrientation? {
+            Array(text.utf8).withUnsafeBufferPointer { JPEGCoder.xmpOrientation($0) }
+        }
+        #expect(orientation(#"<rdf:Description tiff:Orientation="6"/>"#) == .right)
+        #expect(orientation("<tiff:Orientation>8</tiff:Orientation>") == .left)
+        #expect(orientation(#"<rdf:Description tiff:Orientation="9"/>"#) == nil)
+        #expect(orientation("tiff:Orientation") == nil)
+    }
+
+    @Test func canDecodeOnlyJPEGMagic() throws {
+        #expect(coder.canDecode(try Corpus.data("TestImage.jpg")))
+        #expect(!coder.canDecode(try Corpus.data("TestImage.png")))
+        #expect(!coder.canDecode(Data()))
+    }
+}
+
+// MARK: - Fixtures and comparison
+
+extension JPEGCoderTests {
+    struct Samples: Decodable {
+        var width: Int
+        var height: Int
+        var samples: String
+    }
+
+    struct CorpusEntry: Decodable {
+        var width: Int
+        var height: Int
+        var samples: String
+        var stored: Samples?
+    }
+
+    struct Pixels: Decodable {
+        var width: Int
+        var height: Int
+        var rgb: String
+    }
+
+    struct References: Decodable {
+        var corpus: [String: CorpusEntry]
+        var thumbnail: Samples
+        var thumbnailFromFull: Samples
+        var orientationBlocks: [[[Int]]]
+        var cmyk: [String: Pixels]
+    }
+
+    static func references() throws -> References {
+        try JSONDecoder().decode(References.self, from: try fixture("references.json"))
+    }
+
+    static func fixture(_ name: String) throws -> Data {
+        try Data(contentsOf: Corpus.fixtures.appendingPathComponent("jpeg").appendingPathComponent(name))
+    }
+
+    static func bytes(hex: String) -> [UInt8] {
+        var out = [UInt8]()
+        out.reserveCapacity(hex.utf8.count / 2)
+        var high: UInt8?
+        for c in hex.utf8 {
+            let nibble = c <= 0x39 ? c - 0x30 : (c | 0x20) - 0x61 + 10
+            if let h = high { out.append(h << 4 | nibble); high = nil } else { high = nibble }
+        }
+        return out
+    }
+
+    /// Mean and worst absolute channel difference between `pixels` and the RGB reference
+    /// samples, taken at the same grid points as make_fixtures.py.
+    static func compare(_ pixels: PixelBuffer, with reference: CorpusEntry) -> (mean: Double, max: Int) {
+        compare(pixels, with: Samples(width: reference.width, height: reference.height, samples: reference.samples))
+    }
+
+    static func compare(_ pixels: PixelBuffer, with reference: Samples) -> (mean: Double, max: Int) {
+        guard pixels.width == reference.width, pixels.height == reference.height else { return (.infinity, .max) }
+        let expected = bytes(hex: reference.samples)
+        let grid = 32   // GRID in make_fixtures.py
+        var total = 0, worst = 0, index = 0
+        for j in 0..<grid {
+            for i in 0..<grid {
+                let x = (2 * i + 1) * pixels.width / (2 * grid), y = (2 * j + 1) * pixels.height / (2 * grid)
+                let p = pixels[pixel: x, y]
+                for (ours, theirs) in zip([p.red, p.green, p.blue], expected[index..<index + 3]) {
+                    let d = abs(Int(ours) - Int(theirs))
+                    total += d
+                    worst = max(worst, d)
+                }
+                index += 3
+            }
+        }
+        return (Double(total) / Double(grid * grid * 3), worst)
+    }
+
+    /// Worst channel difference against a full RGB reference; alpha must be opaque.
+    static func maxDifference(_ pixels: PixelBuffer, rgb reference: Pixels) -> Int {
+        guard pixels.width == reference.width, pixels.height == reference.height else { return .max }
+        let expected = bytes(hex: reference.rgb)
+        var worst = 0
+        for index in 0..<pixels.width * pixels.height {
+            for channel in 0..<3 {
+                worst = max(worst, abs(Int(pixels.bytes[index * 4 + channel]) - Int(expected[index * 3 + channel])))
+            }
+            if pixels.bytes[index * 4 + 3] != 255 { worst = .max }
+        }
+        return worst
+    }
+}
