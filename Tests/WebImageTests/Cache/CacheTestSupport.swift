@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 @testable import WebImage
 
 /// A fresh directory under the system temporary directory, removed by ``remove()``.
@@ -40,4 +41,45 @@ func makeAnimatedImage(format: ImageFormat = .undefined) -> Image {
 func age(_ path: String, by age: TimeInterval, access: Bool = true, modification: Bool = true) {
     let date = Date().addingTimeInterval(-age)
     _ = FileIO.setDates(path, access: access ? date : nil, modification: modification ? date : nil)
+}
+
+/// Wraps a coder, counting decodes and optionally slowing each one down, to observe how
+/// often and when the cache decodes.
+final class CountingCoder: ImageCoder {
+    private let base: any ImageCoder
+    private let delay: TimeInterval
+    private let counter = Mutex(0)
+
+    init(_ base: any ImageCoder = CodersManager.shared, delay: TimeInterval = 0) {
+        self.base = base
+        self.delay = delay
+    }
+
+    var decodeCount: Int { counter.withLock { $0 } }
+
+    func canDecode(_ data: Data) -> Bool { base.canDecode(data) }
+
+    func decode(_ data: Data, options: ImageCoderOptions) throws -> Image {
+        counter.withLock { $0 += 1 }
+        if delay > 0 { Thread.sleep(forTimeInterval: delay) }
+        return try base.decode(data, options: options)
+    }
+
+    func canEncode(to format: ImageFormat) -> Bool { base.canEncode(to: format) }
+
+    func encode(_ image: Image, as format: ImageFormat, options: ImageCoderOptions) throws -> Data {
+        try base.encode(image, as: format, options: options)
+    }
+}
+
+/// An ``ImageCache`` in a fresh temporary directory, with its directory for cleanup.
+func makeImageCache(
+    _ label: String = #function,
+    config: ImageCacheConfig = ImageCacheConfig(),
+    coder: any ImageCoder = CodersManager.shared
+) throws -> (ImageCache, TemporaryDirectory) {
+    let directory = try TemporaryDirectory(label)
+    var config = config
+    config.diskCleanupInterval = nil
+    return (ImageCache(namespace: "test", directory: directory.url, config: config, coder: coder), directory)
 }

@@ -1,0 +1,118 @@
+import Foundation
+import Synchronization
+import Testing
+@testable import WebImage
+
+@Suite("ImageCache under concurrency")
+struct ImageCacheConcurrencyTests {
+    @Test func concurrentQueriesForOneMissingKeyDecodeOnce() async throws {
+        let counter = CountingCoder(delay: 0.05)
+        let (cache, directory) = try makeImageCache(coder: counter)
+        defer { directory.remove() }
+        try cache.storeImageDataToDisk(try Corpus.data("TestImage.jpg"), forKey: "k")
+        let images = try await withThrowingTaskGroup(of: Image?.self) { group in
+            for _ in 0..<8 { group.addTask { try await cache.image(forKey: "k").image } }
+            return try await group.reduce(into: [Image?]()) { $0.append($1) }
+        }
+        #expect(counter.decodeCount == 1)
+        let first = try #require(images.first ?? nil)
+        #expect(images.allSatisfy { $0 === first })
+        #expect(cache.decodes.inFlightCount == 0)
+    }
+
+    @Test func queriesWithDifferentThumbnailSizesDoNotShareADecode() async throws {
+        let counter = CountingCoder(delay: 0.02)
+        let (cache, directory) = try makeImageCache(coder: counter)
+        defer { directory.remove() }
+        try cache.storeImageDataToDisk(try Corpus.data("TestImage.jpg"), forKey: "k")
+        let sizes = try await withThrowingTaskGroup(of: ImageSize?.self) { group in
+            for side in [16, 32, 16, 32] {
+                group.addTask {
+                    var context = ImageCacheContext()
+                    context.coderOptions.thumbnailPixelSize = ImageSize(width: side, height: side)
+                    return try await cache.image(forKey: "k", context: context).image?.size
+                }
+            }
+            return try await group.reduce(into: [ImageSize?]()) { $0.append($1) }
+        }
+        #expect(counter.decodeCount == 2)
+        #expect(Set(sizes.compactMap { $0?.width }).count == 2)
+    }
+
+    @Test func aCancelledQueryEndsAtOnceAsCancelledWhileOthersGetTheImage() async throws {
+        let counter = CountingCoder(delay: 0.5)
+        let (cache, directory) = try makeImageCache(coder: counter)
+        defer { directory.remove() }
+        try cache.storeImageDataToDisk(try Corpus.data("TestImage.jpg"), forKey: "k")
+        let cancelled = Task { try await cache.image(forKey: "k") }
+        let patient = Task { try await cache.image(forKey: "k") }
+        try await Task.sleep(for: .milliseconds(100))
+        let cancelledAt = ContinuousClock.now
+        cancelled.cancel()
+        await #expect(throws: WebImageError.cancelled) { try await cancelled.value }
+        // Well before the 0.5 s decode ends.
+        #expect(ContinuousClock.now - cancelledAt < .milliseconds(300))
+        let result = try await patient.value
+        #expect(result.cacheType == .disk)
+        #expect(result.image != nil)
+        #expect(counter.decodeCount == 1)
+    }
+
+    @Test func aQueryCancelledBeforeItStartsIsCancelled() async throws {
+        let (cache, directory) = try makeImageCache()
+        defer { directory.remove() }
+        cache.storeImageToMemory(makeImage(), forKey: "k")
+        let task = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            return try await cache.image(forKey: "k")
+        }
+        await #expect(throws: WebImageError.cancelled) { try await task.value }
+    }
+
+    @Test func cancellingEveryWaiterStillLeavesTheCacheUsable() async throws {
+        let counter = CountingCoder(delay: 0.2)
+        let (cache, directory) = try makeImageCache(coder: counter)
+        defer { directory.remove() }
+        try cache.storeImageDataToDisk(try Corpus.data("TestImage.png"), forKey: "k")
+        let tasks = (0..<3).map { _ in Task { try await cache.image(forKey: "k") } }
+        try await Task.sleep(for: .milliseconds(50))
+        for task in tasks { task.cancel() }
+        for task in tasks {
+            await #expect(throws: WebImageError.cancelled) { try await task.value }
+        }
+        #expect(cache.decodes.inFlightCount == 0)
+        #expect(try await cache.image(forKey: "k").image != nil)
+    }
+
+    @Test func manyTasksStoringQueryingAndRemovingOverlappingKeys() async throws {
+        var config = ImageCacheConfig()
+        config.maxMemoryCount = 5
+        config.shouldUseWeakMemoryCache = true
+        let (cache, directory) = try makeImageCache(config: config)
+        defer { directory.remove() }
+        let png = try Corpus.data("TestImage.png")
+        let reference = try CodersManager.shared.decode(png)
+        let keys = (0..<10).map { "https://a.com/\($0).png" }
+        let wrong = try await withThrowingTaskGroup(of: Int.self) { group in
+            for worker in 0..<6 {
+                group.addTask {
+                    var wrong = 0
+                    for i in 0..<60 {
+                        let key = keys[(i * 3 + worker) % keys.count]
+                        switch (i + worker) % 4 {
+                        case 0: try await cache.store(reference, data: png, forKey: key)
+                        case 1, 2:
+                            if let image = try await cache.image(forKey: key).image, image.pixels != reference.pixels { wrong += 1 }
+                        default: await cache.removeImage(forKey: key, fromDisk: i % 8 == 3)
+                        }
+                    }
+                    return wrong
+                }
+            }
+            return try await group.reduce(0, +)
+        }
+        #expect(wrong == 0)
+        #expect(cache.memoryCache.count <= 5)
+        #expect(cache.decodes.inFlightCount == 0)
+    }
+}
