@@ -1,0 +1,149 @@
+import ArgumentParser
+import Foundation
+import WebImage
+
+/// `webimage cache info|clear|trim [--directory DIR] [--namespace NS]`: inspect and maintain
+/// the disk cache that `ImageCache(namespace:directory:)` uses.
+struct CacheCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "cache",
+        abstract: "Inspect, clear or trim an image disk cache.",
+        subcommands: [Info.self, Clear.self, Trim.self]
+    )
+
+    /// Where the cache is: `DIR/NS`, as `ImageCache(namespace: NS, directory: DIR)` puts it.
+    struct Location: ParsableArguments {
+        @Option(help: "The parent directory of the caches (default: $XDG_CACHE_HOME/swift-web-image, else ~/.cache/swift-web-image).")
+        var directory: String?
+
+        @Option(help: "The cache's namespace, a folder inside the directory.")
+        var namespace = "default"
+
+        var url: URL {
+            let base = directory.map { URL(fileURLWithPath: $0, isDirectory: true) } ?? DiskCache.defaultBaseDirectory
+            return base.appendingPathComponent(namespace, isDirectory: true)
+        }
+    }
+
+    /// `webimage cache info`: size, count, oldest and newest entry.
+    struct Info: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Print the cache's size, entry count, and oldest and newest entries."
+        )
+
+        @OptionGroup var location: Location
+
+        @Option(help: "The date that orders entries: access, modification or creation.")
+        var expireType: ExpireTypeArgument = .modification
+
+        @Flag(help: "Print one JSON object instead of text.")
+        var json = false
+
+        /// The JSON contract; keys are stable.
+        struct Summary: Encodable {
+            let directory: String
+            let count: Int
+            let size: Int
+            let oldest: Entry?
+            let newest: Entry?
+        }
+
+        struct Entry: Encodable {
+            let file: String
+            let size: Int
+            let date: String
+        }
+
+        func run() throws {
+            try reportingFailures {
+                let cache = DiskCache(directory: location.url)
+                let type = expireType.type
+                let entries = cache.entries().sorted { $0.date(for: type) < $1.date(for: type) }
+                let formatter = ISO8601DateFormatter()
+                func entry(_ info: DiskCache.EntryInfo?) -> Entry? {
+                    info.map { Entry(file: $0.fileName, size: $0.size, date: formatter.string(from: $0.date(for: type))) }
+                }
+                let summary = Summary(
+                    directory: cache.directory.path,
+                    count: entries.count,
+                    size: entries.reduce(0) { $0 + $1.size },
+                    oldest: entry(entries.first),
+                    newest: entry(entries.last)
+                )
+                if json {
+                    let encoder = JSONEncoder()
+                    encoder.outputFormatting = [.sortedKeys]
+                    print(String(decoding: try encoder.encode(summary), as: UTF8.self))
+                    return
+                }
+                print("directory: \(summary.directory)")
+                print("entries:   \(summary.count)")
+                print("size:      \(summary.size) bytes (\(ByteCountFormatter.string(fromByteCount: Int64(summary.size), countStyle: .file)))")
+                if let oldest = summary.oldest, let newest = summary.newest {
+                    print("oldest:    \(oldest.date)  \(oldest.file)  \(oldest.size) bytes")
+                    print("newest:    \(newest.date)  \(newest.file)  \(newest.size) bytes")
+                }
+            }
+        }
+    }
+
+    /// `webimage cache clear`: remove every entry.
+    struct Clear: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Remove every entry of the cache.")
+
+        @OptionGroup var location: Location
+
+        func run() throws {
+            try reportingFailures {
+                let cache = DiskCache(directory: location.url)
+                let count = cache.totalCount
+                let size = cache.totalSize
+                cache.removeAllData()
+                print("removed \(count) entries, \(size) bytes")
+            }
+        }
+    }
+
+    /// `webimage cache trim`: remove expired entries, then the oldest while over the size limit.
+    struct Trim: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Remove expired entries, then the oldest until under half the size limit."
+        )
+
+        @OptionGroup var location: Location
+
+        @Option(help: "Age in seconds after which entries expire; negative: never.")
+        var maxAge: Double = 7 * 24 * 3600
+
+        @Option(help: "Size limit in bytes; 0: none.")
+        var maxSize = 0
+
+        @Option(help: "The date that ages entries: access, modification or creation.")
+        var expireType: ExpireTypeArgument = .modification
+
+        func run() throws {
+            try reportingFailures {
+                var configuration = DiskCache.Configuration()
+                configuration.maxAge = maxAge
+                configuration.maxSize = maxSize
+                configuration.expireType = expireType.type
+                let cache = DiskCache(directory: location.url, configuration: configuration)
+                let result = cache.removeExpiredData()
+                print("removed \(result.expiredCount) expired and \(result.trimmedCount) over-size entries, \(result.removedSize) bytes; \(cache.totalCount) entries, \(cache.totalSize) bytes remain")
+            }
+        }
+    }
+
+    /// `--expire-type` values.
+    enum ExpireTypeArgument: String, ExpressibleByArgument, CaseIterable {
+        case access, modification, creation
+
+        var type: DiskCache.ExpireType {
+            switch self {
+            case .access: .accessDate
+            case .modification: .modificationDate
+            case .creation: .creationDate
+            }
+        }
+    }
+}
