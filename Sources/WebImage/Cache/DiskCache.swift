@@ -177,11 +177,15 @@ public final class DiskCache: Sendable {
         }
     }
 
-    /// Removes every file in the main directory (entries, sidecars, temporary files); the
-    /// directory itself stays, so another process writing to it is not disturbed.
+    /// Removes every entry and sidecar in the main directory, and temporary files older
+    /// than ``Configuration/staleTemporaryFileAge``. The directory itself and younger
+    /// temporary files stay, so a store running in another process still completes.
     public func removeAllData() {
+        let staleAge = configuration.staleTemporaryFileAge
+        let now = Date()
         for name in FileIO.names(in: path) {
             guard let info = FileIO.status(path + "/" + name), (info.st_mode & S_IFMT) == S_IFREG else { continue }
+            if name.hasPrefix(FileIO.temporaryPrefix), now.timeIntervalSince(info.modificationDate) <= staleAge { continue }
             FileIO.remove(path + "/" + name)
         }
     }

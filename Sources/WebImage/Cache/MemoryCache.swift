@@ -23,28 +23,40 @@ import Synchronization
 /// let hit = cache.value(forKey: url.absoluteString)
 /// ```
 public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
-    private struct State {
-        var list = LRUList<Key, Value>()
-        var totalCostLimit: Int
-        var countLimit: Int
-        var weakTable: [Key: WeakEntry]?
+    // The hot paths are inlinable so a client module specialises them for its key and
+    // value types; unspecialised generic code made a hit several times slower.
+    @usableFromInline
+    struct State {
+        @usableFromInline var list = LRUList<Key, Value>()
+        @usableFromInline var totalCostLimit: Int
+        @usableFromInline var countLimit: Int
+        @usableFromInline var weakTable: [Key: WeakEntry]?
         /// The weak-table size that triggers the next sweep of dead references.
-        var weakSweepThreshold = 64
+        @usableFromInline var weakSweepThreshold = 64
+
+        @inlinable
+        init(totalCostLimit: Int, countLimit: Int, weakTable: [Key: WeakEntry]?) {
+            self.totalCostLimit = totalCostLimit
+            self.countLimit = countLimit
+            self.weakTable = weakTable
+        }
     }
 
     /// A weak reference kept beside the strong list; `cost` is what re-insertion charges.
-    private final class WeakEntry {
-        weak var object: AnyObject?
-        let cost: Int
+    @usableFromInline
+    final class WeakEntry {
+        @usableFromInline weak var object: AnyObject?
+        @usableFromInline let cost: Int
 
+        @inlinable
         init(object: AnyObject, cost: Int) {
             self.object = object
             self.cost = cost
         }
     }
 
-    private let state: Mutex<State>
-    private let valueIsClass: Bool
+    @usableFromInline let state: Mutex<State>
+    @usableFromInline let valueIsClass: Bool
 
     /// Creates a cache. `totalCostLimit` and `countLimit` default to 0 (no limit);
     /// `usesWeakTable` defaults to `false`.
@@ -102,6 +114,7 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
     public var count: Int { state.withLock { $0.list.count } }
 
     /// The value for `key`, which becomes the most recently used; `nil` on a miss.
+    @inlinable
     public func value(forKey key: Key) -> Value? {
         let (hit, evicted) = state.withLock { state -> (Value?, [Value]) in
             if let value = state.list.value(forKey: key) { return (value, []) }
@@ -122,6 +135,7 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
     }
 
     /// Whether `key` has an entry, without changing the recency order.
+    @inlinable
     public func containsValue(forKey key: Key) -> Bool {
         state.withLock { state in
             if state.list.contains(key) { return true }
@@ -132,6 +146,7 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
     /// Stores `value` for `key` as the most recently used entry and evicts down to the
     /// limits. A value whose `cost` alone exceeds ``totalCostLimit`` is not kept (and any
     /// older value for `key` is removed).
+    @inlinable
     public func setValue(_ value: Value, forKey key: Key, cost: Int = 0) {
         let cost = max(0, cost)
         // Replaced and evicted values are returned out of the lock and released here.
@@ -150,7 +165,7 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
     }
 
     /// Removes the entry for `key`, strong and weak; returns the value it held.
-    @discardableResult
+    @inlinable @discardableResult
     public func removeValue(forKey key: Key) -> Value? {
         state.withLock { state in
             let removed = state.list.remove(key)
@@ -188,7 +203,7 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
 
     /// Evicts until both limits hold; returns the evicted values so the caller releases
     /// them after unlocking.
-    private static func trim(_ state: inout State) -> [Value] {
+    @inlinable static func trim(_ state: inout State) -> [Value] {
         var evicted: [Value] = []
         while (state.totalCostLimit > 0 && state.list.totalCost > state.totalCostLimit)
             || (state.countLimit > 0 && state.list.count > state.countLimit),
@@ -200,7 +215,7 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
 
     /// Re-inserts a value that was evicted but is still alive elsewhere; returns it and
     /// what the re-insertion evicted.
-    private static func revive(_ key: Key, in state: inout State) -> (Value?, [Value]) {
+    @inlinable static func revive(_ key: Key, in state: inout State) -> (Value?, [Value]) {
         guard let entry = state.weakTable?[key] else { return (nil, []) }
         guard let object = entry.object, let value = object as? Value else {
             state.weakTable?.removeValue(forKey: key)
@@ -213,7 +228,7 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
 
     /// Drops dead weak references once the table has doubled since the last sweep, so it
     /// stays proportional to what is alive at amortised O(1) per insertion.
-    private static func sweepWeakTableIfLarge(_ state: inout State) {
+    @inlinable static func sweepWeakTableIfLarge(_ state: inout State) {
         guard let table = state.weakTable, table.count > state.weakSweepThreshold else { return }
         let alive = table.filter { $0.value.object != nil }
         state.weakTable = alive

@@ -3,54 +3,68 @@
 /// The nodes live in one contiguous array and link to each other by index, so a hit is a
 /// hash lookup plus a few integer writes: no allocation, no reference counting of nodes.
 /// Freed slots are chained into a free list and reused. Not thread-safe: the owner keeps
-/// it behind a lock.
+/// it behind a lock. Inlinable, so that `MemoryCache<String, Image>` used from another
+/// module is specialised there rather than run through generic witness tables.
+@usableFromInline
 struct LRUList<Key: Hashable, Value> {
-    private struct Node {
-        var key: Key?
-        var value: Value?
-        var cost: Int
-        var previous: Int
-        var next: Int
+    @usableFromInline
+    struct Node {
+        @usableFromInline var key: Key?
+        @usableFromInline var value: Value?
+        @usableFromInline var cost: Int
+        @usableFromInline var previous: Int
+        @usableFromInline var next: Int
+
+        @inlinable
+        init(key: Key?, value: Value?, cost: Int, previous: Int, next: Int) {
+            self.key = key
+            self.value = value
+            self.cost = cost
+            self.previous = previous
+            self.next = next
+        }
     }
 
-    private static var none: Int { -1 }
+    @inlinable static var none: Int { -1 }
 
-    private var nodes: [Node] = []
-    private var index: [Key: Int] = [:]
+    @usableFromInline var nodes: [Node] = []
+    @usableFromInline var index: [Key: Int] = [:]
     /// Most recently used.
-    private var head = LRUList.none
+    @usableFromInline var head = LRUList.none
     /// Least recently used.
-    private var tail = LRUList.none
+    @usableFromInline var tail = LRUList.none
     /// First free slot; free slots chain through `next`.
-    private var freeHead = LRUList.none
+    @usableFromInline var freeHead = LRUList.none
 
     /// Sum of the costs of the entries.
-    private(set) var totalCost = 0
+    @usableFromInline var totalCost = 0
+
+    @inlinable init() {}
 
     /// Number of entries.
-    var count: Int { index.count }
+    @inlinable var count: Int { index.count }
 
     /// The value for `key`, made the most recently used.
-    mutating func value(forKey key: Key) -> Value? {
+    @inlinable mutating func value(forKey key: Key) -> Value? {
         guard let slot = index[key] else { return nil }
         moveToFront(slot)
         return nodes[slot].value
     }
 
     /// The value for `key`, leaving the order as it is.
-    func peek(_ key: Key) -> Value? {
+    @inlinable func peek(_ key: Key) -> Value? {
         guard let slot = index[key] else { return nil }
         return nodes[slot].value
     }
 
     /// Whether `key` has an entry.
-    func contains(_ key: Key) -> Bool {
+    @inlinable func contains(_ key: Key) -> Bool {
         index[key] != nil
     }
 
     /// Inserts or replaces the value for `key` as the most recently used; returns the
     /// value it replaced.
-    @discardableResult
+    @inlinable @discardableResult
     mutating func set(_ value: Value, forKey key: Key, cost: Int) -> Value? {
         if let slot = index[key] {
             let old = nodes[slot].value
@@ -79,14 +93,14 @@ struct LRUList<Key: Hashable, Value> {
     }
 
     /// Removes the entry for `key`; returns its value.
-    @discardableResult
+    @inlinable @discardableResult
     mutating func remove(_ key: Key) -> Value? {
         guard let slot = index.removeValue(forKey: key) else { return nil }
         return release(slot).value
     }
 
     /// Removes the least recently used entry; returns its key, value and cost.
-    mutating func removeLeastRecent() -> (key: Key, value: Value, cost: Int)? {
+    @inlinable mutating func removeLeastRecent() -> (key: Key, value: Value, cost: Int)? {
         guard tail != Self.none, let key = nodes[tail].key else { return nil }
         index.removeValue(forKey: key)
         let slot = tail
@@ -96,7 +110,7 @@ struct LRUList<Key: Hashable, Value> {
     }
 
     /// Removes every entry and gives the storage back.
-    mutating func removeAll() {
+    @inlinable mutating func removeAll() {
         nodes = []
         index = [:]
         head = Self.none
@@ -106,7 +120,7 @@ struct LRUList<Key: Hashable, Value> {
     }
 
     /// The keys from most to least recently used (for tests and diagnostics; O(n)).
-    var keysInRecencyOrder: [Key] {
+    @usableFromInline var keysInRecencyOrder: [Key] {
         var keys: [Key] = []
         keys.reserveCapacity(count)
         var slot = head
@@ -117,14 +131,14 @@ struct LRUList<Key: Hashable, Value> {
         return keys
     }
 
-    private mutating func unlink(_ slot: Int) {
+    @inlinable mutating func unlink(_ slot: Int) {
         let previous = nodes[slot].previous
         let next = nodes[slot].next
         if previous != Self.none { nodes[previous].next = next } else { head = next }
         if next != Self.none { nodes[next].previous = previous } else { tail = previous }
     }
 
-    private mutating func moveToFront(_ slot: Int) {
+    @inlinable mutating func moveToFront(_ slot: Int) {
         guard slot != head else { return }
         unlink(slot)
         nodes[slot].previous = Self.none
@@ -135,7 +149,7 @@ struct LRUList<Key: Hashable, Value> {
     }
 
     /// Unlinks `slot`, empties it onto the free list and returns what it held.
-    private mutating func release(_ slot: Int) -> (key: Key?, value: Value?) {
+    @inlinable mutating func release(_ slot: Int) -> (key: Key?, value: Value?) {
         unlink(slot)
         let key = nodes[slot].key
         let value = nodes[slot].value
