@@ -39,10 +39,11 @@ extension DiskCache {
     /// with its attribute. A sidecar is itself written atomically; a crash between the two
     /// renames leaves either an orphan sidecar, which ``removeExpiredData()`` removes, or
     /// the previous entry next to the new sidecar.
-    func writeExtendedData(_ extendedData: Data?, fd: Int32, name: String, storage: ExtendedDataStorage) throws {
+    /// A new file (`isNewFile`) has no attribute yet, so there is none to clear.
+    func writeExtendedData(_ extendedData: Data?, fd: Int32, name: String, storage: ExtendedDataStorage, isNewFile: Bool = false) throws {
         let sidecar = sidecarPath(directory: path, name: name)
         guard let extendedData else {
-            ExtendedAttributes.remove(Self.extendedAttributeName, fd: fd)
+            if !isNewFile { ExtendedAttributes.remove(Self.extendedAttributeName, fd: fd) }
             FileIO.remove(sidecar)
             return
         }
@@ -50,7 +51,7 @@ extension DiskCache {
             FileIO.remove(sidecar)
             return
         }
-        ExtendedAttributes.remove(Self.extendedAttributeName, fd: fd)
+        if !isNewFile { ExtendedAttributes.remove(Self.extendedAttributeName, fd: fd) }
         try FileIO.writeAtomically(extendedData, to: sidecar, in: path, sync: configuration.syncsWrites)
     }
 

@@ -114,8 +114,10 @@ public final class DiskCache: Sendable {
     // MARK: Reading
 
     /// The bytes stored for `key`, or `nil`. Searches the main directory (with and without
-    /// the extension), then the read-only directories. A hit in the main directory sets the
-    /// entry's access date to now.
+    /// the extension), then the read-only directories. When entries age by
+    /// ``ExpireType/accessDate``, a hit in the main directory sets the entry's access date
+    /// to now (other expire types skip that system call; the date is then whatever the
+    /// mount's atime policy keeps).
     public func data(forKey key: String) -> Data? {
         withEntryFile(forKey: key) { file, _, _ in file.data }
     }
@@ -153,7 +155,7 @@ public final class DiskCache: Sendable {
         try FileIO.writeAtomically(data, to: path + "/" + name, in: path, sync: configuration.syncsWrites) { fd in
             let now = Date().timeIntervalSince1970.bitPattern.littleEndian
             _ = ExtendedAttributes.set(Self.creationAttributeName, value: withUnsafeBytes(of: now) { Array($0) }, fd: fd)
-            try writeExtendedData(extendedData, fd: fd, name: name, storage: configuration.extendedDataStorage)
+            try writeExtendedData(extendedData, fd: fd, name: name, storage: configuration.extendedDataStorage, isNewFile: true)
         }
     }
 
@@ -219,12 +221,13 @@ public final class DiskCache: Sendable {
     }
 
     /// Opens the first existing candidate for `key` and hands it to `body`. A hit in the
-    /// main directory refreshes the access date when `touch` is set.
+    /// main directory refreshes the access date when `touch` is set and entries age by it.
     private func withEntryFile<T>(
         forKey key: String,
         touch: Bool = true,
         _ body: (borrowing FileIO.ReadFile, String, String) -> T
     ) -> T? {
+        let touch = touch && configuration.expireType == .accessDate
         for (directory, name) in candidates(forKey: key) {
             guard let file = FileIO.read(directory + "/" + name) else { continue }
             if touch, directory == path { FileIO.touchAccessDate(file.fd) }

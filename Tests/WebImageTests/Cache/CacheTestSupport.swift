@@ -49,6 +49,7 @@ final class CountingCoder: ImageCoder {
     private let base: any ImageCoder
     private let delay: TimeInterval
     private let counter = Mutex(0)
+    private let finished = Mutex(0)
 
     init(_ base: any ImageCoder = CodersManager.shared, delay: TimeInterval = 0) {
         self.base = base
@@ -56,11 +57,14 @@ final class CountingCoder: ImageCoder {
     }
 
     var decodeCount: Int { counter.withLock { $0 } }
+    /// Decodes that have returned (or thrown).
+    var finishedCount: Int { finished.withLock { $0 } }
 
     func canDecode(_ data: Data) -> Bool { base.canDecode(data) }
 
     func decode(_ data: Data, options: ImageCoderOptions) throws -> Image {
         counter.withLock { $0 += 1 }
+        defer { finished.withLock { $0 += 1 } }
         if delay > 0 { Thread.sleep(forTimeInterval: delay) }
         return try base.decode(data, options: options)
     }

@@ -111,7 +111,7 @@ struct DiskCacheConcurrencyTests {
     /// The simplest robust crash: re-run this test binary as a child that executes only
     /// ``writesEntriesUntilKilled()``, let it write for a moment, `kill -9` it, five times,
     /// then check that every entry that reads back is complete and matches its attribute.
-    @Test func processKilledWhileWritingLeavesOnlyCompleteEntries() throws {
+    @Test func processKilledWhileWritingLeavesOnlyCompleteEntries() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
@@ -130,9 +130,9 @@ struct DiskCacheConcurrencyTests {
             let before = cache.totalCount
             let deadline = Date().addingTimeInterval(30)
             while cache.totalCount <= before, cache.totalCount < Self.keys.count, Date() < deadline, child.isRunning {
-                usleep(20_000)
+                try await Task.sleep(for: .milliseconds(20))
             }
-            usleep(useconds_t(150_000 + round * 70_000))
+            try await Task.sleep(for: .milliseconds(150 + round * 70))
             #expect(child.isRunning, "the writer stopped on its own")
             kill(child.processIdentifier, SIGKILL)
             child.waitUntilExit()

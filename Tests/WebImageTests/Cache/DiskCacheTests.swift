@@ -110,7 +110,9 @@ struct DiskCacheTests {
     @Test func readsRefreshTheAccessDateButNotTheModificationDate() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let cache = DiskCache(directory: directory.url)
+        var configuration = DiskCache.Configuration()
+        configuration.expireType = .accessDate
+        let cache = DiskCache(directory: directory.url, configuration: configuration)
         try cache.setData(Data([1]), forKey: "k")
         let file = cache.fileURL(forKey: "k").path
         age(file, by: 1000)
