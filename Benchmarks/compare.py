@@ -60,6 +60,7 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--bin", required=True)
     parser.add_argument("--corpus", required=True)
+    parser.add_argument("--animation-only", action="store_true", help="run only the Animation section")
     args = parser.parse_args()
     bench = os.path.join(args.bin, "webimage-bench")
     cli = os.path.join(args.bin, "webimage")
@@ -73,6 +74,8 @@ def main():
     print("references:", ", ".join(f"{k} {v}" for k, v in versions.items()))
     print(f"machine: {os.cpu_count()} cores, {os.uname().machine}, {open('/proc/cpuinfo').read().split('model name')[1].split(':')[1].splitlines()[0].strip()}")
     print()
+    if args.animation_only:
+        return animation(args.bin, corpus)
 
     def pillow_full(path, first_only=True):
         def run():
@@ -116,15 +119,43 @@ def main():
     webp = os.path.join(corpus, "TestImageStatic.webp")
     line("TestImageStatic.webp", ours(bench, webp), timed_median(pillow_full(webp)), "Pillow load")
     anim = os.path.join(corpus, "TestAnimatedImageMemory.webp")
-    def pillow_all_frames(path):
-        def run():
-            with Image.open(path) as im:
-                for frame in ImageSequence.Iterator(im):
-                    frame.load()
-        return run
     line("TestAnimatedImageMemory.webp (all frames)", ours(bench, anim), timed_median(pillow_all_frames(anim)), "Pillow frames")
     gif = os.path.join(corpus, "1@2x.gif")
     line("1@2x.gif (all frames)", ours(bench, gif), timed_median(pillow_all_frames(gif)), "Pillow frames")
+    print()
+    animation(args.bin, corpus)
+
+
+def pillow_all_frames(path):
+    from PIL import Image, ImageSequence
+    def run():
+        with Image.open(path) as im:
+            for frame in ImageSequence.Iterator(im):
+                frame.load()
+    return run
+
+
+def animation(bin_dir, corpus):
+    """Every frame through the lazy AnimatedImage path, and the player's peak memory."""
+    anim = os.path.join(bin_dir, "anim-bench")
+    bench = os.path.join(bin_dir, "webimage-bench")
+    print("== Animation: all frames, one-shot and lazy, against Pillow ImageSequence ==")
+    for name in ["1@2x.gif", "TestAnimatedImageMemory.webp"]:
+        path = os.path.join(corpus, name)
+        pillow = timed_median(pillow_all_frames(path))
+        line(f"{name} one-shot decode", ours(bench, path), pillow, "Pillow frames")
+        out = subprocess.run([anim, path, "--lazy", "--seconds", "3"], check=True, capture_output=True, text=True).stdout
+        line(f"{name} lazy, frame by frame", json.loads(out)["median_ms"], pillow, "Pillow frames")
+    print()
+    webp = os.path.join(corpus, "TestAnimatedImageMemory.webp")
+    frame = 600 * 600 * 4
+    print("== Animation: peak memory playing TestAnimatedImageMemory.webp (16 frames, 600x600) once ==")
+    for label, flags in [("player, buffer 1 (no look-ahead)", ["--play", "--buffer", "1"]),
+                         ("player, buffer 2 frames", ["--play", "--buffer", str(2 * frame)]),
+                         ("player, buffer 4 frames", ["--play", "--buffer", str(4 * frame)]),
+                         ("every frame decoded up front", ["--upfront"])]:
+        _, peak = process([anim, webp, *flags], repeats=3)
+        print(f"{label:<44} peak RSS {peak:7.1f} MiB")
 
 
 if __name__ == "__main__":
