@@ -38,6 +38,11 @@ let package = Package(
             dependencies: ["WebImage"],
             path: "Benchmarks/Sources/webimage-bench"
         ),
+        .executableTarget(
+            name: "anim-bench",
+            dependencies: ["WebImage"],
+            path: "Benchmarks/Sources/anim-bench"
+        ),
         .testTarget(
             name: "WebImageTests",
             dependencies: ["WebImage"],

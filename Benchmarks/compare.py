@@ -70,6 +70,7 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--bin", required=True)
     parser.add_argument("--corpus", required=True)
+    parser.add_argument("--animation-only", action="store_true", help="run only the Animation section")
     args = parser.parse_args()
     bench = os.path.join(args.bin, "webimage-bench")
     cli = os.path.join(args.bin, "webimage")
@@ -83,6 +84,8 @@ def main():
     print("references:", ", ".join(f"{k} {v}" for k, v in versions.items()))
     print(f"machine: {os.cpu_count()} cores, {os.uname().machine}, {open('/proc/cpuinfo').read().split('model name')[1].split(':')[1].splitlines()[0].strip()}")
     print()
+    if args.animation_only:
+        return animation(args.bin, corpus)
 
     def pillow_full(path, first_only=True):
         def run():
@@ -123,22 +126,51 @@ def main():
     print()
 
     print("== PNG and WebP decode, largest corpus files ==")
-    def pillow_all_frames(path):
-        def run():
-            with Image.open(path) as im:
-                for frame in ImageSequence.Iterator(im):
-                    frame.load()
-        return run
     cases = [
         ("TestImageLarge.png (first frame)", "TestImageLarge.png", ["--first-frame-only"], pillow_full, "Pillow load"),
         ("TestImageStatic.webp", "TestImageStatic.webp", [], pillow_full, "Pillow load"),
-        ("TestAnimatedImageMemory.webp (all frames)", "TestAnimatedImageMemory.webp", [], pillow_all_frames, "Pillow frames"),
-        ("1@2x.gif (all frames)", "1@2x.gif", [], pillow_all_frames, "Pillow frames"),
     ]
     for title, name, flags, reference, ref_name in cases:
         path = os.path.join(corpus, name)
         mine, ref = alternating(lambda: ours(bench, path, *flags), lambda: timed_median(reference(path)))
         line(title, mine, ref, ref_name)
+    print()
+    animation(args.bin, corpus)
+
+
+def pillow_all_frames(path):
+    from PIL import Image, ImageSequence
+    def run():
+        with Image.open(path) as im:
+            for frame in ImageSequence.Iterator(im):
+                frame.load()
+    return run
+
+
+def animation(bin_dir, corpus):
+    """Every frame through the lazy AnimatedImage path, and the player's peak memory."""
+    anim = os.path.join(bin_dir, "anim-bench")
+    bench = os.path.join(bin_dir, "webimage-bench")
+    print("== Animation: all frames, one-shot and lazy, against Pillow ImageSequence ==")
+    for name in ["1@2x.gif", "TestAnimatedImageMemory.webp"]:
+        path = os.path.join(corpus, name)
+        def lazy():
+            out = subprocess.run([anim, path, "--lazy", "--seconds", "1.5"], check=True, capture_output=True, text=True).stdout
+            return json.loads(out)["median_ms"]
+        mine, pillow = alternating(lambda: ours(bench, path), lambda: timed_median(pillow_all_frames(path)))
+        line(f"{name} one-shot decode", mine, pillow, "Pillow frames")
+        mine, pillow = alternating(lazy, lambda: timed_median(pillow_all_frames(path)))
+        line(f"{name} lazy, frame by frame", mine, pillow, "Pillow frames")
+    print()
+    webp = os.path.join(corpus, "TestAnimatedImageMemory.webp")
+    frame = 600 * 600 * 4
+    print("== Animation: peak memory playing TestAnimatedImageMemory.webp (16 frames, 600x600) once ==")
+    for label, flags in [("player, buffer 1 (no look-ahead)", ["--play", "--buffer", "1"]),
+                         ("player, buffer 2 frames", ["--play", "--buffer", str(2 * frame)]),
+                         ("player, buffer 4 frames", ["--play", "--buffer", str(4 * frame)]),
+                         ("every frame decoded up front", ["--upfront"])]:
+        _, peak = process([anim, webp, *flags], repeats=3)
+        print(f"{label:<44} peak RSS {peak:7.1f} MiB")
 
 
 if __name__ == "__main__":
