@@ -43,6 +43,11 @@ let package = Package(
             path: "Benchmarks/Sources/webimage-bench"
         ),
         .executableTarget(
+            name: "anim-bench",
+            dependencies: ["WebImage"],
+            path: "Benchmarks/Sources/anim-bench"
+        ),
+        .executableTarget(
             name: "cache-bench",
             dependencies: ["WebImage"],
             path: "Benchmarks/Sources/cache-bench"

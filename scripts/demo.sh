@@ -18,10 +18,11 @@ for file in "$corpus"/*; do
     read -r format size frames loop alpha orientation < <(python3 -c '
 import json, sys
 i = json.loads(sys.argv[1])
-print(i["format"], f"{i[\"width\"]}x{i[\"height\"]}", i["frameCount"], i["loopCount"], "yes" if i["hasAlpha"] else "no", i["orientation"])' "$info")
+size = "%dx%d" % (i["width"], i["height"])
+print(i["format"], size, i["frameCount"], i["loopCount"], "yes" if i["hasAlpha"] else "no", i["orientation"])' "$info")
     start=$(date +%s%N)
-    if "$webimage" decode "$file" --thumbnail 256x256 -o "$out/${name%.*}.png" 2>/dev/null; then
-        thumb="$out/${name%.*}.png ($(( ($(date +%s%N) - start) / 1000000 )) ms)"
+    if "$webimage" decode "$file" --thumbnail 256x256 -o "$out/$name.png" 2>/dev/null; then
+        thumb="$out/$name.png ($(( ($(date +%s%N) - start) / 1000000 )) ms)"
     else
         thumb="failed"
     fi

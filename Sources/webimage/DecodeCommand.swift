@@ -27,6 +27,13 @@ struct DecodeCommand: ParsableCommand {
     @Flag(name: .customLong("no-orientation"), help: "Keep pixels as stored; do not apply the EXIF orientation.")
     var noOrientation = false
 
+    @Option(help: "Write frame N (0-based) of an animated image instead of the first.")
+    var frame: Int?
+
+    func validate() throws {
+        if let frame, frame < 0 { throw ValidationError("--frame must be 0 or more") }
+    }
+
     func run() throws {
         try reportingFailures {
             var options = ImageCoderOptions()
@@ -34,8 +41,17 @@ struct DecodeCommand: ParsableCommand {
             options.preserveAspectRatio = !stretch
             options.scaleDownLimitBytes = scaleDownLimit
             options.applyOrientation = !noOrientation
-            options.decodeFirstFrameOnly = true
-            let image = try CodersManager.shared.decode(readInput(file), options: options)
+            let image: Image
+            if let frame {
+                let animation = try AnimatedImage(data: readInput(file), options: options)
+                guard frame < animation.frameCount else {
+                    throw ValidationError("--frame \(frame) is past the last frame (\(animation.frameCount) frames)")
+                }
+                image = Image(pixels: try animation.frame(at: frame), format: animation.format)
+            } else {
+                options.decodeFirstFrameOnly = true
+                image = try CodersManager.shared.decode(readInput(file), options: options)
+            }
             var encodeOptions = ImageCoderOptions()
             encodeOptions.encodeFirstFrameOnly = true
             try writeOutput(CodersManager.shared.encode(image, as: .png, options: encodeOptions), to: output)

@@ -24,19 +24,24 @@ struct InfoCommand: ParsableCommand {
         let loopCount: Int
         let hasAlpha: Bool
         let orientation: Int
+        /// Every frame's duration in seconds; present only for animated files.
+        let durations: [Double]?
     }
 
     func run() throws {
         try reportingFailures {
-            let image = try CodersManager.shared.decode(readInput(file))
+            // Lazily: the structure gives the frame count and durations, and only the
+            // poster frame is decoded.
+            let image = try AnimatedImage(data: readInput(file))
             let info = Info(
                 format: image.format.rawValue,
                 width: image.size.width,
                 height: image.size.height,
                 frameCount: image.frameCount,
                 loopCount: image.loopCount,
-                hasAlpha: image.hasAlpha,
-                orientation: image.orientation.rawValue
+                hasAlpha: image.properties.hasAlpha,
+                orientation: image.properties.orientation.rawValue,
+                durations: image.isAnimated ? image.durations : nil
             )
             if json {
                 let encoder = JSONEncoder()
@@ -51,6 +56,9 @@ struct InfoCommand: ParsableCommand {
                 alpha:       \(info.hasAlpha ? "yes" : "no")
                 orientation: \(info.orientation)
                 """)
+                if let durations = info.durations {
+                    print("durations:   " + durations.map { String(format: "%.3f", $0) }.joined(separator: " "))
+                }
             }
         }
     }

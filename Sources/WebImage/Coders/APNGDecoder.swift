@@ -28,12 +28,15 @@ enum APNGDecoder {
     /// The animation in `layout`, or `nil` when there is no `acTL` before the image data
     /// (a plain PNG; an `acTL` after IDAT is ignored, as the specification says). Any
     /// inconsistency in the APNG chunks throws ``WebImageError/badImageData(_:)``, as
-    /// Pillow does, rather than showing a half-understood animation.
+    /// Pillow does, rather than showing a half-understood animation. `lazy` (for
+    /// ``APNGFrameSource``) accepts a file cut short, giving the frames before the cut, and
+    /// leaves the all-frames pixel limit out, since one canvas is held at a time.
     static func animation(
         in layout: PNGChunks.Layout,
         bytes: UnsafeRawBufferPointer,
         header: PNGDecoder.Header,
-        options: ImageCoderOptions
+        options: ImageCoderOptions,
+        lazy: Bool = false
     ) throws -> Animation? {
         let canvas = ImageSize(width: header.width, height: header.height)
         var declaredFrames = 0, playCount = 0
@@ -63,9 +66,10 @@ enum APNGDecoder {
                 guard count > 0, count <= 0x7FFF_FFFF else { throw WebImageError.badImageData("APNG declares no frames") }
                 declaredFrames = Int(count)
                 playCount = Int(PNGChunks.readUInt32(payload, at: 4))
-                // Every frame is held at canvas size, so the whole animation must fit the limit.
+                // Every frame is held at canvas size, so the whole animation must fit the limit
+                // (a lazy source holds one canvas, which the caller has checked).
                 let (total, overflow) = canvas.pixelCount.multipliedReportingOverflow(by: declaredFrames)
-                if overflow || total > options.pixelLimit {
+                if !lazy, overflow || total > options.pixelLimit {
                     throw WebImageError.imageTooLarge(width: header.width, height: header.height * declaredFrames, limit: options.pixelLimit)
                 }
             case PNGChunks.PLTE, PNGChunks.tRNS:
@@ -100,6 +104,12 @@ enum APNGDecoder {
             if seenIDAT && chunk.type != PNGChunks.IDAT { afterIDAT = true }
         }
         guard declaredFrames > 0 else { return nil }
+        if lazy, layout.chunks.last?.type != PNGChunks.IEND {
+            // Cut short: the last frame may lack some of its data, the ones before it are whole.
+            frames.removeLast(frames.isEmpty ? 0 : 1)
+            guard !frames.isEmpty else { throw WebImageError.badImageData("APNG has no whole frame") }
+            return Animation(frames: frames, playCount: playCount, sharedChunks: shared)
+        }
         guard frames.count == declaredFrames, frames.allSatisfy({ !$0.data.isEmpty }) else {
             throw WebImageError.badImageData("APNG declares \(declaredFrames) frames but holds \(frames.count) complete ones")
         }
@@ -118,34 +128,18 @@ enum APNGDecoder {
         let target = DecodedFrameFinisher.targetSize(
             sourceSize: canvasSize, orientation: orientation, frameCount: animation.frames.count, options: options
         )
-        var canvas = APNGCanvas(size: canvasSize)
+        var compositor = APNGCompositor(
+            animation: animation, header: header, orientation: orientation, target: target, options: options)
         var output: [ImageFrame] = []
         output.reserveCapacity(animation.frames.count)
-        for (index, frame) in animation.frames.enumerated() {
-            let stream = frameStream(frame, animation: animation, bytes: bytes, header: header)
-            let pixels = try stream.withUnsafeBytes { try PNGDecoder.decode($0, options: options) }
-            let control = frame.control
-            guard pixels.width == control.width, pixels.height == control.height else {
-                throw WebImageError.badImageData("APNG frame size does not match its fcTL")
-            }
-            // The spec treats "previous" on the first frame as "background".
-            let dispose: APNGFrameControl.Dispose = index == 0 && control.dispose == .previous ? .background : control.dispose
-            let saved = dispose == .previous ? canvas.region(of: control) : nil
-            canvas.draw(pixels, at: control)
-            let composed = try PixelBuffer(width: canvasSize.width, height: canvasSize.height, bytes: canvas.bytes)
-            let finished = DecodedFrameFinisher.finish(composed, orientation: orientation, target: target, options: options)
-            output.append(ImageFrame(pixels: finished, duration: control.duration))
-            switch dispose {
-            case .none: break
-            case .background: canvas.clear(control)
-            case .previous: if let saved { canvas.restore(saved, at: control) }
-            }
+        while compositor.nextIndex < animation.frames.count {
+            output.append(try compositor.nextFrame(bytes: bytes))
         }
         return output
     }
 
     /// A standalone PNG stream for one frame.
-    private static func frameStream(
+    static func frameStream(
         _ frame: Frame,
         animation: Animation,
         bytes: UnsafeRawBufferPointer,

@@ -134,7 +134,7 @@ public struct AVIFCoder: ImageCoder {
 
     /// Converts the decoder's current YUV(A) image to 8-bit straight RGBA, letting libavif
     /// write into the pixel buffer's own storage.
-    private static func rgba(from image: UnsafeMutablePointer<avifImage>, width: Int, height: Int) throws -> PixelBuffer {
+    static func rgba(from image: UnsafeMutablePointer<avifImage>, width: Int, height: Int) throws -> PixelBuffer {
         var rgb = avifRGBImage()
         avifRGBImageSetDefaults(&rgb, image)
         rgb.depth = 8
@@ -159,7 +159,7 @@ public struct AVIFCoder: ImageCoder {
     }
 
     /// Turns a libavif failure into ``WebImageError/badImageData(_:)`` with libavif's reason.
-    private func check(_ result: avifResult, _ decoder: UnsafeMutablePointer<avifDecoder>, _ step: String) throws {
+    func check(_ result: avifResult, _ decoder: UnsafeMutablePointer<avifDecoder>, _ step: String) throws {
         guard result != AVIF_RESULT_OK else { return }
         var reason = String(cString: avifResultToString(result))
         let detail = withUnsafeBytes(of: decoder.pointee.diag.error) { raw in

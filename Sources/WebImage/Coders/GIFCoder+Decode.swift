@@ -51,45 +51,17 @@ extension GIFCoder {
             let target = DecodedFrameFinisher.targetSize(
                 sourceSize: plan.canvas, orientation: .up, frameCount: plan.frameCount, options: options)
             let globalPalette = reader.globalPalette
-            var canvas = GIFCanvas(width: plan.canvas.width, height: plan.canvas.height)
-            var control = FrameControl()
+            var compositor = GIFCompositor(canvasSize: plan.canvas, target: target, options: options)
             var frames: [ImageFrame] = []
-            var hasAlpha = false
             do {
-                reading: while frames.count < plan.frameCount {
-                    switch try reader.nextRecord() {
-                    case .extension(let label, let blocks):
-                        if let parsed = FrameControl(label: label, blocks: blocks) { control = parsed }
-                    case .image(let image):
-                        guard let palette = image.localPalette ?? globalPalette else {
-                            throw WebImageError.badImageData("GIF frame \(frames.count) has no colour table")
-                        }
-                        // The frame's own rectangle is decoded even where it is clipped, so
-                        // it bounds the work as the screen bounds the memory.
-                        if image.width * image.height > options.pixelLimit {
-                            throw WebImageError.imageTooLarge(width: image.width, height: image.height, limit: options.pixelLimit)
-                        }
-                        canvas.begin(image, disposal: control.disposal)
-                        try reader.readPixels(of: image) { row, indices in
-                            canvas.draw(row: row, indices: indices, of: image, palette: palette,
-                                        transparentIndex: control.transparentIndex)
-                        }
-                        let uncovered = image.left > 0 || image.top > 0
-                            || image.left + image.width < plan.canvas.width || image.top + image.height < plan.canvas.height
-                        hasAlpha = hasAlpha || control.transparentIndex != nil || (frames.isEmpty && uncovered)
-                        let pixels = try PixelBuffer(width: plan.canvas.width, height: plan.canvas.height, bytes: canvas.rgba)
-                        frames.append(ImageFrame(
-                            pixels: DecodedFrameFinisher.finish(pixels, orientation: .up, target: target, options: options),
-                            duration: control.duration))
-                        canvas.dispose()
-                        control = FrameControl()
-                    case .end:
-                        break reading
-                    }
+                while frames.count < plan.frameCount,
+                      let frame = try compositor.nextFrame(from: reader, globalPalette: globalPalette) {
+                    frames.append(frame)
                 }
             } catch let failure as GIFReader.Failure {
                 guard !frames.isEmpty else { throw WebImageError.badImageData("GIF: \(failure.reason)") }
             }
+            let hasAlpha = compositor.hasAlpha
             guard !frames.isEmpty else { throw WebImageError.badImageData("GIF has no whole frame") }
             if frames.count == 1 { frames[0].duration = 0 }
             return Image(
@@ -100,9 +72,10 @@ extension GIFCoder {
 
     /// Opens giflib, turning its failures to open (bad signature, cut-short header) into
     /// ``WebImageError/badImageData(_:)``.
-    private static func withReader<R>(_ bytes: UnsafeRawBufferPointer, _ body: (GIFReader) throws -> R) throws -> R {
+    static func withReader<R>(_ bytes: UnsafeRawBufferPointer, resumingAt offset: Int? = nil,
+                              _ body: (GIFReader) throws -> R) throws -> R {
         do {
-            return try GIFReader.read(bytes, body)
+            return try GIFReader.read(bytes, resumingAt: offset, body)
         } catch let failure as GIFReader.Failure {
             throw WebImageError.badImageData("GIF: \(failure.reason)")
         }
@@ -121,7 +94,7 @@ extension GIFCoder {
     private static let animextsID = Array("ANIMEXTS1.0".utf8)
 
     /// The graphic control extension that applies to the next image.
-    private struct FrameControl {
+    struct FrameControl {
         var disposal = GIFCanvas.Disposal.keep
         var transparentIndex: Int?
         /// In hundredths of a second, as stored.

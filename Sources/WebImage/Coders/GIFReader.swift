@@ -26,6 +26,11 @@ struct GIFReader {
     }
 
     private let file: UnsafeMutablePointer<GifFileType>
+    private let cursor: GIFInputCursor
+
+    /// How many bytes of the file have been consumed: between records, the offset of the
+    /// next record, which ``read(_:resumingAt:_:)`` can start from later.
+    var position: Int { cursor.offset }
 
     /// The logical screen (canvas) size from the header.
     var canvasSize: ImageSize {
@@ -38,8 +43,11 @@ struct GIFReader {
     }
 
     /// Opens giflib over `bytes` (header and global colour table are read at once), runs
-    /// `body`, and closes the handle however `body` ends.
-    static func read<R>(_ bytes: UnsafeRawBufferPointer, _ body: (GIFReader) throws -> R) throws -> R {
+    /// `body`, and closes the handle however `body` ends. With `resumingAt`, records are
+    /// read from that offset (a ``position`` saved earlier) instead of after the header:
+    /// giflib reads nothing ahead, so the lazy frame source can continue where it stopped.
+    static func read<R>(_ bytes: UnsafeRawBufferPointer, resumingAt offset: Int? = nil,
+                        _ body: (GIFReader) throws -> R) throws -> R {
         let cursor = GIFInputCursor(bytes)
         return try withExtendedLifetime(cursor) {
             var error: Int32 = 0
@@ -53,7 +61,8 @@ struct GIFReader {
             }, &error)
             guard let file = opened else { throw Failure(reason: GIFReader.describe(error)) }
             defer { DGifCloseFile(file, nil) }
-            return try body(GIFReader(file: file))
+            if let offset { cursor.seek(to: offset) }
+            return try body(GIFReader(file: file, cursor: cursor))
         }
     }
 
@@ -190,10 +199,15 @@ struct GIFPalette {
 /// The bounded in-memory read position giflib's input function advances.
 private final class GIFInputCursor {
     private let bytes: UnsafeRawBufferPointer
-    private var offset = 0
+    private(set) var offset = 0
 
     init(_ bytes: UnsafeRawBufferPointer) {
         self.bytes = bytes
+    }
+
+    /// Moves the read position, clamped to the data.
+    func seek(to position: Int) {
+        offset = min(max(0, position), bytes.count)
     }
 
     /// Copies up to `count` bytes into `buffer`; fewer (down to 0) at the end of the data,

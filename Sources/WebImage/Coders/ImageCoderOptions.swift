@@ -13,6 +13,10 @@ public struct ImageCoderOptions: Sendable, Equatable {
 
     /// Decode only the first frame of an animated image. Default `false`.
     public var decodeFirstFrameOnly = false
+    /// For ``AnimatedImage``: decode every frame up front instead of on demand
+    /// (SDWebImage's `preloadAllFrames`). One-shot decoders always decode every frame and
+    /// ignore it. Default `false`.
+    public var preloadAllFrames = false
     /// Points-to-pixels scale recorded on the decoded image. Default 1.
     public var scaleFactor: Double = 1
     /// Decode at most this size (a thumbnail); never scales up. Default `nil` (full size).

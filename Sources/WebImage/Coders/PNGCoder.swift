@@ -85,13 +85,13 @@ public struct PNGCoder: ImageCoder {
     // MARK: Metadata
 
     /// The orientation in the first `eXIf` chunk, `.up` when there is none.
-    private func exifOrientation(in layout: PNGChunks.Layout, bytes: UnsafeRawBufferPointer) -> ImageOrientation {
+    func exifOrientation(in layout: PNGChunks.Layout, bytes: UnsafeRawBufferPointer) -> ImageOrientation {
         guard let chunk = layout.chunks.first(where: { $0.type == PNGChunks.eXIf }) else { return .up }
         return EXIFOrientationReader.orientation(inTIFF: bytes[chunk.payload]) ?? .up
     }
 
     /// Whether a tRNS chunk comes before the image data (where it must be to count).
-    private func hasTransparencyChunk(in layout: PNGChunks.Layout) -> Bool {
+    func hasTransparencyChunk(in layout: PNGChunks.Layout) -> Bool {
         for chunk in layout.chunks {
             if chunk.type == PNGChunks.IDAT { return false }
             if chunk.type == PNGChunks.tRNS { return true }

@@ -1,0 +1,329 @@
+import Dispatch
+import Foundation
+import Synchronization
+
+/// Plays an ``AnimatedImage``: which frame to show now, with a bounded look-ahead buffer
+/// decoded off the caller's thread.
+///
+/// SDWebImage's `SDAnimatedImagePlayer` without a screen: the owner calls ``tick()`` from
+/// its display link (or any timer), and the player reads its ``AnimationClock``, moves to the
+/// next frame when the current one's duration has passed, and reports ``currentFrame``.
+/// It follows SDWebImage's rule of never skipping a frame: a tick moves at most one frame,
+/// and when the next frame is not decoded yet the player keeps showing the current one and
+/// stops counting time until it arrives, so slow decoding slows the animation instead of
+/// making it jump. Loops are counted per ``PlaybackMode`` (see there); after the last loop
+/// the player stops on the final frame and ``isFinished`` is set. The buffer holds at most
+/// ``maxBufferCount`` frames (from ``Configuration/maxBufferSize``).
+///
+/// Thread-safe: state behind a `Mutex`. ``tick()`` never decodes; decodes run on a
+/// dispatch queue.
+///
+/// ```swift
+/// let player = AnimatedImagePlayer(image: try AnimatedImage(data: gif))
+/// player.play()
+/// displayLink.onFrame { if player.tick(), let frame = player.currentFrame { show(frame) } }
+/// ```
+public final class AnimatedImagePlayer: Sendable {
+    private struct Position: Equatable {
+        var index: Int
+        var forward: Bool
+    }
+
+    private struct State {
+        var mode: PlaybackMode
+        var rate: Double
+        var loopLimit: Int
+        var position: Position
+        /// `position.index` is waiting to be shown (its frame was not decoded yet).
+        var pending = true
+        var shownIndex: Int?
+        var shownFrame: PixelBuffer?
+        var isPlaying = false
+        var isFinished = false
+        var finishOnShow = false
+        var elapsed: Int64 = 0
+        var lastTick: Int64?
+        var loops = 0
+        var error: WebImageError?
+    }
+
+    /// The animation played.
+    public let image: AnimatedImage
+    private let clock: any AnimationClock
+    let buffer: AnimationFrameBuffer
+    /// Frame durations in whole nanoseconds, so time adds up exactly.
+    private let durations: [Int64]
+    private let state: Mutex<State>
+
+    /// A stopped player on the first frame of `mode`. Decodes run on `decodeQueue`.
+    public init(
+        image: AnimatedImage,
+        clock: any AnimationClock = SystemAnimationClock(),
+        configuration: Configuration = Configuration(),
+        decodeQueue: DispatchQueue = .global(qos: .userInitiated)
+    ) {
+        self.image = image
+        self.clock = clock
+        let bytesLimit = configuration.maxBufferSize > 0 ? configuration.maxBufferSize : Self.automaticBufferSize()
+        buffer = AnimationFrameBuffer(
+            image: image, capacity: bytesLimit / max(1, image.properties.bytesPerFrame), queue: decodeQueue)
+        durations = image.durations.map { Int64((max(0, $0) * 1e9).rounded()) }
+        let start = Self.start(of: configuration.playbackMode, frameCount: image.frameCount)
+        var initial = State(mode: configuration.playbackMode, rate: configuration.playbackRate,
+                            loopLimit: max(0, configuration.loopCount ?? image.loopCount), position: start)
+        if let frame = buffer.frame(at: start.index) {
+            initial.shownIndex = start.index
+            initial.shownFrame = frame
+            initial.pending = false
+        }
+        state = Mutex(initial)
+    }
+
+    // MARK: State
+
+    /// The frame to show now; `nil` until the first frame is decoded.
+    public var currentFrame: PixelBuffer? { state.withLock { $0.shownFrame } }
+    /// The index of ``currentFrame``.
+    public var currentFrameIndex: Int? { state.withLock { $0.shownIndex } }
+    /// Loops completed since the start (or the last ``stop()`` or seek).
+    public var currentLoop: Int { state.withLock { $0.loops } }
+    /// Whether ticks advance the animation.
+    public var isPlaying: Bool { state.withLock { $0.isPlaying } }
+    /// Whether the loop count was reached; ``play()`` then starts over.
+    public var isFinished: Bool { state.withLock { $0.isFinished } }
+    /// The decode failure that stopped playback, if one did.
+    public var error: WebImageError? { state.withLock { $0.error } }
+    /// Loops to play (0 = forever).
+    public var loopCount: Int { state.withLock { $0.loopLimit } }
+    /// The most frames the look-ahead buffer holds.
+    public var maxBufferCount: Int { buffer.capacity }
+    /// Frames in the look-ahead buffer now (frames the image holds itself are not counted).
+    public var bufferedFrameCount: Int { buffer.count }
+    /// Bytes of pixels in the look-ahead buffer now.
+    public var bufferedBytes: Int { buffer.bytes }
+
+    /// Speed factor; 0 or less holds the current frame until set positive again.
+    public var playbackRate: Double {
+        get { state.withLock { $0.rate } }
+        set { state.withLock { $0.rate = newValue } }
+    }
+
+    /// The play order; changing it keeps the current frame and changes what comes next.
+    public var playbackMode: PlaybackMode {
+        get { state.withLock { $0.mode } }
+        set {
+            state.withLock { state in
+                state.mode = newValue
+                state.position.forward = Self.direction(at: state.position.index, mode: newValue,
+                                                        frameCount: image.frameCount, current: state.position.forward)
+                refreshWindow(state)
+            }
+        }
+    }
+
+    // MARK: Control
+
+    /// Starts or resumes playing from the current frame (from the start after finishing).
+    /// Time spent paused is not counted.
+    public func play() {
+        let now = nanoseconds(clock.now)
+        state.withLock { state in
+            if state.isFinished { reset(&state) }
+            state.isPlaying = true
+            state.lastTick = now
+            _ = showPendingIfReady(&state)
+            refreshWindow(state)
+        }
+    }
+
+    /// Stops advancing, keeping the current frame and position.
+    public func pause() {
+        state.withLock { state in
+            state.isPlaying = false
+            state.lastTick = nil
+        }
+    }
+
+    /// Stops and goes back to the first frame of the mode, loop 0, emptying the buffer.
+    public func stop() {
+        state.withLock { state in
+            state.isPlaying = false
+            state.lastTick = nil
+            buffer.removeAll()
+            reset(&state)
+        }
+    }
+
+    /// Moves to frame `index` (shown at once when decoded, else as soon as it is), with its
+    /// full duration ahead, and sets the completed loop count to `loop` when given.
+    /// An index out of range is ignored.
+    public func seek(toFrame index: Int, loop: Int? = nil) {
+        guard index >= 0, index < image.frameCount else { return }
+        state.withLock { state in
+            state.position = Position(index: index, forward: Self.direction(
+                at: index, mode: state.mode, frameCount: image.frameCount, current: state.position.forward))
+            state.pending = true
+            state.elapsed = 0
+            state.isFinished = false
+            state.finishOnShow = false
+            if let loop { state.loops = max(0, loop) }
+            _ = showPendingIfReady(&state)
+            refreshWindow(state)
+        }
+    }
+
+    /// Reads the clock and moves at most one frame on. Returns whether ``currentFrame``
+    /// changed. Never blocks on decoding.
+    @discardableResult
+    public func tick() -> Bool {
+        let now = nanoseconds(clock.now)
+        return state.withLock { state in
+            let delta = max(0, now - (state.lastTick ?? now))
+            state.lastTick = now
+            var changed = false
+            if state.pending {
+                changed = showPendingIfReady(&state)
+            } else if state.isPlaying, state.rate > 0, image.frameCount > 1 {
+                state.elapsed += state.rate == 1 ? delta : Int64((Double(delta) * state.rate).rounded())
+                let duration = durations[state.position.index]
+                if state.elapsed >= duration {
+                    changed = advance(&state, past: duration)
+                }
+            }
+            refreshWindow(state)
+            return changed
+        }
+    }
+
+    /// Blocks until the buffer's decodes are done; for tests and off-screen tools.
+    func waitUntilIdle() {
+        buffer.waitUntilIdle()
+    }
+
+    // MARK: Stepping
+
+    private func advance(_ state: inout State, past duration: Int64) -> Bool {
+        let step = Self.step(from: state.position, frameCount: image.frameCount, mode: state.mode)
+        if step.endsLoopBefore {
+            state.loops += 1
+            if state.loopLimit > 0, state.loops >= state.loopLimit {
+                finish(&state)
+                return false
+            }
+        }
+        state.elapsed = min(state.elapsed - duration, durations[step.position.index])
+        state.position = step.position
+        state.pending = true
+        if step.endsLoopOnArrival {
+            state.loops += 1
+            if state.loopLimit > 0, state.loops >= state.loopLimit { state.finishOnShow = true }
+        }
+        return showPendingIfReady(&state)
+    }
+
+    private func showPendingIfReady(_ state: inout State) -> Bool {
+        guard state.pending else { return false }
+        let index = state.position.index
+        guard let frame = buffer.frame(at: index) else {
+            if let error = buffer.failure(at: index) {
+                state.error = error
+                state.isPlaying = false
+            }
+            return false
+        }
+        state.shownIndex = index
+        state.shownFrame = frame
+        state.pending = false
+        if state.finishOnShow { finish(&state) }
+        return true
+    }
+
+    private func finish(_ state: inout State) {
+        state.isPlaying = false
+        state.isFinished = true
+        state.finishOnShow = false
+    }
+
+    private func reset(_ state: inout State) {
+        state.position = Self.start(of: state.mode, frameCount: image.frameCount)
+        state.pending = true
+        state.elapsed = 0
+        state.loops = 0
+        state.isFinished = false
+        state.finishOnShow = false
+        state.error = nil
+        _ = showPendingIfReady(&state)
+    }
+
+    /// Keeps the frames the next steps need: the current (or awaited) one and those after
+    /// it in play order, up to the buffer's capacity. A finished player keeps none.
+    private func refreshWindow(_ state: State) {
+        guard !state.isFinished else { return buffer.update(window: []) }
+        var window = [state.position.index]
+        var position = state.position
+        while window.count < buffer.capacity {
+            position = Self.step(from: position, frameCount: image.frameCount, mode: state.mode).position
+            if window.contains(position.index) { break }
+            window.append(position.index)
+        }
+        buffer.update(window: window)
+    }
+
+    private struct Step {
+        var position: Position
+        /// Taking this step would start a new loop (normal, reverse): the loop ends first.
+        var endsLoopBefore = false
+        /// Arriving ends a loop (bounce modes end on their first frame).
+        var endsLoopOnArrival = false
+    }
+
+    private static func step(from position: Position, frameCount: Int, mode: PlaybackMode) -> Step {
+        let last = frameCount - 1
+        guard last > 0 else { return Step(position: position) }
+        switch mode {
+        case .normal:
+            return position.index < last
+                ? Step(position: Position(index: position.index + 1, forward: true))
+                : Step(position: Position(index: 0, forward: true), endsLoopBefore: true)
+        case .reverse:
+            return position.index > 0
+                ? Step(position: Position(index: position.index - 1, forward: false))
+                : Step(position: Position(index: last, forward: false), endsLoopBefore: true)
+        case .bounce, .reversedBounce:
+            var next: Position
+            if position.forward {
+                next = position.index < last ? Position(index: position.index + 1, forward: true) : Position(index: last - 1, forward: false)
+            } else {
+                next = position.index > 0 ? Position(index: position.index - 1, forward: false) : Position(index: 1, forward: true)
+            }
+            next.forward = direction(at: next.index, mode: mode, frameCount: frameCount, current: next.forward)
+            let home = mode == .bounce ? 0 : last
+            return Step(position: next, endsLoopOnArrival: next.index == home)
+        }
+    }
+
+    private static func start(of mode: PlaybackMode, frameCount: Int) -> Position {
+        switch mode {
+        case .normal, .bounce: Position(index: 0, forward: true)
+        case .reverse, .reversedBounce: Position(index: max(0, frameCount - 1), forward: false)
+        }
+    }
+
+    /// Which way playback goes from `index`: fixed for normal and reverse; for the bounce
+    /// modes it turns at either end and otherwise keeps `current`.
+    private static func direction(at index: Int, mode: PlaybackMode, frameCount: Int, current: Bool) -> Bool {
+        switch mode {
+        case .normal: return true
+        case .reverse: return false
+        case .bounce, .reversedBounce:
+            if index >= frameCount - 1 { return false }
+            if index <= 0 { return true }
+            return current
+        }
+    }
+
+    private func nanoseconds(_ duration: Duration) -> Int64 {
+        let parts = duration.components
+        return parts.seconds &* 1_000_000_000 &+ parts.attoseconds / 1_000_000_000
+    }
+}

@@ -1,0 +1,63 @@
+import Synchronization
+
+/// Random access to the frames of a format that composites each frame on the last.
+///
+/// Holds one ``FrameCursor`` and the last frame it produced. Asking for the next frame
+/// costs one frame's decode; asking for a later one decodes the frames between; asking for
+/// an earlier one rewinds to the start and decodes forward again. The choice (rather than
+/// keeping periodic keyframes) keeps the memory fixed at one canvas plus one finished frame
+/// whatever the animation's length; a player moves forward, and the player's own buffer
+/// serves the reverse and bounce modes' backward steps when it can hold the frames.
+///
+/// Thread-safe: the cursor lives behind a `Mutex`, so a prefetch task and a caller asking
+/// at once are served one after the other. The lock is held while a frame decodes, because
+/// the cursor's state is the decode's input; callers that must not wait (a display-link
+/// tick) ask through ``AnimatedImagePlayer``, whose prefetch runs off their thread.
+final class SequentialFrameDecoder<Cursor: FrameCursor>: Sendable {
+    private struct State {
+        var cursor: Cursor
+        /// The last frame produced, kept so that asking again for the same frame is free.
+        var last: (index: Int, pixels: PixelBuffer)?
+        /// Set when a decode failed part-way, leaving the cursor's canvas undefined.
+        var needsRewind = false
+    }
+
+    private let state: Mutex<State>
+    /// Number of frames a caller may ask for.
+    let frameCount: Int
+
+    /// Wraps `cursor`, which must stand before frame 0.
+    init(cursor: sending Cursor, frameCount: Int) {
+        state = Mutex(State(cursor: cursor))
+        self.frameCount = frameCount
+    }
+
+    /// Frame `index`, decoded forward from the nearest state held (see the type's note).
+    func frame(at index: Int) throws -> PixelBuffer {
+        guard index >= 0, index < frameCount else {
+            throw WebImageError.badImageData("frame \(index) is out of range (0..<\(frameCount))")
+        }
+        return try state.withLock { state in
+            if let last = state.last, last.index == index { return last.pixels }
+            if state.needsRewind || index < state.cursor.nextIndex {
+                if try !state.cursor.jump(to: index) { try state.cursor.rewind() }
+                state.needsRewind = false
+            } else if index > state.cursor.nextIndex {
+                _ = try state.cursor.jump(to: index)
+            }
+            do {
+                var pixels: PixelBuffer?
+                while state.cursor.nextIndex <= index {
+                    pixels = try state.cursor.decodeNext()
+                }
+                guard let pixels else { throw WebImageError.badImageData("frame \(index) was not decoded") }
+                state.last = (index, pixels)
+                return pixels
+            } catch {
+                state.needsRewind = true
+                state.last = nil
+                throw error
+            }
+        }
+    }
+}

@@ -1,0 +1,38 @@
+import ArgumentParser
+import Foundation
+import WebImage
+
+/// `webimage frames FILE -o DIR`: every frame of an animation as `frame-000.png`, ...
+struct FramesCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "frames",
+        abstract: "Write every frame of an animated image as PNG files (frame-000.png, ...)."
+    )
+
+    @Argument(help: "The image file.")
+    var file: String
+
+    @Option(name: .shortAndLong, help: "The directory to write into (created if missing).")
+    var output: String
+
+    @Option(help: "Decode each frame to fit inside WxH (never larger than the image).")
+    var thumbnail: ImageSize?
+
+    func run() throws {
+        try reportingFailures {
+            var options = ImageCoderOptions()
+            options.thumbnailPixelSize = thumbnail
+            let animation = try AnimatedImage(data: readInput(file), options: options)
+            let directory = URL(fileURLWithPath: output)
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            let digits = max(3, String(animation.frameCount - 1).count)
+            // One frame decoded and written at a time: memory stays at one frame.
+            for index in 0..<animation.frameCount {
+                let image = Image(pixels: try animation.frame(at: index), format: animation.format)
+                let name = "frame-" + String(repeating: "0", count: max(0, digits - String(index).count)) + "\(index).png"
+                try writeOutput(CodersManager.shared.encode(image, as: .png), to: directory.appendingPathComponent(name).path)
+            }
+            print("\(animation.frameCount) frames written to \(output)")
+        }
+    }
+}

@@ -1,0 +1,230 @@
+import Foundation
+import Testing
+@testable import WebImage
+
+/// The player on a synthetic 3-frame animation (0.1 s, 0.2 s, 0.3 s) driven by a manual
+/// clock in 10 ms ticks; after every tick the test waits for the prefetch decode, so each
+/// run is deterministic.
+@Suite struct AnimatedImagePlayerTests {
+    typealias Mode = AnimatedImagePlayer.PlaybackMode
+
+    func makePlayer(
+        _ source: SyntheticFrameSource = SyntheticFrameSource(durations: [0.1, 0.2, 0.3]),
+        mode: Mode = .normal, rate: Double = 1, loops: Int? = nil, bufferSize: Int = 1 << 20
+    ) throws -> (AnimatedImagePlayer, ManualClock) {
+        var configuration = AnimatedImagePlayer.Configuration()
+        configuration.playbackMode = mode
+        configuration.playbackRate = rate
+        configuration.loopCount = loops
+        configuration.maxBufferSize = bufferSize
+        let clock = ManualClock()
+        let player = AnimatedImagePlayer(image: try AnimatedImage(coder: source), clock: clock, configuration: configuration)
+        return (player, clock)
+    }
+
+    /// Plays for `milliseconds` and returns each (time in ms, frame index) at which the
+    /// shown frame changed, starting with the first frame at 0.
+    func timeline(_ player: AnimatedImagePlayer, _ clock: ManualClock, milliseconds: Int,
+                  each: (AnimatedImagePlayer) -> Void = { _ in }) -> [[Int]] {
+        player.play()
+        player.waitUntilIdle()
+        player.tick()
+        var changes: [[Int]] = []
+        if let index = player.currentFrameIndex { changes.append([0, index]) }
+        for time in stride(from: 10, through: milliseconds, by: 10) {
+            clock.advance(by: .milliseconds(10))
+            if player.tick(), let index = player.currentFrameIndex { changes.append([time, index]) }
+            player.waitUntilIdle()
+            each(player)
+        }
+        return changes
+    }
+
+    @Test func normalModeShowsEachFrameForItsDuration() throws {
+        let (player, clock) = try makePlayer()
+        #expect(timeline(player, clock, milliseconds: 1200) == [[0, 0], [100, 1], [300, 2], [600, 0], [700, 1], [900, 2], [1200, 0]])
+    }
+
+    @Test func reverseModeStartsAtTheLastFrame() throws {
+        let (player, clock) = try makePlayer(mode: .reverse)
+        #expect(timeline(player, clock, milliseconds: 1200) == [[0, 2], [300, 1], [500, 0], [600, 2], [900, 1], [1100, 0], [1200, 2]])
+    }
+
+    @Test func bounceModeTurnsAtBothEnds() throws {
+        let (player, clock) = try makePlayer(mode: .bounce)
+        #expect(timeline(player, clock, milliseconds: 1100) == [[0, 0], [100, 1], [300, 2], [600, 1], [800, 0], [900, 1], [1100, 2]])
+    }
+
+    @Test func reversedBounceModeStartsAtTheLastFrameAndTurns() throws {
+        let (player, clock) = try makePlayer(mode: .reversedBounce)
+        #expect(timeline(player, clock, milliseconds: 1100) == [[0, 2], [300, 1], [500, 0], [600, 1], [800, 2], [1100, 1]])
+    }
+
+    @Test func stopsOnTheLastFrameAfterItsLoopCount() throws {
+        let (player, clock) = try makePlayer(loops: 2)
+        #expect(timeline(player, clock, milliseconds: 2000) == [[0, 0], [100, 1], [300, 2], [600, 0], [700, 1], [900, 2]])
+        #expect(player.isFinished)
+        #expect(!player.isPlaying)
+        #expect(player.currentLoop == 2)
+        #expect(player.currentFrameIndex == 2)
+    }
+
+    @Test func usesTheImageLoopCountUnlessOverridden() throws {
+        let (player, clock) = try makePlayer(SyntheticFrameSource(durations: [0.1, 0.2, 0.3], loopCount: 1))
+        #expect(player.loopCount == 1)
+        #expect(timeline(player, clock, milliseconds: 1000) == [[0, 0], [100, 1], [300, 2]])
+        #expect(player.isFinished)
+        // Playing again after finishing starts over.
+        player.play()
+        #expect(player.currentFrameIndex == 0)
+        #expect(player.isPlaying)
+    }
+
+    @Test func bounceLoopEndsBackOnTheFirstFrame() throws {
+        let (player, clock) = try makePlayer(mode: .bounce, loops: 1)
+        #expect(timeline(player, clock, milliseconds: 1500) == [[0, 0], [100, 1], [300, 2], [600, 1], [800, 0]])
+        #expect(player.isFinished)
+        #expect(player.currentLoop == 1)
+    }
+
+    @Test func doubleRateHalvesTheTimes() throws {
+        let (player, clock) = try makePlayer(rate: 2)
+        #expect(timeline(player, clock, milliseconds: 600) == [[0, 0], [50, 1], [150, 2], [300, 0], [350, 1], [450, 2], [600, 0]])
+    }
+
+    @Test func rateOfZeroOrLessHoldsTheFrame() throws {
+        for rate in [0.0, -1.0] {
+            let (player, clock) = try makePlayer(rate: rate)
+            #expect(timeline(player, clock, milliseconds: 1000) == [[0, 0]])
+            player.playbackRate = 1
+            clock.advance(by: .milliseconds(100))
+            #expect(player.tick())
+            #expect(player.currentFrameIndex == 1)
+        }
+    }
+
+    @Test func seekShowsTheFrameWithItsFullDurationAhead() throws {
+        let (player, clock) = try makePlayer()
+        _ = timeline(player, clock, milliseconds: 50)
+        player.seek(toFrame: 2, loop: 3)
+        player.waitUntilIdle()
+        player.tick()
+        #expect(player.currentFrameIndex == 2)
+        #expect(player.currentLoop == 3)
+        clock.advance(by: .milliseconds(290))
+        player.tick()
+        #expect(player.currentFrameIndex == 2)
+        clock.advance(by: .milliseconds(10))
+        player.tick()
+        #expect(player.currentFrameIndex == 0)
+        #expect(player.currentLoop == 4)
+    }
+
+    @Test func pauseFreezesTimeAndPlayResumes() throws {
+        let (player, clock) = try makePlayer()
+        _ = timeline(player, clock, milliseconds: 50)
+        player.pause()
+        clock.advance(by: .seconds(5))
+        player.tick()
+        #expect(player.currentFrameIndex == 0)
+        player.play()
+        clock.advance(by: .milliseconds(40))
+        player.tick()
+        #expect(player.currentFrameIndex == 0)
+        clock.advance(by: .milliseconds(10))
+        player.tick()
+        #expect(player.currentFrameIndex == 1)
+    }
+
+    @Test func stopReturnsToTheStartAndEmptiesTheBuffer() throws {
+        let (player, clock) = try makePlayer()
+        _ = timeline(player, clock, milliseconds: 700)
+        #expect(player.currentFrameIndex == 1)
+        #expect(player.currentLoop == 1)
+        player.stop()
+        #expect(!player.isPlaying)
+        #expect(player.currentFrameIndex == 0)
+        #expect(player.currentLoop == 0)
+        #expect(player.bufferedFrameCount == 0)
+        clock.advance(by: .seconds(1))
+        player.tick()
+        #expect(player.currentFrameIndex == 0)
+    }
+
+    @Test func waitsForALateFrameInsteadOfSkippingIt() throws {
+        let source = SyntheticFrameSource(durations: [0.1, 0.2, 0.3], gatedFrom: 1)
+        let (player, clock) = try makePlayer(source)
+        player.play()
+        for _ in 0..<100 {
+            clock.advance(by: .milliseconds(10))
+            #expect(!player.tick())
+        }
+        #expect(player.currentFrameIndex == 0)
+        source.release()
+        player.waitUntilIdle()
+        #expect(player.tick())
+        #expect(player.currentFrameIndex == 1)
+        // Frame 1 gets its whole duration from when it appeared.
+        clock.advance(by: .milliseconds(190))
+        player.tick()
+        #expect(player.currentFrameIndex == 1)
+        clock.advance(by: .milliseconds(10))
+        player.tick()
+        player.waitUntilIdle()
+        player.tick()
+        #expect(player.currentFrameIndex == 2)
+        #expect(source.decodedIndices.prefix(2) == [0, 1])
+    }
+
+    @Test(arguments: [1, 256 * 2, 256 * 3, 256 * 5 + 100])
+    func neverHoldsMoreFramesThanTheBufferAllows(bufferSize: Int) throws {
+        // 16 frames of 8×8 RGBA (256 bytes each).
+        let source = SyntheticFrameSource(durations: Array(repeating: 0.05, count: 16))
+        let (player, clock) = try makePlayer(source, loops: 2, bufferSize: bufferSize)
+        let capacity = max(1, bufferSize / 256)
+        #expect(player.maxBufferCount == capacity)
+        var largest = 0
+        var shown: [Int] = []
+        player.play()
+        player.waitUntilIdle()
+        for _ in 0..<400 where !player.isFinished {
+            clock.advance(by: .milliseconds(10))
+            if player.tick(), let index = player.currentFrameIndex { shown.append(index) }
+            player.waitUntilIdle()
+            #expect(player.bufferedFrameCount <= capacity)
+            #expect(player.bufferedBytes <= capacity * 512)
+            largest = max(largest, player.bufferedFrameCount)
+        }
+        #expect(largest == capacity)
+        #expect(shown == Array(1..<16) + Array(0..<16))
+        #expect(player.isFinished)
+    }
+
+    @Test func automaticBufferSizeComesFromAvailableMemory() throws {
+        let (player, _) = try makePlayer(bufferSize: 0)
+        // Three 256-byte frames always fit in a fifth of the available memory.
+        #expect(player.maxBufferCount == 3)
+        let meminfo = "MemTotal:       16318496 kB\nMemFree:         1270784 kB\nMemAvailable:    9261572 kB\n"
+        #expect(SystemMemory.parseAvailable(meminfo) == 9_261_572 * 1024)
+        #expect(SystemMemory.parseAvailable("MemTotal: 5 kB\n") == nil)
+        #expect(try #require(SystemMemory.availableBytes()) > 0)
+    }
+
+    @Test func playsAPreloadedImageWithoutDecoding() throws {
+        let source = SyntheticFrameSource(durations: [0.1, 0.2, 0.3])
+        let image = try AnimatedImage(coder: source)
+        try image.preloadAllFrames()
+        let decodes = source.decodedIndices.count
+        let clock = ManualClock()
+        let player = AnimatedImagePlayer(image: image, clock: clock)
+        player.play()
+        for _ in 0..<60 {
+            clock.advance(by: .milliseconds(10))
+            player.tick()
+        }
+        #expect(player.currentFrameIndex == 0)
+        #expect(player.currentLoop == 1)
+        #expect(source.decodedIndices.count == decodes)
+        #expect(player.bufferedFrameCount == 0)
+    }
+}

@@ -1,0 +1,96 @@
+import Foundation
+import Testing
+@testable import WebImage
+
+/// The animation parts of the `webimage` command: `info`'s `durations`, `decode --frame`
+/// and `frames`. Runs the real binary beside the test bundle.
+@Suite struct AnimationCommandLineTests {
+    struct Run {
+        let status: Int32
+        let stdout: String
+        let stderr: String
+    }
+
+    func run(_ arguments: String...) throws -> Run {
+        let process = Process()
+        process.executableURL = CommandLineTests.binary
+        process.arguments = arguments
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let stdout = out.fileHandleForReading.readDataToEndOfFile()
+        let stderr = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Run(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
+                   stderr: String(decoding: stderr, as: UTF8.self))
+    }
+
+    func corpusPath(_ name: String) -> String {
+        Corpus.directory.appendingPathComponent(name).path
+    }
+
+    func temporaryURL(_ name: String) -> URL {
+        FileManager.default.temporaryDirectory.appendingPathComponent("webimage-anim-\(UUID().uuidString)-\(name)")
+    }
+
+    @Test func infoListsEveryFrameDuration() throws {
+        let result = try run("info", corpusPath("TestAnimatedImageMemory.webp"), "--json")
+        #expect(result.status == 0, "\(result.stderr)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        let durations = try #require(object["durations"] as? [Double])
+        let expected = try CodersManager.shared.decode(Corpus.data("TestAnimatedImageMemory.webp")).frames.map(\.duration)
+        #expect(durations.count == 16)
+        #expect(durations == expected)
+        #expect(object["frameCount"] as? Int == 16)
+    }
+
+    @Test func infoLeavesDurationsOutForStillImages() throws {
+        let result = try run("info", corpusPath("TestImage.png"), "--json")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        #expect(object["durations"] == nil)
+        #expect(object["frameCount"] as? Int == 1)
+    }
+
+    @Test func decodeWritesTheRequestedFrame() throws {
+        let output = temporaryURL("frame.png")
+        defer { try? FileManager.default.removeItem(at: output) }
+        let result = try run("decode", corpusPath("TestImageAnimated.apng"), "--frame", "57", "-o", output.path)
+        #expect(result.status == 0, "\(result.stderr)")
+        let written = try CodersManager.shared.decode(Data(contentsOf: output))
+        let expected = try CodersManager.shared.decode(Corpus.data("TestImageAnimated.apng")).frames[57].pixels
+        #expect(written.pixels == expected)
+    }
+
+    @Test func decodeRefusesAFramePastTheEnd() throws {
+        let output = temporaryURL("none.png")
+        let result = try run("decode", corpusPath("TestLoopCount.gif"), "--frame", "2", "-o", output.path)
+        #expect(result.status != 0)
+        #expect(result.stderr.contains("past the last frame"))
+        #expect(!FileManager.default.fileExists(atPath: output.path))
+    }
+
+    @Test func framesWritesEveryFrameAsNumberedPNGs() throws {
+        let directory = temporaryURL("frames")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let result = try run("frames", corpusPath("TestImage.gif"), "-o", directory.path)
+        #expect(result.status == 0, "\(result.stderr)")
+        let names = try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted()
+        #expect(names == (0..<5).map { "frame-00\($0).png" })
+        let expected = try CodersManager.shared.decode(Corpus.data("TestImage.gif")).frames
+        for (index, name) in names.enumerated() {
+            let frame = try CodersManager.shared.decode(Data(contentsOf: directory.appendingPathComponent(name)))
+            #expect(frame.pixels == expected[index].pixels, "\(name)")
+        }
+    }
+
+    @Test func framesReportsBadInputOnOneLine() throws {
+        let bad = temporaryURL("bad.gif")
+        try Data("GIF89a".utf8).write(to: bad)
+        defer { try? FileManager.default.removeItem(at: bad) }
+        let result = try run("frames", bad.path, "-o", temporaryURL("out").path)
+        #expect(result.status == 1)
+        #expect(result.stderr.hasPrefix("webimage: error:"))
+        #expect(result.stderr.split(separator: "\n").count == 1)
+    }
+}
