@@ -94,14 +94,14 @@ import Testing
         #expect(abs(average - 100) < 1, "average \(average)")
     }
 
-    @Test func nearestSearchAgreesWithBruteForce() throws {
+    @Test func lookupAgreesWithBruteForce() throws {
         var state: UInt64 = 12345
         func next() -> Int {
             state = state &* 6364136223846793005 &+ 1442695040888963407
             return Int(state >> 56)
         }
         let rgb = (0..<150 * 3).map { _ in UInt8(next()) }
-        let search = ColorQuantizer.NearestSearch(rgb: rgb)
+        var search = ColorQuantizer.Lookup(ColorQuantizer.Palette(rgb: rgb, transparentIndex: nil, isExact: false))
         for _ in 0..<2000 {
             let (r, g, b) = (next(), next(), next())
             let distances = (0..<150).map { i in
@@ -109,7 +109,7 @@ import Testing
                 return dr * dr + dg * dg + db * db
             }
             let best = distances.indices.min { (distances[$0], $0) < (distances[$1], $1) }
-            #expect(search.nearest(r, g, b) == best)
+            #expect(Int(search.index(r, g, b)) == best)
         }
     }
 }
