@@ -23,6 +23,11 @@ enum GIFEncoderFixtures {
 
     /// TestImageLarge.jpg decoded to fit 400×400: a real photo frame.
     static func photo() throws -> PixelBuffer {
+        try decodedPhoto.get()
+    }
+
+    /// Decoded once for all tests (a static is initialised once, thread-safely).
+    private static let decodedPhoto = Result<PixelBuffer, any Error> {
         var options = ImageCoderOptions()
         options.thumbnailPixelSize = ImageSize(width: 400, height: 400)
         return try JPEGCoder().decode(Corpus.data("TestImageLarge.jpg"), options: options).pixels
