@@ -35,7 +35,7 @@ extension GIFEncoder {
             let disposal: Int
             /// Hundredths of a second.
             let delay: Int
-            /// The transparent entry when the frame uses it, else `nil`.
+            /// The transparent entry when the frame uses it or is cleared on disposal, else `nil`.
             let transparentIndex: Int?
         }
 
@@ -139,8 +139,11 @@ extension GIFEncoder {
                     out.append(value)
                 }
             }
+            // A frame cleared on disposal declares the entry too: decoders such as Pillow
+            // clear to the frame's transparent colour, and without one to the background.
+            let declares = usesTransparent || frame.disposal == 2
             return Frame(rect: frame.rect, indices: out, disposal: frame.disposal, delay: frame.delay,
-                         transparentIndex: usesTransparent ? transparent.map(Int.init) : nil)
+                         transparentIndex: declares ? transparent.map(Int.init) : nil)
         }
     }
 }

@@ -39,8 +39,9 @@ extension GIFEncoder {
         }
 
         /// The logical screen and the global colour table (`rgb`, 3 bytes an entry, padded
-        /// with black to the power of two GIF requires).
-        func putScreen(width: Int, height: Int, rgb: [UInt8]) throws {
+        /// with black to the power of two GIF requires). `background` is the entry decoders
+        /// that honour the background colour clear to.
+        func putScreen(width: Int, height: Int, rgb: [UInt8], background: Int) throws {
             let entries = rgb.count / 3
             var size = 2
             while size < entries { size *= 2 }
@@ -52,8 +53,8 @@ extension GIFEncoder {
                 throw WebImageError.encodingFailed("GIF: no memory for the colour table")
             }
             defer { GifFreeMapObject(map) }
-            // giflib copies the map; 8 bits of colour resolution, background entry 0.
-            try check(EGifPutScreenDesc(file, Int32(width), Int32(height), 8, 0, map))
+            // giflib copies the map; 8 bits of colour resolution.
+            try check(EGifPutScreenDesc(file, Int32(width), Int32(height), 8, Int32(background), map))
         }
 
         /// The NETSCAPE2.0 application extension: play `loopCount` times (0 = forever).

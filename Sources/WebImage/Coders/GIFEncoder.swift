@@ -60,7 +60,8 @@ enum GIFEncoder {
         var lookup = ColorQuantizer.Lookup(palette)
         return try Writer.write { writer in
             try writer.putScreen(width: size.width, height: size.height,
-                                 rgb: palette.rgb + (palette.transparentIndex == nil ? [] : [0, 0, 0]))
+                                 rgb: palette.rgb + (palette.transparentIndex == nil ? [] : [0, 0, 0]),
+                                 background: palette.transparentIndex ?? 0)
             if animated && loopCount != 1 { try writer.putLoopCount(loopCount) }
             var planner = FramePlanner(width: size.width, height: size.height,
                                        transparentIndex: palette.transparentIndex.map(UInt8.init))
