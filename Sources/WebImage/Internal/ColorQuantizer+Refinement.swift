@@ -6,12 +6,12 @@ extension ColorQuantizer.WuHistogram {
         let count = rgb.count / 3
         guard count > 0, !occupied.isEmpty else { return }
         for _ in 0..<passes {
-            var lookup = ColorQuantizer.Lookup(ColorQuantizer.Palette(rgb: rgb, transparentIndex: nil, isExact: false))
+            let search = ColorQuantizer.NearestSearch(rgb: rgb)
             var sums = [Int](repeating: 0, count: count * 4)
             for cell in occupied {
                 let half = cell.weight / 2
-                let nearest = Int(lookup.index(
-                    (cell.r + half) / cell.weight, (cell.g + half) / cell.weight, (cell.b + half) / cell.weight))
+                let nearest = search.nearest(
+                    (cell.r + half) / cell.weight, (cell.g + half) / cell.weight, (cell.b + half) / cell.weight)
                 sums[nearest * 4] += cell.r
                 sums[nearest * 4 + 1] += cell.g
                 sums[nearest * 4 + 2] += cell.b
