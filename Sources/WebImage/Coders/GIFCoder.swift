@@ -6,7 +6,8 @@ import Foundation
 /// so every ``ImageFrame`` is a full canvas ready to show. Timing and looping follow
 /// SDWebImage: delays under 0.011 s become 0.1 s; the NETSCAPE2.0 loop count is reported as
 /// stored (0 = forever) and a file without it plays once. A file cut short gives the frames
-/// that arrived whole. Encoding GIF is not offered yet (``canEncode(to:)`` is `false`).
+/// that arrived whole. Encoding (still or animated) is ``GIFEncoder``'s: one quantised
+/// global palette, optional dithering, frames cropped to what changed.
 ///
 /// Thread-safe: the coder holds no state, and every decode uses its own giflib handle.
 ///
@@ -38,13 +39,14 @@ public struct GIFCoder: ImageCoder {
         }
     }
 
-    /// `false`: a GIF encoder (which needs palette quantisation) is not written yet.
+    /// GIF only.
     public func canEncode(to format: ImageFormat) -> Bool {
-        false
+        format == .gif
     }
 
-    /// Always throws ``WebImageError/unsupportedFormat(_:)``; see ``canEncode(to:)``.
+    /// Encodes as GIF, animated when the image has several frames; see ``GIFEncoder``.
     public func encode(_ image: Image, as format: ImageFormat, options: ImageCoderOptions) throws -> Data {
-        throw WebImageError.unsupportedFormat(format)
+        guard format == .gif else { throw WebImageError.unsupportedFormat(format) }
+        return try GIFEncoder.encode(image, options: options)
     }
 }

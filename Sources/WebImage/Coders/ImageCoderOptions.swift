@@ -49,6 +49,11 @@ public struct ImageCoderOptions: Sendable, Equatable {
     public var backgroundColor: RGBAColor?
     /// Encode only the first frame of an animated image. Default `false`.
     public var encodeFirstFrameOnly = false
+    /// Floyd–Steinberg dither when an encoder reduces colours to a palette (GIF): smooth
+    /// gradients instead of bands, for a somewhat larger file. Images whose colours all fit
+    /// the palette are stored exactly either way. Default `true`, as ImageIO (and so
+    /// SDWebImage) dithers.
+    public var paletteDithering = true
 
     /// Options with every default.
     public init() {}

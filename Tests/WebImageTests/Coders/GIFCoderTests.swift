@@ -186,12 +186,6 @@ import Testing
         #expect(image.size == ImageSize(width: 50, height: 50))
     }
 
-    @Test func encodingGIFIsNotOfferedYet() throws {
-        #expect(!coder.canEncode(to: .gif))
-        let image = Image(pixels: PixelBuffer(width: 1, height: 1, filling: .white))
-        #expect(throws: WebImageError.unsupportedFormat(.gif)) { try coder.encode(image, as: .gif, options: ImageCoderOptions()) }
-    }
-
     @Test func recognisesOnlyTheGIFSignature() throws {
         #expect(coder.canDecode(try Corpus.data("TestImage.gif")))
         #expect(!coder.canDecode(try Corpus.data("TestImage.png")))
