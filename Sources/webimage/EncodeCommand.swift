@@ -6,7 +6,7 @@ import WebImage
 struct EncodeCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "encode",
-        abstract: "Decode an image and encode it as JPEG, PNG, WebP or AVIF."
+        abstract: "Decode an image and encode it as JPEG, PNG, GIF, WebP, AVIF or BMP."
     )
 
     @Argument(help: "The image file.")
@@ -15,7 +15,7 @@ struct EncodeCommand: ParsableCommand {
     @Option(name: .shortAndLong, help: "The file to write.")
     var output: String
 
-    @Option(help: "Output format: jpeg, png, webp or avif.")
+    @Option(help: "Output format: jpeg, png, gif, webp, avif or bmp.")
     var format: ImageFormat
 
     @Option(help: "Quality from 0 to 100 for lossy formats (default 100).")
