@@ -59,15 +59,16 @@ enum ProgressiveFeeder {
     }
 
     /// Whether every row of `partial` either equals that row of `final` or is entirely
-    /// `fill`, and the filled rows come after all the others.
+    /// `fill`, and from the first row that differs from `final` on, all rows are `fill`.
     static func rowsAreFinalThenFill(_ partial: PixelBuffer, final: PixelBuffer, fill: RGBAColor) -> Bool {
         let rowBytes = partial.bytesPerRow
-        var seenFill = false
+        var missing = false
         for y in 0..<partial.height {
-            let row = partial.bytes[y * rowBytes..<(y + 1) * rowBytes]
+            let isFinal = partial.bytes[y * rowBytes..<(y + 1) * rowBytes] == final.bytes[y * rowBytes..<(y + 1) * rowBytes]
             let isFill = (0..<partial.width).allSatisfy { partial[pixel: $0, y] == fill }
-            if isFill { seenFill = true; continue }
-            if seenFill || row != final.bytes[y * rowBytes..<(y + 1) * rowBytes] { return false }
+            if !isFinal && !isFill { return false }
+            if missing && !isFill { return false }
+            if !isFinal { missing = true }
         }
         return true
     }
