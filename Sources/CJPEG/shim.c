@@ -260,3 +260,255 @@ int cjpeg_encode_rgbx(const unsigned char *pixels, unsigned int width, unsigned 
     free(encoder);
     return 0;
 }
+
+/* ---- Incremental decoding ---------------------------------------------------------- */
+
+enum { PASS_IDLE, PASS_READING, PASS_FINISHING };
+
+struct cjpeg_stream {
+    struct jpeg_decompress_struct info;
+    cjpeg_error_mgr error;
+    struct jpeg_source_mgr source;
+    const unsigned char *base; /* the caller's bytes during a call, NULL between calls */
+    size_t offset;             /* bytes libjpeg has consumed for good */
+    size_t skip_pending;       /* bytes libjpeg asked to skip that had not arrived yet */
+    int header_read;
+    int started;
+    int buffered;              /* buffered-image mode (a multi-scan file) */
+    int pass;                  /* PASS_* of the current output pass */
+    int shown_scan;            /* the input scan the latest output pass showed */
+    int failed;
+};
+
+static void stream_init_source(j_decompress_ptr cinfo) { (void)cinfo; }
+
+/* The suspension protocol: FALSE with the buffer untouched makes libjpeg back up to its
+ * last committed point and return JPEG_SUSPENDED; the same bytes are offered again, with
+ * more after them, on the next call. */
+static boolean stream_fill_input_buffer(j_decompress_ptr cinfo) {
+    (void)cinfo;
+    return FALSE;
+}
+
+/* A skip beyond the bytes so far is remembered and taken from the next bytes to arrive. */
+static void stream_skip_input_data(j_decompress_ptr cinfo, long num_bytes) {
+    if (num_bytes <= 0) return;
+    struct jpeg_source_mgr *source = cinfo->src;
+    cjpeg_stream *stream = (cjpeg_stream *)cinfo; /* info is the first member */
+    if ((size_t)num_bytes <= source->bytes_in_buffer) {
+        source->next_input_byte += num_bytes;
+        source->bytes_in_buffer -= (size_t)num_bytes;
+    } else {
+        stream->skip_pending += (size_t)num_bytes - source->bytes_in_buffer;
+        source->next_input_byte += source->bytes_in_buffer;
+        source->bytes_in_buffer = 0;
+    }
+}
+
+static void stream_term_source(j_decompress_ptr cinfo) { (void)cinfo; }
+
+/* Points libjpeg at the bytes so far for the length of one call. libjpeg keeps no pointer
+ * into them between calls except the source's, which is rebuilt here from the offset. */
+static int stream_attach(cjpeg_stream *stream, const unsigned char *data, size_t size) {
+    if (stream->failed) return -1;
+    if (data == NULL || size < stream->offset) {
+        snprintf(stream->error.message, sizeof stream->error.message, "the bytes so far shrank");
+        stream->failed = 1;
+        return -1;
+    }
+    size_t skip = size - stream->offset;
+    if (skip > stream->skip_pending) skip = stream->skip_pending;
+    stream->offset += skip;
+    stream->skip_pending -= skip;
+    stream->base = data;
+    stream->source.next_input_byte = data + stream->offset;
+    stream->source.bytes_in_buffer = size - stream->offset;
+    return 0;
+}
+
+static void stream_detach(cjpeg_stream *stream) {
+    if (stream->base != NULL) stream->offset = (size_t)(stream->source.next_input_byte - stream->base);
+    stream->base = NULL;
+    stream->source.next_input_byte = NULL;
+    stream->source.bytes_in_buffer = 0;
+}
+
+/* After a longjmp libjpeg's state is only good for destruction: mark the stream failed. */
+static int stream_fail(cjpeg_stream *stream) {
+    stream->failed = 1;
+    stream->base = NULL;
+    return -1;
+}
+
+cjpeg_stream *cjpeg_stream_new(void) {
+    cjpeg_stream *stream = calloc(1, sizeof *stream);
+    if (stream == NULL) return NULL;
+    install_error_manager(&stream->error);
+    stream->info.err = &stream->error.pub;
+    if (setjmp(stream->error.jump)) {
+        cjpeg_stream_free(stream);
+        return NULL;
+    }
+    jpeg_create_decompress(&stream->info);
+    stream->source.init_source = stream_init_source;
+    stream->source.fill_input_buffer = stream_fill_input_buffer;
+    stream->source.skip_input_data = stream_skip_input_data;
+    stream->source.resync_to_restart = jpeg_resync_to_restart;
+    stream->source.term_source = stream_term_source;
+    stream->info.src = &stream->source;
+    jpeg_save_markers(&stream->info, JPEG_APP0 + 1, 0xFFFF);
+    return stream;
+}
+
+void cjpeg_stream_free(cjpeg_stream *stream) {
+    if (stream == NULL) return;
+    jpeg_destroy_decompress(&stream->info);
+    free(stream);
+}
+
+const char *cjpeg_stream_message(const cjpeg_stream *stream) {
+    return stream->error.message;
+}
+
+int cjpeg_stream_read_header(cjpeg_stream *stream, const unsigned char *data, size_t size,
+                             cjpeg_header *header) {
+    if (stream_attach(stream, data, size) != 0) return -1;
+    if (setjmp(stream->error.jump)) return stream_fail(stream);
+    if (!stream->header_read) {
+        int result = jpeg_read_header(&stream->info, TRUE);
+        if (result == JPEG_SUSPENDED) {
+            stream_detach(stream);
+            return 0;
+        }
+        if (result != JPEG_HEADER_OK) {
+            snprintf(stream->error.message, sizeof stream->error.message, "no image in the JPEG stream");
+            return stream_fail(stream);
+        }
+        stream->header_read = 1;
+    }
+    stream_detach(stream);
+    header->width = stream->info.image_width;
+    header->height = stream->info.image_height;
+    header->num_components = stream->info.num_components;
+    header->jpeg_color_space = stream->info.jpeg_color_space;
+    header->progressive = stream->info.progressive_mode ? 1 : 0;
+    header->saw_adobe_marker = stream->info.saw_Adobe_marker ? 1 : 0;
+    return 1;
+}
+
+int cjpeg_stream_start(cjpeg_stream *stream, const unsigned char *data, size_t size,
+                       J_COLOR_SPACE out_color_space, unsigned int scale_num,
+                       unsigned int *out_width, unsigned int *out_height, int *out_components) {
+    if (!stream->header_read) {
+        snprintf(stream->error.message, sizeof stream->error.message, "started before the header");
+        return stream_fail(stream);
+    }
+    if (stream_attach(stream, data, size) != 0) return -1;
+    if (setjmp(stream->error.jump)) return stream_fail(stream);
+    if (!stream->started) {
+        struct jpeg_decompress_struct *info = &stream->info;
+        info->out_color_space = out_color_space;
+        info->scale_num = scale_num;
+        info->scale_denom = 8;
+        info->dct_method = JDCT_ISLOW; /* as the one-shot decode */
+        /* A coefficient buffer for the whole image is only worth it when scans refine it. */
+        stream->buffered = jpeg_has_multiple_scans(info) ? 1 : 0;
+        info->buffered_image = stream->buffered ? TRUE : FALSE;
+        if (!jpeg_start_decompress(info)) {
+            stream_detach(stream);
+            return 0;
+        }
+        stream->started = 1;
+    }
+    stream_detach(stream);
+    *out_width = stream->info.output_width;
+    *out_height = stream->info.output_height;
+    *out_components = stream->info.output_components;
+    return 1;
+}
+
+/* Decodes every scan the bytes so far complete into the coefficient buffer. */
+static void stream_consume_input(cjpeg_stream *stream) {
+    struct jpeg_decompress_struct *info = &stream->info;
+    while (!jpeg_input_complete(info)) {
+        int result = jpeg_consume_input(info);
+        if (info->input_scan_number > CJPEG_MAX_SCANS) {
+            snprintf(stream->error.message, sizeof stream->error.message, "more than %d scans", CJPEG_MAX_SCANS);
+            longjmp(stream->error.jump, 1);
+        }
+        if (result == JPEG_SUSPENDED || result == JPEG_REACHED_EOI) return;
+    }
+}
+
+/* Reads up to one batch of rows of the current output pass at output_scanline. */
+static JDIMENSION stream_read_batch(cjpeg_stream *stream, unsigned char *pixels, ptrdiff_t row_stride) {
+    enum { batch = 32 };
+    JSAMPROW rows[batch];
+    struct jpeg_decompress_struct *info = &stream->info;
+    JDIMENSION first = info->output_scanline;
+    JDIMENSION count = info->output_height - first;
+    if (count > batch) count = batch;
+    for (JDIMENSION i = 0; i < count; i++) rows[i] = pixels + (ptrdiff_t)(first + i) * row_stride;
+    return jpeg_read_scanlines(info, rows, count);
+}
+
+int cjpeg_stream_read_rows(cjpeg_stream *stream, const unsigned char *data, size_t size,
+                           unsigned char *pixels, ptrdiff_t row_stride,
+                           unsigned int *first_row, unsigned int *row_count) {
+    *first_row = 0;
+    *row_count = 0;
+    if (!stream->started || pixels == NULL) {
+        snprintf(stream->error.message, sizeof stream->error.message, "rows read before the start");
+        return stream_fail(stream);
+    }
+    if (stream_attach(stream, data, size) != 0) return -1;
+    if (setjmp(stream->error.jump)) return stream_fail(stream);
+    struct jpeg_decompress_struct *info = &stream->info;
+    int result = 0;
+    if (!stream->buffered) {
+        if (info->output_scanline < info->output_height) {
+            JDIMENSION first = info->output_scanline;
+            JDIMENSION got = stream_read_batch(stream, pixels, row_stride);
+            *first_row = first;
+            *row_count = got;
+            result = got > 0 ? 1 : 0;
+        }
+        stream_detach(stream);
+        return result;
+    }
+
+    stream_consume_input(stream);
+    switch (stream->pass) {
+    case PASS_FINISHING:
+        /* The pass showed every row; its end waits for the next scan's marker or EOI. */
+        if (jpeg_finish_output(info)) {
+            stream->pass = PASS_IDLE;
+            result = 1;
+        }
+        break;
+    case PASS_IDLE:
+        /* Show the newest scan that has begun; rows below its data keep the previous pass. */
+        if (info->input_scan_number > stream->shown_scan) {
+            if (jpeg_start_output(info, info->input_scan_number)) {
+                stream->shown_scan = info->output_scan_number;
+                stream->pass = PASS_READING;
+                result = 1;
+            }
+        }
+        break;
+    case PASS_READING:
+        if (info->output_scanline < info->output_height) {
+            JDIMENSION first = info->output_scanline;
+            JDIMENSION got = stream_read_batch(stream, pixels, row_stride);
+            *first_row = first;
+            *row_count = got;
+            result = got > 0 ? 1 : 0;
+        } else {
+            stream->pass = PASS_FINISHING;
+            result = 1;
+        }
+        break;
+    }
+    stream_detach(stream);
+    return result;
+}

@@ -204,3 +204,125 @@ void cpng_buffer_free(cpng_buffer *buffer) {
     buffer->size = 0;
     buffer->capacity = 0;
 }
+
+// MARK: Progressive reading
+
+struct cpng_stream {
+    png_structp png;
+    png_infop info;
+    uint64_t max_pixels;
+    cpng_header header;
+    int header_read;
+    int finished;
+    int failed;
+    uint8_t *canvas;
+    size_t rows_drawn;
+    char message[160];
+};
+
+static void stream_error(png_structp png, png_const_charp message) {
+    cpng_stream *stream = png_get_error_ptr(png);
+    if (stream) copy_message(stream->message, sizeof stream->message, message);
+    png_longjmp(png, 1);
+}
+
+// Runs once IHDR and the chunks before IDAT are in: the same RGBA8 transforms as the
+// one-shot reader, then the canvas, allocated only after the size passed the limits.
+static void stream_info(png_structp png, png_infop info) {
+    cpng_stream *stream = png_get_progressive_ptr(png);
+    cpng_header *header = &stream->header;
+    header->width = png_get_image_width(png, info);
+    header->height = png_get_image_height(png, info);
+    header->bit_depth = png_get_bit_depth(png, info);
+    header->color_type = png_get_color_type(png, info);
+    header->interlaced = png_get_interlace_type(png, info) != PNG_INTERLACE_NONE;
+    header->has_trns = png_get_valid(png, info, PNG_INFO_tRNS) != 0;
+    if ((uint64_t)header->width * header->height > stream->max_pixels) png_error(png, "image too large");
+
+    png_set_expand(png);
+    png_set_strip_16(png);
+    png_set_gray_to_rgb(png);
+    if (!(header->color_type & PNG_COLOR_MASK_ALPHA) && !header->has_trns) {
+        png_set_add_alpha(png, 0xFF, PNG_FILLER_AFTER);
+    }
+    (void)png_set_interlace_handling(png);
+    png_read_update_info(png, info);
+    if (png_get_rowbytes(png, info) != (size_t)header->width * 4) {
+        png_error(png, "unexpected row layout after transforms");
+    }
+    stream->canvas = calloc((size_t)header->height, (size_t)header->width * 4);
+    if (!stream->canvas) png_error(png, "out of memory for the canvas");
+    stream->header_read = 1;
+}
+
+static void stream_row(png_structp png, png_bytep new_row, png_uint_32 row_number, int pass) {
+    (void)pass;
+    cpng_stream *stream = png_get_progressive_ptr(png);
+    // NULL rows are Adam7 rows a pass does not touch: the canvas keeps what it has.
+    if (!new_row || !stream->canvas || row_number >= stream->header.height) return;
+    png_progressive_combine_row(png, stream->canvas + (size_t)row_number * stream->header.width * 4, new_row);
+    stream->rows_drawn++;
+}
+
+static void stream_end(png_structp png, png_infop info) {
+    (void)info;
+    cpng_stream *stream = png_get_progressive_ptr(png);
+    stream->finished = 1;
+}
+
+cpng_stream *cpng_stream_create(uint32_t max_width, uint32_t max_height, uint64_t max_pixels) {
+    cpng_stream *stream = calloc(1, sizeof *stream);
+    if (!stream) return NULL;
+    stream->max_pixels = max_pixels;
+    stream->png = png_create_read_struct(PNG_LIBPNG_VER_STRING, stream, stream_error, silent_warning);
+    if (!stream->png) { free(stream); return NULL; }
+    stream->info = png_create_info_struct(stream->png);
+    if (!stream->info) { cpng_stream_destroy(stream); return NULL; }
+    png_set_progressive_read_fn(stream->png, stream, stream_info, stream_row, stream_end);
+    png_set_user_limits(stream->png, max_width, max_height);
+    png_set_chunk_cache_max(stream->png, 128);
+    png_set_chunk_malloc_max(stream->png, 8u << 20);
+    png_set_keep_unknown_chunks(stream->png, PNG_HANDLE_CHUNK_NEVER, NULL, 0);
+    png_set_keep_unknown_chunks(stream->png, PNG_HANDLE_CHUNK_NEVER, ignored_chunks,
+                                (int)(sizeof ignored_chunks / 5));
+    return stream;
+}
+
+int cpng_stream_feed(cpng_stream *stream, const uint8_t *data, size_t size) {
+    if (!stream || stream->failed) return -1;
+    if (size == 0 || stream->finished) return 0;
+    if (!data) return -1;
+    if (setjmp(png_jmpbuf(stream->png))) {
+        stream->failed = 1;
+        return -1;
+    }
+    // libpng's API takes a mutable pointer but only reads (or copies) the bytes.
+    png_process_data(stream->png, stream->info, (png_bytep)data, size);
+    return 0;
+}
+
+int cpng_stream_header(const cpng_stream *stream, cpng_header *header) {
+    if (!stream || !header || !stream->header_read) return 0;
+    *header = stream->header;
+    return 1;
+}
+
+const uint8_t *cpng_stream_canvas(const cpng_stream *stream, size_t *rows_drawn) {
+    *rows_drawn = stream ? stream->rows_drawn : 0;
+    return stream ? stream->canvas : NULL;
+}
+
+int cpng_stream_finished(const cpng_stream *stream) {
+    return stream && stream->finished;
+}
+
+const char *cpng_stream_error(const cpng_stream *stream) {
+    return stream ? stream->message : "";
+}
+
+void cpng_stream_destroy(cpng_stream *stream) {
+    if (!stream) return;
+    png_destroy_read_struct(&stream->png, stream->info ? &stream->info : NULL, NULL);
+    free(stream->canvas);
+    free(stream);
+}

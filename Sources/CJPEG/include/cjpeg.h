@@ -83,4 +83,47 @@ int cjpeg_encode_rgbx(const unsigned char *pixels, unsigned int width, unsigned 
                       size_t row_stride, int quality, unsigned char **out,
                       unsigned long *out_size, char *message);
 
+/* ---- Incremental decoding ---------------------------------------------------------- */
+
+/*
+ * A decoder fed with a download's bytes as they arrive (JPEGProgressiveDecoder). Its data
+ * source suspends when the bytes so far run out (libjpeg's suspension protocol), so every
+ * call below decodes what it can and returns; the next call resumes where libjpeg left
+ * off. Each call is handed ALL the bytes received so far, which must extend the bytes of
+ * the previous call; libjpeg only reads them during the call, so they may move between
+ * calls. Progressive and other multi-scan files use buffered-image mode (one output pass
+ * per scan that arrived), single-scan files give their rows as they arrive.
+ */
+typedef struct cjpeg_stream cjpeg_stream;
+
+/* Allocates a stream decoder. NULL when out of memory. Free with cjpeg_stream_free. */
+cjpeg_stream *cjpeg_stream_new(void);
+
+/* Releases everything the stream decoder holds; NULL is allowed. */
+void cjpeg_stream_free(cjpeg_stream *stream);
+
+/* The message of the last failure (never NULL). After a failure the stream is unusable. */
+const char *cjpeg_stream_message(const cjpeg_stream *stream);
+
+/* Reads the header from the bytes so far. 1 when it has been read (and fills `header`),
+ * 0 when more bytes are needed, -1 on failure. */
+int cjpeg_stream_read_header(cjpeg_stream *stream, const unsigned char *data, size_t size,
+                             cjpeg_header *header);
+
+/* Starts decompression (after the header) to `out_color_space` at the DCT-domain scale
+ * scale_num/8, reporting the output size and bytes per pixel. 1 when started, 0 when it
+ * needs more bytes, -1 on failure. */
+int cjpeg_stream_start(cjpeg_stream *stream, const unsigned char *data, size_t size,
+                       J_COLOR_SPACE out_color_space, unsigned int scale_num,
+                       unsigned int *out_width, unsigned int *out_height, int *out_components);
+
+/* Decodes what the bytes so far allow into `pixels` (output row i at pixels + i * row_stride,
+ * which must hold every output row). Returns 1 after writing rows first_row ..<
+ * first_row + row_count (possibly none, when an output pass began or ended): call again;
+ * 0 when nothing more can be decoded until more bytes arrive (or the image is complete);
+ * -1 on failure. Rows of a new pass overwrite those of the previous one from the top. */
+int cjpeg_stream_read_rows(cjpeg_stream *stream, const unsigned char *data, size_t size,
+                           unsigned char *pixels, ptrdiff_t row_stride,
+                           unsigned int *first_row, unsigned int *row_count);
+
 #endif

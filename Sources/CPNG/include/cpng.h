@@ -47,4 +47,29 @@ int cpng_encode(const uint8_t *pixels, uint32_t width, uint32_t height, size_t b
                 int keep_alpha, int level, cpng_buffer *out, char *message, size_t message_size);
 void cpng_buffer_free(cpng_buffer *buffer);
 
+/// A progressive reader (libpng's png_process_data) for a PNG arriving in pieces; used by
+/// PNGProgressiveDecoder. Rows are drawn into an RGBA canvas it owns as they decode;
+/// interlaced passes are combined the blocky way browsers show them (each pass's pixels
+/// fill their whole Adam7 block until a later pass refines it). Pixels no row has reached
+/// yet are transparent black.
+typedef struct cpng_stream cpng_stream;
+
+/// A reader that refuses (as an error) images wider than `max_width`, taller than
+/// `max_height` or of more than `max_pixels` pixels, before allocating the canvas.
+/// Returns NULL only when memory runs out.
+cpng_stream *cpng_stream_create(uint32_t max_width, uint32_t max_height, uint64_t max_pixels);
+/// Hands the next `size` bytes to libpng, which decodes what they complete. 0 on
+/// success; after a failure (-1) the reader is unusable and every later call fails.
+int cpng_stream_feed(cpng_stream *stream, const uint8_t *data, size_t size);
+/// 1 once IHDR and the chunks before the image data were read (filling `header`), else 0.
+int cpng_stream_header(const cpng_stream *stream, cpng_header *header);
+/// The RGBA canvas (height rows of width * 4 bytes) once the header was read, else NULL;
+/// `rows_drawn` is how many row callbacks drew into it so far.
+const uint8_t *cpng_stream_canvas(const cpng_stream *stream, size_t *rows_drawn);
+/// 1 once the end of the image data was reached.
+int cpng_stream_finished(const cpng_stream *stream);
+/// The last error's message (empty when none).
+const char *cpng_stream_error(const cpng_stream *stream);
+void cpng_stream_destroy(cpng_stream *stream);
+
 #endif
