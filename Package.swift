@@ -13,6 +13,10 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.20.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.12.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.60.0"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.25.0"),
     ],
     targets: [
         .target(name: "CJPEG", linkerSettings: [.linkedLibrary("jpeg")]),
@@ -24,7 +28,14 @@ let package = Package(
         .systemLibrary(name: "CTIFF", path: "Sources/CTIFF"),
         .target(
             name: "WebImage",
-            dependencies: ["CJPEG", "CPNG", "CGIF", "CWebP", "CAVIF", "CHEIF", "CTIFF"]
+            dependencies: [
+                "CJPEG", "CPNG", "CGIF", "CWebP", "CAVIF", "CHEIF", "CTIFF",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ]
         ),
         .executableTarget(
             name: "webimage",
@@ -38,9 +49,21 @@ let package = Package(
             dependencies: ["WebImage"],
             path: "Benchmarks/Sources/webimage-bench"
         ),
+        .executableTarget(
+            name: "download-bench",
+            dependencies: ["WebImage"],
+            path: "Benchmarks/Sources/download-bench"
+        ),
         .testTarget(
             name: "WebImageTests",
-            dependencies: ["WebImage"],
+            dependencies: [
+                "WebImage",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
             resources: [.copy("Fixtures")]
         ),
     ],
