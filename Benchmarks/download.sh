@@ -4,6 +4,7 @@
 # callers of one URL, counting the origin's hits in nginx's access log.
 #
 # Usage: Benchmarks/download.sh [files (default 1000)]
+# WRAP="perf record -g -o /tmp/bench.perf" runs our side under a profiler.
 # Installs nginx through scripts/install-deps.sh when missing, builds download-bench in
 # release mode, and starts and stops its own nginx on an unused loopback port in a
 # temporary directory. Sends no traffic anywhere but 127.0.0.1.
@@ -14,7 +15,7 @@ files=${1:-1000}
 command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || scripts/install-deps.sh nginx
 NGINX=$(command -v nginx || echo /usr/sbin/nginx)
 
-swift build -c release --product download-bench >/dev/null
+swift build -c release --product download-bench >/dev/null 2>&1
 BENCH=$(swift build -c release --show-bin-path)/download-bench
 
 work=$(mktemp -d)
@@ -24,6 +25,8 @@ cleanup() {
     rm -rf "$work"
 }
 trap cleanup EXIT
+# nginx's workers run as an unprivileged user; mktemp makes the folder private.
+chmod 755 "$work"
 mkdir -p "$work/www" "$work/logs"
 
 # ~100 KB JPEGs of noise (they do not compress), 20 distinct ones copied to $files names.
@@ -33,8 +36,8 @@ from PIL import Image
 folder, count = sys.argv[1], int(sys.argv[2])
 random.seed(7)
 for i in range(min(20, count)):
-    img = Image.frombytes("RGB", (190, 190), bytes(random.getrandbits(8) for _ in range(190 * 190 * 3)))
-    img.save(os.path.join(folder, f"base{i}.jpg"), quality=90)
+    img = Image.frombytes("RGB", (232, 232), bytes(random.getrandbits(8) for _ in range(232 * 232 * 3)))
+    img.save(os.path.join(folder, f"base{i}.jpg"), quality=90, subsampling=0)
 for i in range(count):
     shutil.copyfile(os.path.join(folder, f"base{i % 20}.jpg"), os.path.join(folder, f"img{i:04d}.jpg"))
 PY
@@ -70,12 +73,12 @@ sed 's/.*/url = "&"\noutput = "\/dev\/null"/' "$work/urls.txt" > "$work/curl.cfg
 total_bytes=$(du -cb "$work"/www/img*.jpg | tail -1 | cut -f1)
 
 # Warm the page cache and nginx once, so neither side pays for the first touch.
-curl -s --parallel --parallel-max 6 -K "$work/curl.cfg"
+curl -s --parallel --parallel-max 6 -K "$work/curl.cfg" >/dev/null 2>&1
 
 best() { sort -n | head -1; }
 ours=(); curls=(); ourcpu=(); curlcpu=()
 for run in 1 2 3; do
-    line=$("$BENCH" list "$work/urls.txt" --concurrency 6)
+    line=$(${WRAP:-} "$BENCH" list "$work/urls.txt" --concurrency 6)
     ours+=("$(sed -n 's/.* seconds=\([0-9.]*\).*/\1/p' <<<"$line")")
     ourcpu+=("$(sed -n 's/.* cpu=\([0-9.]*\).*/\1/p' <<<"$line")")
     failures=$(sed -n 's/.* failures=\([0-9]*\).*/\1/p' <<<"$line")

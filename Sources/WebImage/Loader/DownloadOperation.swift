@@ -66,10 +66,6 @@ final class DownloadOperation: Sendable {
 
     var url: URL { key.url }
 
-    var phase: Phase {
-        state.withLock { $0.phase }
-    }
-
     /// Moves to `phase`; called under the downloader's lock.
     func setPhase(_ phase: Phase) {
         state.withLock { $0.phase = phase }
@@ -114,10 +110,5 @@ final class DownloadOperation: Sendable {
     /// The callers still waiting, with what they asked for.
     func snapshot() -> [(id: Int, subscriber: Subscriber)] {
         state.withLock { state in state.subscribers.map { ($0.key, $0.value) } }
-    }
-
-    /// Whether any caller still waits.
-    var hasSubscribers: Bool {
-        state.withLock { !$0.subscribers.isEmpty }
     }
 }

@@ -110,7 +110,9 @@ extension Downloader {
         let partials = PartialImageSource(operation: operation, makeDecoder: config.partialImageDecoder)
         for try await chunk in response.body {
             guard chunk.readableBytes <= limit - data.count else { throw WebImageError.responseTooLarge(limit: limit) }
-            data.append(contentsOf: chunk.readableBytesView)
+            chunk.withUnsafeReadableBytes { bytes in
+                if let base = bytes.baseAddress { data.append(base.assumingMemoryBound(to: UInt8.self), count: bytes.count) }
+            }
             record.bytesReceived = data.count
             if throttle.shouldReport(receivedSize: data.count) {
                 report(LoadProgress(receivedSize: data.count, expectedSize: expected ?? -1, url: operation.url), of: operation, data: data, partials: partials)
@@ -214,11 +216,13 @@ extension Downloader {
     }
 
     /// Logs one request event at debug level: the URL without credentials, query or
-    /// fragment, and no header values.
-    func log(_ message: Logger.Message, _ url: URL, _ metadata: [String: String] = [:]) {
+    /// fragment, and no header values. Builds nothing unless debug logging is on, since it
+    /// runs several times per download.
+    func log(_ message: @autoclosure () -> Logger.Message, _ url: URL, _ metadata: @autoclosure () -> [String: String] = [:]) {
+        guard config.logger.logLevel <= .debug else { return }
         var fields: Logger.Metadata = ["url": "\(Self.redacted(url))"]
-        for (key, value) in metadata { fields[key] = "\(value)" }
-        config.logger.debug(message, metadata: fields)
+        for (key, value) in metadata() { fields[key] = "\(value)" }
+        config.logger.debug(message(), metadata: fields)
     }
 
     static func redacted(_ url: URL) -> String {
