@@ -38,6 +38,8 @@ public enum WebImageError: Error, Sendable, Equatable, CustomStringConvertible {
     case timedOut
     /// A transport failure, with the underlying description.
     case network(String)
+    /// A download's body (or a file) is larger than the configured limit, in bytes.
+    case responseTooLarge(limit: Int)
 
     public var description: String {
         switch self {
@@ -55,6 +57,7 @@ public enum WebImageError: Error, Sendable, Equatable, CustomStringConvertible {
         case .encodingFailed(let reason): "encoding failed: \(reason)"
         case .timedOut: "timed out"
         case .network(let reason): "network error: \(reason)"
+        case .responseTooLarge(let limit): "response larger than the limit of \(limit) bytes"
         }
     }
 }

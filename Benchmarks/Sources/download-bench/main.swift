@@ -1,0 +1,110 @@
+// download-bench: measures the Downloader against a local origin (nginx, started by
+// Benchmarks/download.sh). Two modes:
+//
+//   download-bench list URLS.txt [--concurrency 6] [--decode]
+//       fetches every URL in the file (one per line) through one Downloader with
+//       maxConcurrentDownloads = concurrency; prints wall time, bytes, throughput and the
+//       process's CPU time (getrusage). Without --decode it fetches bytes only
+//       (Downloader.loadData), which is what curl does; with it, each image is decoded too.
+//
+//   download-bench coalesce URL [--callers 100]
+//       starts that many concurrent loads of one URL and prints the total time; the
+//       script counts the origin's hits in nginx's access log.
+//
+// Output lines start with "download-bench:" and use key=value pairs so the script can
+// parse them.
+import Foundation
+import WebImage
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+struct Usage: Error, CustomStringConvertible {
+    var description: String {
+        "usage: download-bench list URLS.txt [--concurrency N] [--decode] | download-bench coalesce URL [--callers N]"
+    }
+}
+
+func cpuSeconds() -> Double {
+    var usage = rusage()
+    getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
+    func seconds(_ t: timeval) -> Double { Double(t.tv_sec) + Double(t.tv_usec) / 1_000_000 }
+    return seconds(usage.ru_utime) + seconds(usage.ru_stime)
+}
+
+func option(_ name: String, in arguments: [String], default value: Int) throws -> Int {
+    guard let index = arguments.firstIndex(of: name) else { return value }
+    guard index + 1 < arguments.count, let number = Int(arguments[index + 1]), number > 0 else { throw Usage() }
+    return number
+}
+
+func seconds(_ duration: Duration) -> Double {
+    let (whole, fraction) = duration.components
+    return Double(whole) + Double(fraction) / 1e18
+}
+
+func runList(_ path: String, concurrency: Int, decode: Bool) async throws {
+    let urls = try String(contentsOfFile: path, encoding: .utf8)
+        .split(whereSeparator: \.isNewline)
+        .compactMap { URL(string: String($0)) }
+    var config = DownloaderConfig()
+    config.maxConcurrentDownloads = concurrency
+    config.timeout = .seconds(30)
+    let downloader = Downloader(config: config)
+    let cpuStart = cpuSeconds()
+    let start = ContinuousClock.now
+    let (bytes, failures) = await withTaskGroup(of: Int?.self) { group in
+        for url in urls {
+            group.addTask {
+                if decode {
+                    return try? await downloader.loadImage(from: url).data.count
+                }
+                return try? await downloader.loadData(from: url).data.count
+            }
+        }
+        var bytes = 0
+        var failures = 0
+        for await count in group {
+            if let count { bytes += count } else { failures += 1 }
+        }
+        return (bytes, failures)
+    }
+    let elapsed = seconds(ContinuousClock.now - start)
+    let cpu = cpuSeconds() - cpuStart
+    try await downloader.shutdown()
+    let mbps = Double(bytes) / 1_048_576 / elapsed
+    print(String(format: "download-bench: mode=%@ files=%d failures=%d bytes=%d seconds=%.3f MBps=%.1f cpu=%.3f",
+                 decode ? "decode" : "bytes", urls.count, failures, bytes, elapsed, mbps, cpu))
+}
+
+func runCoalesce(_ url: URL, callers: Int) async throws {
+    let downloader = Downloader(config: DownloaderConfig())
+    let start = ContinuousClock.now
+    let successes = await withTaskGroup(of: Bool.self) { group in
+        for _ in 0..<callers {
+            group.addTask { (try? await downloader.loadImage(from: url)) != nil }
+        }
+        return await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+    }
+    let elapsed = seconds(ContinuousClock.now - start)
+    try await downloader.shutdown()
+    print(String(format: "download-bench: mode=coalesce callers=%d successes=%d seconds=%.3f", callers, successes, elapsed))
+}
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+do {
+    switch arguments.first {
+    case "list" where arguments.count >= 2:
+        try await runList(arguments[1], concurrency: try option("--concurrency", in: arguments, default: 6),
+                          decode: arguments.contains("--decode"))
+    case "coalesce" where arguments.count >= 2:
+        guard let url = URL(string: arguments[1]) else { throw Usage() }
+        try await runCoalesce(url, callers: try option("--callers", in: arguments, default: 100))
+    default:
+        throw Usage()
+    }
+} catch {
+    FileHandle.standardError.write(Data("download-bench: \(error)\n".utf8))
+    exit(2)
+}

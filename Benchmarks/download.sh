@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# Downloader benchmark: 1,000 images of ~100 KB served by nginx on 127.0.0.1, fetched by
+# our Downloader (6 at once) and by `curl --parallel --parallel-max 6`; then 100 concurrent
+# callers of one URL, counting the origin's hits in nginx's access log.
+#
+# Usage: Benchmarks/download.sh [files (default 1000)]
+# WRAP="perf record -g -o /tmp/bench.perf" runs our side under a profiler.
+# Installs nginx through scripts/install-deps.sh when missing, builds download-bench in
+# release mode, and starts and stops its own nginx on an unused loopback port in a
+# temporary directory. Sends no traffic anywhere but 127.0.0.1.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+files=${1:-1000}
+
+command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || scripts/install-deps.sh nginx
+NGINX=$(command -v nginx || echo /usr/sbin/nginx)
+
+swift build -c release --product download-bench >/dev/null 2>&1
+BENCH=$(swift build -c release --show-bin-path)/download-bench
+
+work=$(mktemp -d)
+cleanup() {
+    [ -f "$work/nginx.pid" ] && kill "$(cat "$work/nginx.pid")" 2>/dev/null || true
+    sleep 0.2
+    rm -rf "$work"
+}
+trap cleanup EXIT
+# nginx's workers run as an unprivileged user; mktemp makes the folder private.
+chmod 755 "$work"
+mkdir -p "$work/www" "$work/logs"
+
+# ~100 KB JPEGs of noise (they do not compress), 20 distinct ones copied to $files names.
+python3 - "$work/www" "$files" <<'PY'
+import os, random, shutil, sys
+from PIL import Image
+folder, count = sys.argv[1], int(sys.argv[2])
+random.seed(7)
+for i in range(min(20, count)):
+    img = Image.frombytes("RGB", (232, 232), bytes(random.getrandbits(8) for _ in range(232 * 232 * 3)))
+    img.save(os.path.join(folder, f"base{i}.jpg"), quality=90, subsampling=0)
+for i in range(count):
+    shutil.copyfile(os.path.join(folder, f"base{i % 20}.jpg"), os.path.join(folder, f"img{i:04d}.jpg"))
+PY
+
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+cat > "$work/nginx.conf" <<CONF
+worker_processes 1;
+pid $work/nginx.pid;
+error_log $work/logs/error.log;
+events { worker_connections 1024; }
+http {
+    access_log $work/logs/access.log;
+    client_body_temp_path $work/tmp_body;
+    proxy_temp_path $work/tmp_proxy;
+    fastcgi_temp_path $work/tmp_fastcgi;
+    uwsgi_temp_path $work/tmp_uwsgi;
+    scgi_temp_path $work/tmp_scgi;
+    sendfile on;
+    keepalive_requests 100000;
+    types { image/jpeg jpg; }
+    server {
+        listen 127.0.0.1:$port;
+        root $work/www;
+    }
+}
+CONF
+"$NGINX" -p "$work" -c "$work/nginx.conf"
+for _ in $(seq 50); do [ -f "$work/nginx.pid" ] && break; sleep 0.1; done
+
+base="http://127.0.0.1:$port"
+for i in $(seq 0 $((files - 1))); do printf '%s/img%04d.jpg\n' "$base" "$i"; done > "$work/urls.txt"
+sed 's/.*/url = "&"\noutput = "\/dev\/null"/' "$work/urls.txt" > "$work/curl.cfg"
+total_bytes=$(du -cb "$work"/www/img*.jpg | tail -1 | cut -f1)
+
+# Warm the page cache and nginx once, so neither side pays for the first touch.
+curl -s --parallel --parallel-max 6 -K "$work/curl.cfg" >/dev/null 2>&1
+
+best() { sort -n | head -1; }
+ours=(); curls=(); ourcpu=(); curlcpu=()
+for run in 1 2 3; do
+    line=$(${WRAP:-} "$BENCH" list "$work/urls.txt" --concurrency 6)
+    ours+=("$(sed -n 's/.* seconds=\([0-9.]*\).*/\1/p' <<<"$line")")
+    ourcpu+=("$(sed -n 's/.* cpu=\([0-9.]*\).*/\1/p' <<<"$line")")
+    failures=$(sed -n 's/.* failures=\([0-9]*\).*/\1/p' <<<"$line")
+    [ "$failures" = 0 ] || { echo "our downloader had $failures failures: $line"; exit 1; }
+    t=$( { /usr/bin/time -f '%e %U %S' curl -s --parallel --parallel-max 6 -K "$work/curl.cfg" >/dev/null; } 2>&1 | tail -1)
+    curls+=("$(awk '{print $1}' <<<"$t")")
+    curlcpu+=("$(awk '{print $2 + $3}' <<<"$t")")
+done
+decode_line=$("$BENCH" list "$work/urls.txt" --concurrency 6 --decode)
+
+o=$(printf '%s\n' "${ours[@]}" | best); c=$(printf '%s\n' "${curls[@]}" | best)
+oc=$(printf '%s\n' "${ourcpu[@]}" | best); cc=$(printf '%s\n' "${curlcpu[@]}" | best)
+awk -v o="$o" -v c="$c" -v oc="$oc" -v cc="$cc" -v b="$total_bytes" -v n="$files" 'BEGIN {
+    printf "download %d files (%.1f MB), 6 concurrent, best of 3: ours %.3f s (%.1f MB/s, CPU %.2f s)  curl %.3f s (%.1f MB/s, CPU %.2f s)  throughput ratio ours/curl %.2fx\n",
+        n, b / 1048576, o, b / 1048576 / o, oc, c, b / 1048576 / c, cc, c / o }'
+echo "with decoding: $decode_line"
+
+before=$(wc -l < "$work/logs/access.log")
+coalesce_line=$("$BENCH" coalesce "$base/img0000.jpg" --callers 100)
+sleep 0.2
+hits=$(tail -n +"$((before + 1))" "$work/logs/access.log" | grep -c ' /img0000.jpg ' || true)
+echo "coalescing: $coalesce_line origin_hits=$hits"

@@ -1,0 +1,77 @@
+import Foundation
+
+/// Loads images embedded in `data:` URLs (RFC 2397), base64 or percent-encoded.
+///
+/// `data:image/png;base64,iVBORw0...` and `data:image/svg+xml,%3Csvg...` both work; the
+/// media type is ignored (the bytes are sniffed, as everywhere else). The URL is already
+/// in memory, so no size limit applies beyond the decoder's pixel limit. Thread-safe.
+///
+/// ```swift
+/// let result = try await DataURLLoader().load(dataURL, options: .init(), progress: nil)
+/// ```
+public struct DataURLLoader: ImageLoader {
+    /// The coder that decodes the bytes.
+    public let coder: any ImageCoder
+
+    /// Creates a loader that decodes with `coder` (default the shared coders manager).
+    public init(coder: any ImageCoder = CodersManager.shared) {
+        self.coder = coder
+    }
+
+    /// Whether `url`'s scheme is `data`.
+    public func canLoad(_ url: URL) -> Bool {
+        url.scheme?.lowercased() == "data"
+    }
+
+    public func load(_ url: URL, options: DownloadRequestOptions, progress: LoadProgressHandler?) async throws -> ImageLoaderResult {
+        try Task.checkCancellation()
+        guard canLoad(url) else { throw WebImageError.invalidURL(url.absoluteString) }
+        let data = try Self.payload(of: url.absoluteString)
+        progress?(LoadProgress(receivedSize: data.count, expectedSize: data.count, url: url))
+        let image = try coder.decode(data, options: options.decodeOptions)
+        return ImageLoaderResult(image: image, data: data, url: url)
+    }
+
+    /// The bytes a `data:` URL carries. Throws ``WebImageError/invalidURL(_:)`` for a URL
+    /// without a comma or with malformed base64 or percent escapes.
+    static func payload(of string: String) throws -> Data {
+        guard let colon = string.firstIndex(of: ":"), let comma = string[colon...].firstIndex(of: ",") else {
+            throw WebImageError.invalidURL("data URL without a comma")
+        }
+        let header = string[string.index(after: colon)..<comma].lowercased()
+        let body = Substring(string[string.index(after: comma)...])
+        guard let raw = percentDecoded(body) else { throw WebImageError.invalidURL("malformed percent escape in data URL") }
+        guard header.split(separator: ";").last == "base64" else { return raw }
+        // Whitespace (line breaks in long URLs) is allowed; any other stray byte is an error.
+        let compact = raw.filter { !($0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D) }
+        guard let decoded = Data(base64Encoded: compact) else {
+            throw WebImageError.invalidURL("malformed base64 in data URL")
+        }
+        return decoded
+    }
+
+    /// Percent-decodes to raw bytes (which need not be UTF-8); `nil` for a bad escape.
+    private static func percentDecoded(_ text: Substring) -> Data? {
+        var bytes = Data()
+        bytes.reserveCapacity(text.utf8.count)
+        var iterator = text.utf8.makeIterator()
+        while let byte = iterator.next() {
+            guard byte == UInt8(ascii: "%") else {
+                bytes.append(byte)
+                continue
+            }
+            guard let high = iterator.next().flatMap(hexValue), let low = iterator.next().flatMap(hexValue) else { return nil }
+            bytes.append(high << 4 | low)
+        }
+        return bytes
+    }
+
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+}

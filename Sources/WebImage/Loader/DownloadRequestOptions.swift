@@ -1,0 +1,41 @@
+import Foundation
+
+/// Per-call options of a load: how to queue, fetch, check and decode one image.
+///
+/// This is the loader's slice of the manager's `ImageOptions` and `ImageContext`: the
+/// manager fills it from those (priority from `lowPriority`/`highPriority`, decode options
+/// from the thumbnail, scale and scale-down settings, the modifiers and decryptor from the
+/// context). Callers that share one download (coalescing) each keep their own
+/// ``decodeOptions``, ``priority`` (the highest raises a queued download) and
+/// ``progressiveLoad``; the request-level fields (modifiers, decryptor, ``cachedData``)
+/// come from the caller whose call started the download.
+///
+/// ```swift
+/// var options = DownloadRequestOptions()
+/// options.decodeOptions.thumbnailPixelSize = ImageSize(width: 128, height: 128)
+/// options.priority = .high
+/// ```
+public struct DownloadRequestOptions: Sendable {
+    /// Where the download goes in the queue. Default ``DownloadPriority/normal``.
+    public var priority: DownloadPriority = .normal
+    /// Deliver partial images in ``LoadProgress/partialImage`` as data arrives. Default `false`.
+    public var progressiveLoad = false
+    /// Accept any server certificate (self-signed, expired, wrong host) for this load.
+    /// Downloads with and without this flag are never coalesced with each other. Default `false`.
+    public var allowInvalidCertificates = false
+    /// How to decode the bytes (thumbnail size, scale, first frame only, ...).
+    public var decodeOptions = ImageCoderOptions()
+    /// Changes the request before it is sent. Default `nil`.
+    public var requestModifier: RequestModifier?
+    /// Changes the response head before it is checked. Default `nil`.
+    public var responseModifier: ResponseModifier?
+    /// Turns the body into image bytes before decoding. Default `nil`.
+    public var decryptor: Decryptor?
+    /// The bytes the cache holds for this URL, used when the server answers
+    /// `304 Not Modified` (SDWebImage's `refreshCached`); without it a 304 fails with
+    /// ``WebImageError/cacheNotModified``. Default `nil`.
+    public var cachedData: Data?
+
+    /// Options with every default.
+    public init() {}
+}

@@ -1,0 +1,23 @@
+import Foundation
+
+/// The undecoded bytes of a download, from ``Downloader/downloadData(with:options:progress:completion:)``.
+///
+/// ```swift
+/// let raw = try await Downloader.shared.loadData(from: url)
+/// try raw.data.write(to: file)
+/// ```
+public struct DownloadedData: Sendable {
+    /// The body as received (after the decryptor, if any).
+    public var data: Data
+    /// The URL the bytes came from (the last of a redirect chain).
+    public var url: URL
+    /// Timings and sizes of the transfer.
+    public var metrics: DownloadMetrics
+
+    /// Creates a value.
+    public init(data: Data, url: URL, metrics: DownloadMetrics) {
+        self.data = data
+        self.url = url
+        self.metrics = metrics
+    }
+}

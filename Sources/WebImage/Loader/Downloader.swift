@@ -1,0 +1,189 @@
+import AsyncHTTPClient
+import Foundation
+import Synchronization
+
+/// Downloads images over HTTP and HTTPS (SDWebImage's `SDWebImageDownloader`), on
+/// AsyncHTTPClient.
+///
+/// Concurrent requests for one URL share a single network request; each caller gets its
+/// own ``DownloadToken`` and its own image, decoded with its own decode options (equal
+/// options are decoded once). Requests wait in a queue that runs at most
+/// ``maxConcurrentDownloads`` at once, highest priority first, FIFO or LIFO within a
+/// priority. Responses are checked as SDWebImage does (response modifier, status code,
+/// content type, 304), bodies are bounded in size and time, and decoding runs on a Swift
+/// task, never on a network event loop.
+///
+/// Thread-safe. Every completion is called exactly once, on an arbitrary thread. A
+/// downloader you create owns HTTP clients: call ``shutdown()`` before releasing it
+/// (``shared`` lives as long as the process).
+///
+/// ```swift
+/// let downloader = Downloader(config: DownloaderConfig())
+/// let result = try await downloader.load(url, options: DownloadRequestOptions(), progress: nil)
+/// try await downloader.shutdown()
+/// ```
+public final class Downloader: ImageLoader {
+    /// The downloader's settings type.
+    public typealias Configuration = DownloaderConfig
+    /// Receives the outcome of one caller's download; called exactly once.
+    public typealias Completion = @Sendable (Result<ImageLoaderResult, WebImageError>) -> Void
+
+    /// The process-wide downloader with the default configuration.
+    public static let shared = Downloader()
+
+    /// The configuration the downloader was created with.
+    public let config: DownloaderConfig
+    let state: Mutex<State>
+
+    /// Creates a downloader. No connection or client exists until the first download.
+    public init(config: DownloaderConfig = DownloaderConfig()) {
+        self.config = config
+        state = Mutex(State(maxConcurrentDownloads: max(1, config.maxConcurrentDownloads), headers: config.httpHeaders))
+    }
+
+    /// How many downloads run at once; changing it starts queued ones at once when it
+    /// grows. Values below 1 count as 1. Starts as ``DownloaderConfig/maxConcurrentDownloads``.
+    public var maxConcurrentDownloads: Int {
+        get { state.withLock { $0.maxConcurrentDownloads } }
+        set {
+            state.withLock { state in
+                state.maxConcurrentDownloads = max(1, newValue)
+                startQueuedDownloads(&state)
+            }
+        }
+    }
+
+    /// While `true`, queued downloads do not start (running ones go on). Default `false`.
+    public var isSuspended: Bool {
+        get { state.withLock { $0.isSuspended } }
+        set {
+            state.withLock { state in
+                state.isSuspended = newValue
+                startQueuedDownloads(&state)
+            }
+        }
+    }
+
+    /// Network requests queued or running (coalesced callers count once).
+    public var currentDownloadCount: Int {
+        state.withLock { $0.pending.count + $0.running.count }
+    }
+
+    /// Sets (or with `nil` removes) a header sent with every later request.
+    public func setValue(_ value: String?, forHTTPHeaderField field: String) {
+        state.withLock { state in
+            let existing = state.headers.keys.first { $0.caseInsensitiveCompare(field) == .orderedSame }
+            if let existing { state.headers[existing] = nil }
+            if let value { state.headers[field] = value }
+        }
+    }
+
+    /// The value of a header sent with every request, if set.
+    public func value(forHTTPHeaderField field: String) -> String? {
+        state.withLock { state in
+            state.headers.first { $0.key.caseInsensitiveCompare(field) == .orderedSame }?.value
+        }
+    }
+
+    /// Whether `url` is `http` or `https` with a host.
+    public func canLoad(_ url: URL) -> Bool {
+        Self.isDownloadable(url)
+    }
+
+    /// Starts (or joins) the download of `url` and returns this caller's token; the image
+    /// is decoded with `options.decodeOptions`.
+    ///
+    /// A `nil` or non-HTTP URL calls `completion` at once with ``WebImageError/invalidURL(_:)``
+    /// and returns `nil`, as does a downloader that was shut down (with
+    /// ``WebImageError/invalidDownloadOperation``).
+    @discardableResult
+    public func downloadImage(
+        with url: URL?,
+        options: DownloadRequestOptions = DownloadRequestOptions(),
+        progress: LoadProgressHandler? = nil,
+        completion: @escaping Completion
+    ) -> DownloadToken? {
+        register(url, options: options, decode: true, progress: progress) { result in
+            completion(result.flatMap { delivery in
+                // Every caller registered with `decode: true` gets an image or an error.
+                guard let image = delivery.image else { return .failure(.badImageData("no image decoded")) }
+                return .success(ImageLoaderResult(image: image, data: delivery.data, url: delivery.url, metrics: delivery.metrics))
+            })
+        }
+    }
+
+    /// Like ``downloadImage(with:options:progress:completion:)`` but hands back the bytes
+    /// without decoding them (for a proxy, a prefetcher or a cache warmer). Shares the
+    /// network request with concurrent image callers of the same URL.
+    @discardableResult
+    public func downloadData(
+        with url: URL?,
+        options: DownloadRequestOptions = DownloadRequestOptions(),
+        progress: LoadProgressHandler? = nil,
+        completion: @escaping @Sendable (Result<DownloadedData, WebImageError>) -> Void
+    ) -> DownloadToken? {
+        register(url, options: options, decode: false, progress: progress) { result in
+            completion(result.map { DownloadedData(data: $0.data, url: $0.url, metrics: $0.metrics) })
+        }
+    }
+
+    private func register(
+        _ url: URL?,
+        options: DownloadRequestOptions,
+        decode: Bool,
+        progress: LoadProgressHandler?,
+        completion: @escaping @Sendable (Result<DownloadOperation.Delivery, WebImageError>) -> Void
+    ) -> DownloadToken? {
+        guard let url, Self.isDownloadable(url) else {
+            completion(.failure(.invalidURL(url?.absoluteString ?? "nil")))
+            return nil
+        }
+        let subscriber = DownloadOperation.Subscriber(
+            decodeOptions: decode ? options.decodeOptions : nil,
+            progressive: decode && options.progressiveLoad,
+            progress: progress,
+            completion: completion
+        )
+        let key = DownloadOperation.Key(
+            url: url,
+            allowsInvalidCertificates: options.allowInvalidCertificates || config.allowInvalidCertificates
+        )
+        let token = state.withLock { state in enqueue(subscriber, key: key, options: options, state: &state) }
+        if token == nil { completion(.failure(.invalidDownloadOperation)) }
+        return token
+    }
+
+    /// Cancels every queued and running download; each caller gets
+    /// ``WebImageError/cancelled``.
+    public func cancelAllDownloads() {
+        let (subscribers, tasks) = state.withLock { state in takeEverything(&state) }
+        for task in tasks { task.cancel() }
+        for subscriber in subscribers { subscriber.completion(.failure(.cancelled)) }
+    }
+
+    /// Cancels everything, waits for running downloads to stop, ends every event stream
+    /// and shuts the HTTP clients down. Later downloads fail with
+    /// ``WebImageError/invalidDownloadOperation``. Safe to call more than once.
+    public func shutdown() async throws {
+        let (subscribers, tasks, clients, streams) = state.withLock { state in
+            state.isShutDown = true
+            let (subscribers, tasks) = takeEverything(&state)
+            let clients = [state.secureClient, state.insecureClient].compactMap { $0 }
+            state.secureClient = nil
+            state.insecureClient = nil
+            let streams = Array(state.eventContinuations.values)
+            state.eventContinuations.removeAll()
+            return (subscribers, tasks, clients, streams)
+        }
+        for task in tasks { task.cancel() }
+        for subscriber in subscribers { subscriber.completion(.failure(.cancelled)) }
+        for task in tasks { await task.value }
+        for stream in streams { stream.finish() }
+        for client in clients { try await client.shutdown() }
+    }
+
+    static func isDownloadable(_ url: URL) -> Bool {
+        guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else { return false }
+        return !(url.host ?? "").isEmpty
+    }
+}

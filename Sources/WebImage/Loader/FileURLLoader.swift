@@ -1,0 +1,69 @@
+import Foundation
+
+/// Loads images from `file://` URLs on the local disk.
+///
+/// The read runs on a dispatch worker thread, not on the caller's thread nor on Swift's
+/// cooperative pool (blocking I/O there would stall other tasks), and refuses files larger
+/// than ``maximumFileSize`` before reading them. Thread-safe.
+///
+/// ```swift
+/// let url = URL(fileURLWithPath: "/srv/images/cat.jpg")
+/// let result = try await FileURLLoader().load(url, options: .init(), progress: nil)
+/// ```
+public struct FileURLLoader: ImageLoader {
+    /// The coder that decodes the bytes.
+    public let coder: any ImageCoder
+    /// The largest file read, in bytes; larger ones fail with
+    /// ``WebImageError/responseTooLarge(limit:)``. Default 100 MiB.
+    public let maximumFileSize: Int
+
+    /// Creates a loader.
+    public init(coder: any ImageCoder = CodersManager.shared, maximumFileSize: Int = 100 * 1024 * 1024) {
+        self.coder = coder
+        self.maximumFileSize = maximumFileSize
+    }
+
+    /// Whether `url` is a `file` URL.
+    public func canLoad(_ url: URL) -> Bool {
+        url.isFileURL
+    }
+
+    public func load(_ url: URL, options: DownloadRequestOptions, progress: LoadProgressHandler?) async throws -> ImageLoaderResult {
+        guard canLoad(url) else { throw WebImageError.invalidURL(url.absoluteString) }
+        progress?(LoadProgress(receivedSize: 0, expectedSize: -1, url: url))
+        let limit = maximumFileSize
+        let data: Data = try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global(qos: .userInitiated).async {
+                continuation.resume(with: Result { try Self.read(url, limit: limit) })
+            }
+        }
+        try Task.checkCancellation()
+        progress?(LoadProgress(receivedSize: data.count, expectedSize: data.count, url: url))
+        let image = try coder.decode(data, options: options.decodeOptions)
+        return ImageLoaderResult(image: image, data: data, url: url)
+    }
+
+    /// Reads at most `limit` bytes; a longer file (even one that grew since it was opened)
+    /// is refused rather than truncated.
+    private static func read(_ url: URL, limit: Int) throws -> Data {
+        let handle: FileHandle
+        do {
+            handle = try FileHandle(forReadingFrom: url)
+        } catch {
+            throw WebImageError.network("cannot open \(url.path): \((error as NSError).localizedDescription)")
+        }
+        defer { try? handle.close() }
+        do {
+            let size = try handle.seekToEnd()
+            guard size <= UInt64(limit) else { throw WebImageError.responseTooLarge(limit: limit) }
+            try handle.seek(toOffset: 0)
+            let data = try handle.read(upToCount: limit + 1) ?? Data()
+            guard data.count <= limit else { throw WebImageError.responseTooLarge(limit: limit) }
+            return data
+        } catch let error as WebImageError {
+            throw error
+        } catch {
+            throw WebImageError.network("cannot read \(url.path): \((error as NSError).localizedDescription)")
+        }
+    }
+}

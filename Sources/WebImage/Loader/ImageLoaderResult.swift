@@ -1,0 +1,27 @@
+import Foundation
+
+/// What a loader hands back: the decoded image, the bytes it came from, and where they
+/// were found.
+///
+/// ```swift
+/// let result = try await Downloader.shared.load(url, options: .init(), progress: nil)
+/// cache.store(result.image, data: result.data, forKey: url.absoluteString)
+/// ```
+public struct ImageLoaderResult: Sendable {
+    /// The image, decoded with the caller's ``DownloadRequestOptions/decodeOptions``.
+    public var image: Image
+    /// The bytes as received (after the decryptor, if any), for the disk cache.
+    public var data: Data
+    /// The URL the bytes came from: the requested one, or the last of a redirect chain.
+    public var url: URL
+    /// Timings and sizes of the HTTP transfer; `nil` for loaders that use no network.
+    public var metrics: DownloadMetrics?
+
+    /// Creates a result.
+    public init(image: Image, data: Data, url: URL, metrics: DownloadMetrics? = nil) {
+        self.image = image
+        self.data = data
+        self.url = url
+        self.metrics = metrics
+    }
+}

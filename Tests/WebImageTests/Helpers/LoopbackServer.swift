@@ -1,0 +1,243 @@
+import Foundation
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import NIOSSL
+import Synchronization
+
+/// A real HTTP/1.1 (or HTTPS) server on 127.0.0.1 and an ephemeral port, for tests that
+/// need a network peer: it serves fixed replies per path, misbehaves on purpose (slow
+/// drip, stalls, resets, lying lengths, redirects, auth), and records what it saw
+/// (requests per path, their headers and order, the most requests open at once).
+///
+/// Never reaches beyond the loopback interface. Always use it through ``with(_:tls:body:)``,
+/// which shuts it down (closing every connection, even stalled ones) however the body
+/// ends. Thread-safe: routes may change while it runs.
+///
+/// ```swift
+/// try await LoopbackServer.with(["/a.png": .ok(pngData)]) { server in
+///     let result = try await downloader.load(server.url("/a.png"), options: .init(), progress: nil)
+///     #expect(server.requestCount("/a.png") == 1)
+/// }
+/// ```
+final class LoopbackServer: Sendable {
+    /// How the server answers one path.
+    indirect enum Reply: Sendable {
+        /// 200 with the body, a Content-Length and the content type (none when `nil`).
+        case ok(Data, contentType: String? = "application/octet-stream", headers: [(String, String)] = [])
+        /// Any status with an optional body.
+        case status(Int, body: Data = Data(), headers: [(String, String)] = [])
+        /// 200 with a correct Content-Length, the body sent `chunkSize` bytes at a time
+        /// with `interval` between chunks.
+        case drip(Data, chunkSize: Int, interval: Duration, contentType: String = "application/octet-stream")
+        /// 200 without Content-Length (chunked transfer encoding), the body in `chunkSize` pieces.
+        case chunked(Data, chunkSize: Int)
+        /// 200 and a head announcing `contentLength` bytes, then silence until shutdown.
+        case stallAfterHeaders(contentLength: Int)
+        /// Reads the request, then says nothing until shutdown.
+        case stallBeforeHeaders
+        /// 200 announcing the whole body, sends `bytes` of it, then resets the connection (RST).
+        case resetMidBody(Data, after: Int)
+        /// 200 announcing `claimedLength` bytes, sends `body`, then closes the connection.
+        case wrongContentLength(Data, claimedLength: Int)
+        /// A redirect (302 unless given) to `location`, which may be relative.
+        case redirect(to: String, status: Int = 302)
+        /// 401 with a Basic challenge unless the request carries these credentials.
+        case basicAuth(user: String, password: String, then: Reply)
+        /// Waits, then answers with `then` (to hold a request open).
+        case delayed(Duration, then: Reply)
+        /// 200 announcing the whole body; sends `firstPart` bytes, then one byte per
+        /// `interval` until `gate` opens (for at most 500 bytes), then the rest. Lets a test
+        /// wait for the client to react mid-body without betting on timing.
+        case gated(Data, firstPart: Int, gate: ReplyGate, interval: Duration, contentType: String)
+    }
+
+    /// One request as the server received it.
+    struct Request: Sendable {
+        var method: String
+        var path: String
+        var headers: [(name: String, value: String)]
+
+        func header(_ name: String) -> String? {
+            headers.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value
+        }
+    }
+
+    private struct State {
+        var routes: [String: Reply]
+        var stopping = false
+        var connections: [ObjectIdentifier: any Channel] = [:]
+        var requests: [Request] = []
+        var openRequests = 0
+        var maxOpenRequests = 0
+    }
+
+    /// The port the server listens on.
+    let port: Int
+    /// Whether the server speaks TLS (with the test-only certificate in Fixtures/tls).
+    let usesTLS: Bool
+    private let state: Mutex<State>
+    private let runner: Mutex<Task<Void, Never>?> = Mutex(nil)
+    private let channel: any Channel
+
+    private init(port: Int, usesTLS: Bool, routes: [String: Reply], channel: any Channel) {
+        self.port = port
+        self.usesTLS = usesTLS
+        self.channel = channel
+        state = Mutex(State(routes: routes))
+    }
+
+    /// Starts a server with `routes`, runs `body`, and shuts the server down afterwards.
+    static func with<T: Sendable>(
+        _ routes: [String: Reply],
+        tls: Bool = false,
+        body: (LoopbackServer) async throws -> T
+    ) async throws -> T {
+        let server = try await start(routes: routes, tls: tls)
+        do {
+            let value = try await body(server)
+            await server.shutdown()
+            return value
+        } catch {
+            await server.shutdown()
+            throw error
+        }
+    }
+
+    /// `http(s)://127.0.0.1:port` + `path`.
+    func url(_ path: String) -> URL {
+        // Every path the tests use is a literal that forms a valid URL.
+        URL(string: "\(usesTLS ? "https" : "http")://127.0.0.1:\(port)\(path)")!
+    }
+
+    /// Replaces or adds the reply for `path`.
+    func setRoute(_ path: String, _ reply: Reply) {
+        state.withLock { $0.routes[path] = reply }
+    }
+
+    /// Waits until at least `count` requests arrived (or two seconds passed), for tests that
+    /// must act while a request is known to be open.
+    func waitForRequests(_ count: Int) async throws {
+        let deadline = ContinuousClock.now + .seconds(2)
+        while state.withLock({ $0.requests.count }) < count, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(5))
+        }
+    }
+
+    /// Every request received so far, in arrival order.
+    var requests: [Request] { state.withLock { $0.requests } }
+
+    /// How many requests for `path` arrived.
+    func requestCount(_ path: String) -> Int {
+        state.withLock { $0.requests.filter { $0.path == path }.count }
+    }
+
+    /// The most requests that were open (received, not yet fully answered) at once.
+    var maxOpenRequests: Int { state.withLock { $0.maxOpenRequests } }
+
+    private static func start(routes: [String: Reply], tls: Bool) async throws -> LoopbackServer {
+        let sslContext = tls ? try makeSSLContext() : nil
+        let serverChannel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .bind(host: "127.0.0.1", port: 0) { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    if let sslContext {
+                        try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: sslContext))
+                    }
+                    try channel.pipeline.syncOperations.configureHTTPServerPipeline()
+                    return try NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>(wrappingChannelSynchronously: channel)
+                }
+            }
+        guard let port = serverChannel.channel.localAddress?.port else {
+            try await serverChannel.channel.close()
+            throw ServerError.noPort
+        }
+        let server = LoopbackServer(port: port, usesTLS: tls, routes: routes, channel: serverChannel.channel)
+        let task = Task {
+            _ = try? await withThrowingDiscardingTaskGroup { group in
+                try await serverChannel.executeThenClose { connections in
+                    for try await connection in connections {
+                        group.addTask { await server.serve(connection) }
+                    }
+                }
+            }
+        }
+        server.runner.withLock { $0 = task }
+        return server
+    }
+
+    /// Closes the listening socket and every connection (stalled and delayed replies
+    /// stop), and waits until all of them are gone.
+    ///
+    /// The accept loop is not cancelled but drained: NIO requires every accepted
+    /// connection to be taken from the stream and closed, even one that arrives while the
+    /// server stops.
+    func shutdown() async {
+        let open = state.withLock { state in
+            state.stopping = true
+            return Array(state.connections.values)
+        }
+        try? await channel.close()
+        for connection in open { try? await connection.close() }
+        await runner.withLock { $0 }?.value
+    }
+
+    /// Sleeps for `duration` in short slices, throwing as soon as the server stops.
+    func pause(for duration: Duration) async throws {
+        let end = ContinuousClock.now + duration
+        while ContinuousClock.now < end {
+            guard !state.withLock({ $0.stopping }) else { throw ServerError.stopping }
+            try await Task.sleep(for: min(.milliseconds(10), end - ContinuousClock.now))
+        }
+    }
+
+    private static func makeSSLContext() throws -> NIOSSLContext {
+        let folder = Corpus.fixtures.appendingPathComponent("tls")
+        let certificate = try NIOSSLCertificate.fromPEMFile(folder.appendingPathComponent("cert.pem").path)
+        let key = try NIOSSLPrivateKey(file: folder.appendingPathComponent("key.pem").path, format: .pem)
+        let configuration = TLSConfiguration.makeServerConfiguration(
+            certificateChain: certificate.map { .certificate($0) },
+            privateKey: .privateKey(key)
+        )
+        return try NIOSSLContext(configuration: configuration)
+    }
+
+    private enum ServerError: Error { case noPort, stopping }
+
+    private func serve(_ connection: NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>) async {
+        let channel = connection.channel
+        let id = ObjectIdentifier(channel)
+        let accepted = state.withLock { state in
+            if !state.stopping { state.connections[id] = channel }
+            return !state.stopping
+        }
+        defer { state.withLock { _ = $0.connections.removeValue(forKey: id) } }
+        try? await connection.executeThenClose { inbound, outbound in
+            guard accepted else { return }
+            var head: HTTPRequestHead?
+            for try await part in inbound {
+                switch part {
+                case .head(let requestHead): head = requestHead
+                case .body: continue
+                case .end:
+                    guard let requestHead = head else { continue }
+                    let request = record(requestHead)
+                    defer { state.withLock { $0.openRequests -= 1 } }
+                    let reply = state.withLock { $0.routes[request.path] } ?? .status(404)
+                    try await answer(reply, to: request, outbound: outbound, channel: channel)
+                }
+            }
+        }
+    }
+
+    private func record(_ head: HTTPRequestHead) -> Request {
+        let path = String(head.uri.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first ?? "")
+        let request = Request(method: head.method.rawValue, path: path, headers: head.headers.map { ($0.name, $0.value) })
+        state.withLock { state in
+            state.requests.append(request)
+            state.openRequests += 1
+            state.maxOpenRequests = max(state.maxOpenRequests, state.openRequests)
+        }
+        return request
+    }
+}

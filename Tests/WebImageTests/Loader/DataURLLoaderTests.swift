@@ -1,0 +1,61 @@
+import Foundation
+import Testing
+@testable import WebImage
+
+@Suite("DataURLLoader")
+struct DataURLLoaderTests {
+    let png: Data
+
+    init() throws {
+        png = try Corpus.data("TestImage.png")
+    }
+
+    @Test func loadsABase64DataURL() async throws {
+        let url = try #require(URL(string: "data:image/png;base64," + png.base64EncodedString()))
+        let loader = DataURLLoader()
+        #expect(loader.canLoad(url))
+        let result = try await loader.load(url, options: DownloadRequestOptions(), progress: nil)
+        #expect(result.data == png)
+        #expect(result.image.size == ImageSize(width: 300, height: 300))
+        #expect(result.metrics == nil)
+    }
+
+    @Test func loadsAPercentEncodedDataURLWithBinaryBytes() async throws {
+        let escaped = png.map { String(format: "%%%02X", $0) }.joined()
+        let url = try #require(URL(string: "data:image/png," + escaped))
+        var options = DownloadRequestOptions()
+        options.decodeOptions.thumbnailPixelSize = ImageSize(width: 30, height: 30)
+        let result = try await DataURLLoader().load(url, options: options, progress: nil)
+        #expect(result.data == png)
+        #expect(result.image.size == ImageSize(width: 30, height: 30))
+    }
+
+    @Test func percentDecodingKeepsUnescapedCharacters() throws {
+        #expect(try DataURLLoader.payload(of: "data:,a%20b+c") == Data("a b+c".utf8))
+        #expect(try DataURLLoader.payload(of: "data:text/plain;charset=utf-8;base64,aGk=") == Data("hi".utf8))
+    }
+
+    @Test(arguments: ["data:image/png;base64", "data:,%4", "data:,%zz", "data:;base64,@@@@"])
+    func malformedDataURLsAreInvalid(_ text: String) throws {
+        #expect {
+            try DataURLLoader.payload(of: text)
+        } throws: { error in
+            if case .invalidURL = error as? WebImageError { return true }
+            return false
+        }
+    }
+
+    @Test func dataThatIsNotAnImageIsBadImageData() async throws {
+        let url = try #require(URL(string: "data:text/plain,hello"))
+        await #expect {
+            _ = try await DataURLLoader().load(url, options: DownloadRequestOptions(), progress: nil)
+        } throws: { error in
+            if case .badImageData = error as? WebImageError { return true }
+            return false
+        }
+    }
+
+    @Test func refusesOtherSchemes() throws {
+        #expect(!DataURLLoader().canLoad(try #require(URL(string: "http://127.0.0.1/a.png"))))
+    }
+}

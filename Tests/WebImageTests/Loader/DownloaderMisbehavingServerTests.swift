@@ -1,0 +1,250 @@
+import Foundation
+import Testing
+@testable import WebImage
+
+/// The downloader against a server that misbehaves on purpose: every case ends with the
+/// right typed error (or image) within its time-out, and the completion runs once.
+@Suite("Downloader against a misbehaving server", .timeLimit(.minutes(1)))
+struct DownloaderMisbehavingServerTests {
+    let png: Data
+
+    init() throws {
+        png = try Corpus.data("TestImage.png")
+    }
+
+    /// Loads `path` from a server with `routes` and returns the outcome, the elapsed time,
+    /// and how often the completion ran.
+    private func outcome(
+        _ path: String,
+        routes: [String: LoopbackServer.Reply],
+        config: DownloaderConfig = LoaderTesting.config(),
+        options: DownloadRequestOptions = DownloadRequestOptions(),
+        check: (LoopbackServer) -> Void = { _ in }
+    ) async throws -> (result: Result<ImageLoaderResult, WebImageError>, elapsed: Duration) {
+        try await LoopbackServer.with(routes) { server in
+            let recorder = CompletionRecorder()
+            let start = ContinuousClock.now
+            let result = try await LoaderTesting.withDownloader(config) { downloader in
+                downloader.downloadImage(with: server.url(path), options: options, completion: recorder.completion(0))
+                return try #require(await recorder.outcomes(1)[0])
+            }
+            let elapsed = ContinuousClock.now - start
+            #expect(recorder.callCounts == [0: 1])
+            check(server)
+            return (result, elapsed)
+        }
+    }
+
+    private func error(_ result: Result<ImageLoaderResult, WebImageError>) -> WebImageError? {
+        if case .failure(let error) = result { return error }
+        return nil
+    }
+
+    @Test func slowDripWithinTheIdleTimeoutSucceedsEvenWhenTheTotalIsLonger() async throws {
+        let reply = LoopbackServer.Reply.drip(png, chunkSize: 1000, interval: .milliseconds(100), contentType: "image/png")
+        let (result, elapsed) = try await outcome("/drip.png", routes: ["/drip.png": reply], config: LoaderTesting.config(timeout: .milliseconds(600)))
+        #expect(try result.get().image.size == ImageSize(width: 300, height: 300))
+        #expect(elapsed > .milliseconds(600))
+    }
+
+    @Test func stallAfterHeadersTimesOut() async throws {
+        let reply = LoopbackServer.Reply.stallAfterHeaders(contentLength: 5000)
+        let (result, elapsed) = try await outcome("/stall.png", routes: ["/stall.png": reply], config: LoaderTesting.config(timeout: .milliseconds(400)))
+        #expect(error(result) == .timedOut)
+        #expect(elapsed < .seconds(3))
+    }
+
+    @Test func stallBeforeHeadersTimesOut() async throws {
+        let (result, elapsed) = try await outcome("/stall.png", routes: ["/stall.png": .stallBeforeHeaders], config: LoaderTesting.config(timeout: .milliseconds(400)))
+        #expect(error(result) == .timedOut)
+        #expect(elapsed < .seconds(3))
+    }
+
+    @Test func connectionResetMidBodyIsANetworkError() async throws {
+        let (result, _) = try await outcome("/reset.png", routes: ["/reset.png": .resetMidBody(png, after: 4000)])
+        guard case .network = error(result) else {
+            Issue.record("expected a network error, got \(result)")
+            return
+        }
+    }
+
+    @Test func contentLengthLongerThanTheBodyIsANetworkError() async throws {
+        let reply = LoopbackServer.Reply.wrongContentLength(png, claimedLength: png.count + 5000)
+        let (result, _) = try await outcome("/short.png", routes: ["/short.png": reply])
+        guard case .network = error(result) else {
+            Issue.record("expected a network error, got \(result)")
+            return
+        }
+    }
+
+    @Test func contentLengthShorterThanTheBodyGivesTruncatedDataThatFailsToDecode() async throws {
+        let reply = LoopbackServer.Reply.wrongContentLength(png, claimedLength: 1000)
+        let (result, _) = try await outcome("/long.png", routes: ["/long.png": reply])
+        guard case .badImageData = error(result) else {
+            Issue.record("expected badImageData, got \(result)")
+            return
+        }
+    }
+
+    @Test func notModifiedIsAnUnacceptableStatusByDefault() async throws {
+        let (result, _) = try await outcome("/a.png", routes: ["/a.png": .status(304)])
+        #expect(error(result) == .invalidDownloadStatusCode(304))
+    }
+
+    @Test func notModifiedWithoutCachedDataIsCacheNotModifiedWhen304IsAcceptable() async throws {
+        let config = LoaderTesting.config { $0.acceptableStatusCodes = Set(200..<400) }
+        let (result, _) = try await outcome("/a.png", routes: ["/a.png": .status(304)], config: config)
+        #expect(error(result) == .cacheNotModified)
+    }
+
+    @Test func notModifiedWithCachedDataDecodesTheCachedData() async throws {
+        var options = DownloadRequestOptions()
+        options.cachedData = png
+        let (result, _) = try await outcome("/a.png", routes: ["/a.png": .status(304)], options: options)
+        #expect(try result.get().image.size == ImageSize(width: 300, height: 300))
+        #expect(try result.get().data == png)
+    }
+
+    @Test(arguments: [404, 500, 503])
+    func errorStatusesFailWithTheirCode(_ code: Int) async throws {
+        let (result, _) = try await outcome("/a.png", routes: ["/a.png": .status(code, body: Data("oops".utf8))])
+        #expect(error(result) == .invalidDownloadStatusCode(code))
+    }
+
+    @Test func unknownPathIs404() async throws {
+        let (result, _) = try await outcome("/missing.png", routes: [:])
+        #expect(error(result) == .invalidDownloadStatusCode(404))
+    }
+
+    @Test func followsARedirectChainAndReportsTheFinalURL() async throws {
+        let routes: [String: LoopbackServer.Reply] = [
+            "/r1": .redirect(to: "/r2", status: 301),
+            "/r2": .redirect(to: "/r3", status: 302),
+            "/r3": .redirect(to: "/a.png", status: 307),
+            "/a.png": .ok(png, contentType: "image/png"),
+        ]
+        let (result, _) = try await outcome("/r1", routes: routes) { server in
+            #expect(server.requests.map(\.path) == ["/r1", "/r2", "/r3", "/a.png"])
+        }
+        let loaded = try result.get()
+        #expect(loaded.url.path == "/a.png")
+        #expect(loaded.metrics?.redirectCount == 3)
+        #expect(loaded.image.size.width == 300)
+    }
+
+    @Test func redirectLoopFails() async throws {
+        let routes: [String: LoopbackServer.Reply] = ["/l1": .redirect(to: "/l2"), "/l2": .redirect(to: "/l1")]
+        let (result, _) = try await outcome("/l1", routes: routes)
+        #expect(error(result) == .network("redirect loop"))
+    }
+
+    @Test func redirectsBeyondTheLimitFail() async throws {
+        let routes: [String: LoopbackServer.Reply] = [
+            "/r1": .redirect(to: "/r2"), "/r2": .redirect(to: "/r3"), "/r3": .redirect(to: "/a.png"), "/a.png": .ok(png),
+        ]
+        let config = LoaderTesting.config { $0.maximumRedirects = 2 }
+        let (result, _) = try await outcome("/r1", routes: routes, config: config)
+        #expect(error(result) == .network("too many redirects"))
+    }
+
+    @Test func basicAuthIsSentOnceWhenTheServerAsks() async throws {
+        let routes: [String: LoopbackServer.Reply] = ["/a.png": .basicAuth(user: "ann", password: "s3cret", then: .ok(png))]
+        let config = LoaderTesting.config {
+            $0.username = "ann"
+            $0.password = "s3cret"
+        }
+        let (result, _) = try await outcome("/a.png", routes: routes, config: config) { server in
+            #expect(server.requests.count == 2)
+            #expect(server.requests.first?.header("Authorization") == nil)
+            #expect(server.requests.last?.header("Authorization") == "Basic " + Data("ann:s3cret".utf8).base64EncodedString())
+        }
+        #expect(try result.get().image.size.width == 300)
+    }
+
+    @Test func wrongBasicCredentialsAreTriedOnceThenFailWith401() async throws {
+        let routes: [String: LoopbackServer.Reply] = ["/a.png": .basicAuth(user: "ann", password: "s3cret", then: .ok(png))]
+        let config = LoaderTesting.config {
+            $0.username = "ann"
+            $0.password = "wrong"
+        }
+        let (result, _) = try await outcome("/a.png", routes: routes, config: config) { server in
+            #expect(server.requests.count == 2)
+        }
+        #expect(error(result) == .invalidDownloadStatusCode(401))
+    }
+
+    @Test func withoutCredentials401FailsAfterOneRequest() async throws {
+        let routes: [String: LoopbackServer.Reply] = ["/a.png": .basicAuth(user: "ann", password: "s3cret", then: .ok(png))]
+        let (result, _) = try await outcome("/a.png", routes: routes) { server in
+            #expect(server.requests.count == 1)
+        }
+        #expect(error(result) == .invalidDownloadStatusCode(401))
+    }
+
+    @Test func wrongContentTypeFailsOnlyWhenTypesAreRestricted() async throws {
+        let routes: [String: LoopbackServer.Reply] = ["/a.png": .ok(png, contentType: "text/html; charset=utf-8")]
+        let (lenient, _) = try await outcome("/a.png", routes: routes)
+        #expect(try lenient.get().image.format == .png)
+        let config = LoaderTesting.config { $0.acceptableContentTypes = ["image/png", "image/jpeg"] }
+        let (strict, _) = try await outcome("/a.png", routes: routes, config: config)
+        #expect(error(strict) == .invalidDownloadContentType("text/html"))
+    }
+
+    @Test func announcedBodyLargerThanTheLimitFailsBeforeReadingIt() async throws {
+        let config = LoaderTesting.config { $0.maximumResponseSize = 5000 }
+        let (result, _) = try await outcome("/a.png", routes: ["/a.png": .ok(png)], config: config)
+        #expect(error(result) == .responseTooLarge(limit: 5000))
+    }
+
+    @Test func unannouncedBodyGrowingPastTheLimitIsStopped() async throws {
+        let config = LoaderTesting.config { $0.maximumResponseSize = 5000 }
+        let (result, _) = try await outcome("/a.png", routes: ["/a.png": .chunked(png, chunkSize: 1000)], config: config) { server in
+            #expect(server.requests.count == 1)
+        }
+        #expect(error(result) == .responseTooLarge(limit: 5000))
+    }
+
+    @Test func chunkedBodyWithinTheLimitDownloads() async throws {
+        let (result, _) = try await outcome("/a.png", routes: ["/a.png": .chunked(png, chunkSize: 1000)])
+        #expect(try result.get().data == png)
+    }
+
+    @Test(arguments: [Data(), Data("<html>not an image</html>".utf8)])
+    func emptyOrUndecodableBodyIsBadImageData(_ body: Data) async throws {
+        let (result, _) = try await outcome("/a.png", routes: ["/a.png": .ok(body)])
+        guard case .badImageData = error(result) else {
+            Issue.record("expected badImageData, got \(result)")
+            return
+        }
+    }
+
+    @Test func selfSignedCertificateIsRejectedByDefault() async throws {
+        try await LoopbackServer.with(["/a.png": .ok(png)], tls: true) { server in
+            try await LoaderTesting.withDownloader { downloader in
+                let error = await LoaderTesting.error(loading: server.url("/a.png"), with: downloader)
+                guard case .network = error else {
+                    Issue.record("expected a TLS network error, got \(String(describing: error))")
+                    return
+                }
+            }
+            #expect(server.requests.isEmpty)
+        }
+    }
+
+    @Test func selfSignedCertificateIsAcceptedWhenAllowed() async throws {
+        try await LoopbackServer.with(["/a.png": .ok(png)], tls: true) { server in
+            try await LoaderTesting.withDownloader { downloader in
+                var options = DownloadRequestOptions()
+                options.allowInvalidCertificates = true
+                let result = try await downloader.loadImage(from: server.url("/a.png"), options: options)
+                #expect(result.image.size.width == 300)
+            }
+            let config = LoaderTesting.config { $0.allowInvalidCertificates = true }
+            try await LoaderTesting.withDownloader(config) { downloader in
+                let result = try await downloader.loadImage(from: server.url("/a.png"))
+                #expect(result.image.size.width == 300)
+            }
+            #expect(server.requests.count == 2)
+        }
+    }
+}

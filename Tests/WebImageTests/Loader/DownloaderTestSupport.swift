@@ -1,0 +1,116 @@
+import Foundation
+import Synchronization
+@testable import WebImage
+
+/// Shared set-up for the loader tests: short time-outs, a downloader that is always shut
+/// down, and a recorder that counts how often each callback ran.
+enum LoaderTesting {
+    /// A configuration with time-outs short enough for tests.
+    static func config(timeout: Duration = .seconds(2), _ change: (inout DownloaderConfig) -> Void = { _ in }) -> DownloaderConfig {
+        var config = DownloaderConfig()
+        config.timeout = timeout
+        change(&config)
+        return config
+    }
+
+    /// Runs `body` with a new downloader and shuts it down afterwards, however `body` ends.
+    static func withDownloader<T: Sendable>(
+        _ config: DownloaderConfig = LoaderTesting.config(),
+        _ body: (Downloader) async throws -> T
+    ) async throws -> T {
+        let downloader = Downloader(config: config)
+        do {
+            let value = try await body(downloader)
+            try await downloader.shutdown()
+            return value
+        } catch {
+            try await downloader.shutdown()
+            throw error
+        }
+    }
+
+    /// Loads `url` and returns the error it failed with (or `nil` when it succeeded).
+    static func error(
+        loading url: URL?,
+        with downloader: Downloader,
+        options: DownloadRequestOptions = DownloadRequestOptions()
+    ) async -> WebImageError? {
+        do {
+            _ = try await downloader.loadImage(from: url, options: options)
+            return nil
+        } catch {
+            return error as? WebImageError ?? .network("not a WebImageError: \(error)")
+        }
+    }
+}
+
+/// Collects the completions of callback-style downloads and counts each one, so a test
+/// can check that every completion ran exactly once.
+final class CompletionRecorder: Sendable {
+    typealias Outcome = Result<ImageLoaderResult, WebImageError>
+    private let counts = Mutex<[Int: Int]>([:])
+    private let stream: AsyncStream<(Int, Outcome)>
+    private let continuation: AsyncStream<(Int, Outcome)>.Continuation
+
+    init() {
+        (stream, continuation) = AsyncStream.makeStream(of: (Int, Outcome).self)
+    }
+
+    /// The completion handler for caller `index`.
+    func completion(_ index: Int) -> Downloader.Completion {
+        { [self] result in
+            counts.withLock { $0[index, default: 0] += 1 }
+            continuation.yield((index, result))
+        }
+    }
+
+    /// Waits for the first outcome of `count` distinct callers.
+    func outcomes(_ count: Int) async -> [Int: Outcome] {
+        var outcomes: [Int: Outcome] = [:]
+        for await (index, outcome) in stream {
+            if outcomes[index] == nil { outcomes[index] = outcome }
+            if outcomes.count == count { break }
+        }
+        return outcomes
+    }
+
+    /// How many times each caller's completion ran.
+    var callCounts: [Int: Int] { counts.withLock { $0 } }
+}
+
+/// A coder that counts its decodes and hands them to a real coder, to check that equal
+/// decode options are decoded once.
+final class DecodeCountingCoder: ImageCoder {
+    let wrapped: any ImageCoder
+    private let decodes = Mutex(0)
+
+    init(wrapping coder: any ImageCoder) {
+        wrapped = coder
+    }
+
+    var decodeCount: Int { decodes.withLock { $0 } }
+
+    func canDecode(_ data: Data) -> Bool { wrapped.canDecode(data) }
+
+    func decode(_ data: Data, options: ImageCoderOptions) throws -> Image {
+        decodes.withLock { $0 += 1 }
+        return try wrapped.decode(data, options: options)
+    }
+
+    func canEncode(to format: ImageFormat) -> Bool { wrapped.canEncode(to: format) }
+
+    func encode(_ image: Image, as format: ImageFormat, options: ImageCoderOptions) throws -> Data {
+        try wrapped.encode(image, as: format, options: options)
+    }
+}
+
+/// Collects progress reports of one load.
+final class ProgressLog: Sendable {
+    private let reports = Mutex<[LoadProgress]>([])
+
+    var handler: LoadProgressHandler {
+        { [self] progress in reports.withLock { $0.append(progress) } }
+    }
+
+    var all: [LoadProgress] { reports.withLock { $0 } }
+}

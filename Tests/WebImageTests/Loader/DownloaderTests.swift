@@ -1,0 +1,225 @@
+import Foundation
+import Testing
+@testable import WebImage
+
+/// The downloader against a well-behaved loopback server: SDWebImage's downloader
+/// behaviours, coalescing, per-caller decode options, progress, events and modifiers.
+@Suite("Downloader", .timeLimit(.minutes(1)))
+struct DownloaderTests {
+    let png: Data
+    let jpeg: Data
+
+    init() throws {
+        png = try Corpus.data("TestImage.png")
+        jpeg = try Corpus.data("TestImage.jpg")
+    }
+
+    @Test func downloadsAndDecodesAnImage() async throws {
+        try await LoopbackServer.with(["/a.png": .ok(png, contentType: "image/png")]) { server in
+            try await LoaderTesting.withDownloader { downloader in
+                let result = try await downloader.load(server.url("/a.png"), options: DownloadRequestOptions(), progress: nil)
+                #expect(result.image.size == ImageSize(width: 300, height: 300))
+                #expect(result.image.format == .png)
+                #expect(result.data == png)
+                #expect(result.url == server.url("/a.png"))
+                #expect(result.metrics?.bytesReceived == png.count)
+                #expect(result.metrics?.statusCode == 200)
+                #expect(result.metrics?.redirectCount == 0)
+            }
+        }
+    }
+
+    @Test func sendsTheAcceptHeaderAndUserAgent() async throws {
+        try await LoopbackServer.with(["/a.png": .ok(png)]) { server in
+            try await LoaderTesting.withDownloader { downloader in
+                _ = try await downloader.loadImage(from: server.url("/a.png"))
+                let request = try #require(server.requests.first)
+                #expect(request.header("Accept") == "image/*,*/*;q=0.8")
+                #expect(request.header("User-Agent")?.hasPrefix("WebImage/") == true)
+            }
+        }
+    }
+
+    @Test func headersCanBeSetAndRemovedAtRunTime() async throws {
+        try await LoopbackServer.with(["/a.png": .ok(png)]) { server in
+            try await LoaderTesting.withDownloader { downloader in
+                downloader.setValue("yes", forHTTPHeaderField: "X-Test")
+                downloader.setValue(nil, forHTTPHeaderField: "accept")
+                #expect(downloader.value(forHTTPHeaderField: "x-test") == "yes")
+                _ = try await downloader.loadImage(from: server.url("/a.png"))
+                let request = try #require(server.requests.first)
+                #expect(request.header("X-Test") == "yes")
+                #expect(request.header("Accept") == nil)
+            }
+        }
+    }
+
+    @Test(arguments: [nil, "ftp://127.0.0.1/a.png", "http:///nohost.png", "/just/a/path"])
+    func refusesMissingOrNonHTTPURLs(_ text: String?) async throws {
+        try await LoaderTesting.withDownloader { downloader in
+            let url = text.flatMap { URL(string: $0) }
+            let error = await LoaderTesting.error(loading: url, with: downloader)
+            guard case .invalidURL = error else {
+                Issue.record("expected invalidURL, got \(String(describing: error))")
+                return
+            }
+            let recorder = CompletionRecorder()
+            #expect(downloader.downloadImage(with: url, completion: recorder.completion(0)) == nil)
+            #expect(recorder.callCounts == [0: 1])
+        }
+    }
+
+    @Test func statusCodeSetWithoutTheResponseCodeFailsA200() async throws {
+        try await LoopbackServer.with(["/a.png": .ok(png)]) { server in
+            let config = LoaderTesting.config { $0.acceptableStatusCodes = [1] }
+            try await LoaderTesting.withDownloader(config) { downloader in
+                let error = await LoaderTesting.error(loading: server.url("/a.png"), with: downloader)
+                #expect(error == .invalidDownloadStatusCode(200))
+            }
+        }
+    }
+
+    @Test func contentTypeSetWithoutTheResponseTypeFailsAnImage() async throws {
+        try await LoopbackServer.with(["/a.png": .ok(png, contentType: "image/png")]) { server in
+            let config = LoaderTesting.config { $0.acceptableContentTypes = ["application/json"] }
+            try await LoaderTesting.withDownloader(config) { downloader in
+                let error = await LoaderTesting.error(loading: server.url("/a.png"), with: downloader)
+                #expect(error == .invalidDownloadContentType("image/png"))
+            }
+        }
+    }
+
+    @Test func contentTypeSetAcceptsAMatchingTypeWithParameters() async throws {
+        try await LoopbackServer.with(["/a.png": .ok(png, contentType: "Image/PNG; charset=binary")]) { server in
+            let config = LoaderTesting.config { $0.acceptableContentTypes = ["image/png"] }
+            try await LoaderTesting.withDownloader(config) { downloader in
+                let result = try await downloader.loadImage(from: server.url("/a.png"))
+                #expect(result.image.format == .png)
+            }
+        }
+    }
+
+    @Test func coalescesConcurrentLoadsOfOneURL() async throws {
+        let reply = LoopbackServer.Reply.delayed(.milliseconds(300), then: .ok(png, contentType: "image/png"))
+        try await LoopbackServer.with(["/a.png": reply]) { server in
+            let recorder = CompletionRecorder()
+            try await LoaderTesting.withDownloader { downloader in
+                for index in 0..<100 {
+                    downloader.downloadImage(with: server.url("/a.png"), completion: recorder.completion(index))
+                }
+                let outcomes = await recorder.outcomes(100)
+                let sizes = outcomes.values.compactMap { try? $0.get().image.size }
+                #expect(sizes.count == 100)
+                #expect(sizes.allSatisfy { $0 == ImageSize(width: 300, height: 300) })
+            }
+            #expect(server.requestCount("/a.png") == 1)
+            #expect(recorder.callCounts.count == 100 && recorder.callCounts.values.allSatisfy { $0 == 1 })
+        }
+    }
+
+    @Test func cancellingOneOfManyCallersLeavesTheOthersToSucceed() async throws {
+        let reply = LoopbackServer.Reply.delayed(.milliseconds(300), then: .ok(png, contentType: "image/png"))
+        try await LoopbackServer.with(["/a.png": reply]) { server in
+            let recorder = CompletionRecorder()
+            try await LoaderTesting.withDownloader { downloader in
+                var tokens: [DownloadToken?] = []
+                for index in 0..<100 {
+                    tokens.append(downloader.downloadImage(with: server.url("/a.png"), completion: recorder.completion(index)))
+                }
+                tokens[0]?.cancel()
+                tokens[0]?.cancel()
+                let outcomes = await recorder.outcomes(100)
+                #expect(throws: WebImageError.cancelled) { try outcomes[0]?.get() }
+                let successes = outcomes.filter { (try? $0.value.get()) != nil }
+                #expect(successes.count == 99)
+            }
+            #expect(server.requestCount("/a.png") == 1)
+            #expect(recorder.callCounts.values.allSatisfy { $0 == 1 })
+        }
+    }
+
+    @Test func cancellingEveryCallerCancelsTheRequestAndALaterCallStartsANewOne() async throws {
+        let reply = LoopbackServer.Reply.delayed(.milliseconds(500), then: .ok(png, contentType: "image/png"))
+        try await LoopbackServer.with(["/a.png": reply]) { server in
+            try await LoaderTesting.withDownloader { downloader in
+                let recorder = CompletionRecorder()
+                let first = downloader.downloadImage(with: server.url("/a.png"), completion: recorder.completion(0))
+                let second = downloader.downloadImage(with: server.url("/a.png"), completion: recorder.completion(1))
+                try await server.waitForRequests(1)
+                first?.cancel()
+                second?.cancel()
+                let outcomes = await recorder.outcomes(2)
+                #expect(outcomes.values.allSatisfy { (try? $0.get()) == nil })
+                #expect(downloader.currentDownloadCount <= 1)
+                server.setRoute("/a.png", .ok(png, contentType: "image/png"))
+                let result = try await downloader.loadImage(from: server.url("/a.png"))
+                #expect(result.image.size.width == 300)
+                // A load after the shared one finished goes to the network again.
+                _ = try await downloader.loadImage(from: server.url("/a.png"))
+            }
+            #expect(server.requestCount("/a.png") == 3)
+        }
+    }
+
+    @Test func cancellingTheCallingTaskCancelsItsLoad() async throws {
+        try await LoopbackServer.with(["/slow.png": .delayed(.seconds(5), then: .ok(png))]) { server in
+            try await LoaderTesting.withDownloader { downloader in
+                let url = server.url("/slow.png")
+                let task = Task { try await downloader.loadImage(from: url) }
+                try await server.waitForRequests(1)
+                let start = ContinuousClock.now
+                task.cancel()
+                await #expect(throws: WebImageError.cancelled) { try await task.value }
+                #expect(ContinuousClock.now - start < .seconds(1))
+            }
+        }
+    }
+
+    @Test func eachThumbnailSizeGetsItsOwnImageFromOneRequest() async throws {
+        let reply = LoopbackServer.Reply.delayed(.milliseconds(200), then: .ok(png, contentType: "image/png"))
+        try await LoopbackServer.with(["/a.png": reply]) { server in
+            let coder = DecodeCountingCoder(wrapping: PNGCoder())
+            let config = LoaderTesting.config { $0.coder = coder }
+            try await LoaderTesting.withDownloader(config) { downloader in
+                let sides = [10, 20, 30, 40, 50, 60, 70, 80, 90, 100]
+                let images = try await withThrowingTaskGroup(of: (Int, Image).self) { group in
+                    for side in sides {
+                        group.addTask {
+                            var options = DownloadRequestOptions()
+                            options.decodeOptions.thumbnailPixelSize = ImageSize(width: side, height: side)
+                            return (side, try await downloader.loadImage(from: server.url("/a.png"), options: options).image)
+                        }
+                    }
+                    return try await group.reduce(into: [Int: Image]()) { $0[$1.0] = $1.1 }
+                }
+                for side in sides {
+                    #expect(images[side]?.size == ImageSize(width: side, height: side))
+                    #expect(images[side]?.isThumbnail == true)
+                }
+                #expect(coder.decodeCount == sides.count)
+            }
+            #expect(server.requestCount("/a.png") == 1)
+        }
+    }
+
+    @Test func equalDecodeOptionsAreDecodedOnce() async throws {
+        let reply = LoopbackServer.Reply.delayed(.milliseconds(200), then: .ok(png, contentType: "image/png"))
+        try await LoopbackServer.with(["/a.png": reply]) { server in
+            let coder = DecodeCountingCoder(wrapping: PNGCoder())
+            let config = LoaderTesting.config { $0.coder = coder }
+            try await LoaderTesting.withDownloader(config) { downloader in
+                let recorder = CompletionRecorder()
+                var small = DownloadRequestOptions()
+                small.decodeOptions.thumbnailPixelSize = ImageSize(width: 64, height: 64)
+                for index in 0..<10 {
+                    downloader.downloadImage(with: server.url("/a.png"), options: index.isMultiple(of: 2) ? small : DownloadRequestOptions(),
+                                             completion: recorder.completion(index))
+                }
+                let outcomes = await recorder.outcomes(10)
+                let widths = outcomes.sorted { $0.key < $1.key }.compactMap { try? $0.value.get().image.size.width }
+                #expect(widths == [64, 300, 64, 300, 64, 300, 64, 300, 64, 300])
+                #expect(coder.decodeCount == 2)
+            }
+        }
+    }
+}
