@@ -16,14 +16,17 @@ Where the coder's documented rules differ from Pillow's defaults, the reference 
 Usage: python3 make_bmp_fixtures.py
 """
 import io
-import json
 import os
+import sys
 import random
 import struct
 
 from PIL import BmpImagePlugin, Image
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))  # fixture_tools.py, shared with the other scripts
+sys.dont_write_bytecode = True  # no __pycache__ inside the bundled Fixtures folder
+from fixture_tools import compact_json, fnv1a64  # noqa: E402
 W, H = 13, 9  # odd width: every depth needs row padding
 rng = random.Random(2024)
 
@@ -170,13 +173,6 @@ def make():
     return names
 
 
-def fnv1a64(data):
-    h = 0xCBF29CE484222325
-    for b in data:
-        h = ((h ^ b) * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
-    return f"{h:016x}"
-
-
 def describe(name):
     with open(os.path.join(HERE, name), "rb") as f:
         data = f.read()
@@ -204,8 +200,7 @@ def describe(name):
 def main():
     refs = {name: describe(name) for name in make()}
     with open(os.path.join(HERE, "references.json"), "w") as f:
-        lines = [f"{json.dumps(k)}: {json.dumps(refs[k], sort_keys=True, separators=(',', ':'))}" for k in sorted(refs)]
-        f.write("{\n" + ",\n".join(lines) + "\n}\n")
+        f.write(compact_json(refs))
 
 
 if __name__ == "__main__":
