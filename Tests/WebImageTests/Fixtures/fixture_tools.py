@@ -4,10 +4,14 @@ which put this folder on sys.path, so each still runs from its own folder).
 - compact_json: references.json with one line per file, so a regenerated reference shows
   up as a readable diff.
 - fnv1a64: the FNV-1a 64 hash of decoded RGBA bytes the PNG and BMP references hold.
+- pack_bits: values of 1, 2 or 4 bits packed MSB first (PNG rows, BMP rows).
 - grid_samples: the RGBA of a grid of sample points, the layout Helpers/SampledReference.swift
   reads (AVIF and HEIF references).
+- quadrants: the AVIF and HEIF orientation fixtures' source image.
 """
 import json
+
+from PIL import Image
 
 
 def compact_json(refs):
@@ -24,6 +28,20 @@ def fnv1a64(data):
     return f"{h:016x}"
 
 
+def pack_bits(values, bits):
+    """`values` of `bits` bits each (1, 2 or 4), MSB first; the last byte padded with zeros."""
+    out, acc, n = bytearray(), 0, 0
+    for v in values:
+        acc = (acc << bits) | v
+        n += bits
+        if n == 8:
+            out.append(acc)
+            acc, n = 0, 0
+    if n:
+        out.append(acc << (8 - n))
+    return bytes(out)
+
+
 def grid_samples(image, columns=24, rows=16):
     """Size and the RGBA of `columns` x `rows` points centred in equal cells, row-major."""
     rgba = image.convert("RGBA")
@@ -35,3 +53,12 @@ def grid_samples(image, columns=24, rows=16):
         for x in xs:
             values.extend(rgba.getpixel((x, y)))
     return {"width": w, "height": h, "xs": xs, "ys": ys, "rgba": values}
+
+
+def quadrants():
+    """64x48, four flat colours and a marker stripe: survives lossy coding, shows any turn."""
+    im = Image.new("RGB", (64, 48))
+    for x in range(64):
+        for y in range(48):
+            im.putpixel((x, y), (255 if x < 32 else 0, 255 if y < 24 else 0, 200 if x < 12 else 0))
+    return im

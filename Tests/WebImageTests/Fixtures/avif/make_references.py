@@ -23,16 +23,8 @@ from PIL import Image, ImageOps
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))  # fixture_tools.py, shared with the other scripts
 sys.dont_write_bytecode = True  # no __pycache__ inside the bundled Fixtures folder
-from fixture_tools import grid_samples  # noqa: E402
+from fixture_tools import grid_samples, quadrants  # noqa: E402
 CORPUS = os.environ.get("WEBIMAGE_CORPUS", os.path.join(HERE, "../../../../../shared/corpus/sdwebimage"))
-
-
-def quadrants():
-    im = Image.new("RGB", (64, 48))
-    for x in range(64):
-        for y in range(48):
-            im.putpixel((x, y), (255 if x < 32 else 0, 255 if y < 24 else 0, 200 if x < 12 else 0))
-    return im
 
 
 def main():

@@ -26,7 +26,7 @@ from PIL import BmpImagePlugin, Image
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))  # fixture_tools.py, shared with the other scripts
 sys.dont_write_bytecode = True  # no __pycache__ inside the bundled Fixtures folder
-from fixture_tools import compact_json, fnv1a64  # noqa: E402
+from fixture_tools import compact_json, fnv1a64, pack_bits  # noqa: E402
 W, H = 13, 9  # odd width: every depth needs row padding
 rng = random.Random(2024)
 
@@ -60,19 +60,6 @@ def rows_bottom_up(rows, top_down=False):
 
 def pad(row):
     return row + b"\x00" * (-len(row) % 4)
-
-
-def packed(indices, bits):
-    out, acc, n = bytearray(), 0, 0
-    for i in indices:
-        acc = (acc << bits) | i
-        n += bits
-        if n == 8:
-            out.append(acc)
-            acc, n = 0, 0
-    if n:
-        out.append(acc << (8 - n))
-    return bytes(out)
 
 
 def random_palette(count):
@@ -110,7 +97,7 @@ def rle_encode(rows, four, skips=False):
                     x += n
                     continue
                 values = row[x:x + n]
-                data = packed(values, 4) if four else bytes(values)
+                data = pack_bits(values, 4) if four else bytes(values)
                 out += bytes((0, n)) + data + (b"\x00" if len(data) % 2 else b"")
                 x += n
         out += b"\x00\x00"
@@ -148,9 +135,9 @@ def make():
         names.append(name)
 
     pal2 = random_palette(2)
-    own("1bit_colour.bmp", 40, W, H, 1, 0, b"".join(pad(packed([rng.randint(0, 1) for _ in range(W)], 1)) for _ in range(H)), pal2)
+    own("1bit_colour.bmp", 40, W, H, 1, 0, b"".join(pad(pack_bits([rng.randint(0, 1) for _ in range(W)], 1)) for _ in range(H)), pal2)
     pal12 = random_palette(12)
-    own("4bit_12colours.bmp", 40, W, H, 4, 0, b"".join(pad(packed([rng.randint(0, 11) for _ in range(W)], 4)) for _ in range(H)), pal12, colors_used=12)
+    own("4bit_12colours.bmp", 40, W, H, 4, 0, b"".join(pad(pack_bits([rng.randint(0, 11) for _ in range(W)], 4)) for _ in range(H)), pal12, colors_used=12)
     pal256 = random_palette(256)
     own("8bit_topdown.bmp", 40, W, -H, 8, 0, b"".join(pad(bytes(rng.randint(0, 255) for _ in range(W))) for _ in range(H)), pal256)
     own("16bit_555.bmp", 40, W, H, 16, 0, b"".join(pad(b"".join(struct.pack("<H", rng.randint(0, 0x7FFF)) for _ in range(W))) for _ in range(H)))

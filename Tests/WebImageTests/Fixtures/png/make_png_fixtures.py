@@ -43,7 +43,7 @@ PngImagePlugin.PngImageFile.load_end = _keep_previous_canvas(PngImagePlugin.PngI
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))  # fixture_tools.py, shared with the other scripts
 sys.dont_write_bytecode = True  # no __pycache__ inside the bundled Fixtures folder
-from fixture_tools import compact_json, fnv1a64  # noqa: E402
+from fixture_tools import compact_json, fnv1a64, pack_bits  # noqa: E402
 CORPUS = sys.argv[1] if len(sys.argv) > 1 else os.path.join(HERE, "../../../../../../shared/corpus/sdwebimage")
 W, H = 17, 13  # odd sizes leave partial Adam7 blocks on both edges
 
@@ -58,16 +58,7 @@ def pack_row(samples, depth):
         return bytes(samples)
     if depth == 16:
         return b"".join(struct.pack(">H", s) for s in samples)
-    out, acc, bits = bytearray(), 0, 0
-    for s in samples:
-        acc = (acc << depth) | s
-        bits += depth
-        if bits == 8:
-            out.append(acc)
-            acc, bits = 0, 0
-    if bits:
-        out.append(acc << (8 - bits))
-    return bytes(out)
+    return pack_bits(samples, depth)
 
 
 ADAM7 = [(0, 0, 8, 8), (4, 0, 8, 8), (0, 4, 4, 8), (2, 0, 4, 4), (0, 2, 2, 4), (1, 0, 2, 2), (0, 1, 1, 2)]
