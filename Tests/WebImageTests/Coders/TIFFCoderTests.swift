@@ -147,14 +147,8 @@ import Testing
     @Test func flippedBytesNeverCrashOrHang() throws {
         let start = Date()
         for name in ["rgb8-lzw", "rgba8-deflate", "palette", "gray16", "orientation-6"] {
-            for data in try CorruptInputs.byteFlips(of: Self.fixture(name), seed: 0x5449_4646, count: 200) {
-                do {
-                    let image = try TIFFCoder().decode(data, options: ImageCoderOptions())
-                    #expect(image.pixels.bytes.count == image.size.pixelCount * 4)
-                } catch is WebImageError {
-                    continue
-                }
-            }
+            let copies = try CorruptInputs.byteFlips(of: Self.fixture(name), seed: 0x5449_4646, count: 200)
+            try CorruptInputChecks.expectErrorOrWholeImage(decoding: copies) { try TIFFCoder().decode($0, options: ImageCoderOptions()) }
         }
         #expect(Date().timeIntervalSince(start) < 20)
     }
