@@ -103,11 +103,7 @@ import Testing
 
     @Test func refusesAHeaderClaiming60000x60000Quickly() throws {
         let data = try Self.rgb8Claiming(width: 60000, height: 60000)
-        let start = Date()
-        #expect(throws: WebImageError.imageTooLarge(width: 60000, height: 60000, limit: ImageCoderOptions().pixelLimit)) {
-            try TIFFCoder().decode(data, options: ImageCoderOptions())
-        }
-        #expect(Date().timeIntervalSince(start) < 1)
+        CorruptInputChecks.expectRefuses60000SquareQuickly(data) { try TIFFCoder().decode($0, options: ImageCoderOptions()) }
     }
 
     @Test func aHeaderClaimingMoreRowsThanStoredFailsWithBadImageData() throws {

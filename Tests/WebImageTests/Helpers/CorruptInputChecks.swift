@@ -55,4 +55,17 @@ enum CorruptInputChecks {
         #expect(decoded > 0, sourceLocation: sourceLocation)
         #expect(refused > 0, sourceLocation: sourceLocation)
     }
+
+    /// A header claiming 60000x60000 must be refused with `imageTooLarge` under the default
+    /// pixel limit, within a second (from the header, before any pixel work).
+    static func expectRefuses60000SquareQuickly(
+        _ data: Data, sourceLocation: SourceLocation = #_sourceLocation, _ decode: (Data) throws -> Image
+    ) {
+        let start = Date()
+        #expect(throws: WebImageError.imageTooLarge(width: 60000, height: 60000, limit: ImageCoderOptions().pixelLimit),
+                sourceLocation: sourceLocation) {
+            try decode(data)
+        }
+        #expect(Date().timeIntervalSince(start) < 1, sourceLocation: sourceLocation)
+    }
 }
