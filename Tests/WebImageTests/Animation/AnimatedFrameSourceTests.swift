@@ -56,7 +56,7 @@ import Testing
             #expect(try forward.frame(at: index) == expected[index], "frame \(index) in order")
         }
         // Random order (seeded), then backward steps, on a fresh source.
-        var generator = SeededGenerator(seed: 0x5EED)
+        var generator = SplitMix64(seed: 0x5EED)
         let shuffled = expected.indices.shuffled(using: &generator).prefix(12)
         let random = try Self.source(for: data)
         for index in shuffled + Array(expected.indices.reversed().prefix(5)) {
@@ -166,18 +166,5 @@ import Testing
             #expect(source.loopCount == 1)
             #expect(source.duration(at: 0) == 0)
         }
-    }
-}
-
-/// SplitMix64, for seeded shuffles.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

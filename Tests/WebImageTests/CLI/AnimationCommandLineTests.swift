@@ -5,27 +5,6 @@ import Testing
 /// The animation parts of the `webimage` command: `info`'s `durations`, `decode --frame`
 /// and `frames`. Runs the real binary beside the test bundle.
 @Suite struct AnimationCommandLineTests {
-    struct Run {
-        let status: Int32
-        let stdout: String
-        let stderr: String
-    }
-
-    func run(_ arguments: String...) throws -> Run {
-        let process = Process()
-        process.executableURL = CommandLineTests.binary
-        process.arguments = arguments
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        let stderr = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Run(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
-                   stderr: String(decoding: stderr, as: UTF8.self))
-    }
-
     func corpusPath(_ name: String) -> String {
         Corpus.directory.appendingPathComponent(name).path
     }
@@ -35,7 +14,7 @@ import Testing
     }
 
     @Test func infoListsEveryFrameDuration() throws {
-        let result = try run("info", corpusPath("TestAnimatedImageMemory.webp"), "--json")
+        let result = try WebImageCommand.run("info", corpusPath("TestAnimatedImageMemory.webp"), "--json")
         #expect(result.status == 0, "\(result.stderr)")
         let object = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
         let durations = try #require(object["durations"] as? [Double])
@@ -46,7 +25,7 @@ import Testing
     }
 
     @Test func infoLeavesDurationsOutForStillImages() throws {
-        let result = try run("info", corpusPath("TestImage.png"), "--json")
+        let result = try WebImageCommand.run("info", corpusPath("TestImage.png"), "--json")
         let object = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
         #expect(object["durations"] == nil)
         #expect(object["frameCount"] as? Int == 1)
@@ -55,7 +34,7 @@ import Testing
     @Test func decodeWritesTheRequestedFrame() throws {
         let output = temporaryURL("frame.png")
         defer { try? FileManager.default.removeItem(at: output) }
-        let result = try run("decode", corpusPath("TestImageAnimated.apng"), "--frame", "57", "-o", output.path)
+        let result = try WebImageCommand.run("decode", corpusPath("TestImageAnimated.apng"), "--frame", "57", "-o", output.path)
         #expect(result.status == 0, "\(result.stderr)")
         let written = try CodersManager.shared.decode(Data(contentsOf: output))
         let expected = try CodersManager.shared.decode(Corpus.data("TestImageAnimated.apng")).frames[57].pixels
@@ -64,7 +43,7 @@ import Testing
 
     @Test func decodeRefusesAFramePastTheEnd() throws {
         let output = temporaryURL("none.png")
-        let result = try run("decode", corpusPath("TestLoopCount.gif"), "--frame", "2", "-o", output.path)
+        let result = try WebImageCommand.run("decode", corpusPath("TestLoopCount.gif"), "--frame", "2", "-o", output.path)
         #expect(result.status != 0)
         #expect(result.stderr.contains("past the last frame"))
         #expect(!FileManager.default.fileExists(atPath: output.path))
@@ -73,7 +52,7 @@ import Testing
     @Test func framesWritesEveryFrameAsNumberedPNGs() throws {
         let directory = temporaryURL("frames")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let result = try run("frames", corpusPath("TestImage.gif"), "-o", directory.path)
+        let result = try WebImageCommand.run("frames", corpusPath("TestImage.gif"), "-o", directory.path)
         #expect(result.status == 0, "\(result.stderr)")
         let names = try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted()
         #expect(names == (0..<5).map { "frame-00\($0).png" })
@@ -88,7 +67,7 @@ import Testing
         let bad = temporaryURL("bad.gif")
         try Data("GIF89a".utf8).write(to: bad)
         defer { try? FileManager.default.removeItem(at: bad) }
-        let result = try run("frames", bad.path, "-o", temporaryURL("out").path)
+        let result = try WebImageCommand.run("frames", bad.path, "-o", temporaryURL("out").path)
         #expect(result.status == 1)
         #expect(result.stderr.hasPrefix("webimage: error:"))
         #expect(result.stderr.split(separator: "\n").count == 1)

@@ -6,28 +6,6 @@ import Testing
 /// `encode` write, and one line on stderr with status 1 for bad input. Runs the real
 /// binary that `swift build` puts beside the test bundle.
 @Suite struct CommandLineTests {
-    struct Run {
-        let status: Int32
-        let stdout: String
-        let stderr: String
-    }
-
-    static let binary: URL = Bundle.module.bundleURL.deletingLastPathComponent().appendingPathComponent("webimage")
-
-    func run(_ arguments: String...) throws -> Run {
-        let process = Process()
-        process.executableURL = Self.binary
-        process.arguments = arguments
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        let stderr = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Run(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self), stderr: String(decoding: stderr, as: UTF8.self))
-    }
-
     func temporaryFile(_ name: String) -> URL {
         FileManager.default.temporaryDirectory.appendingPathComponent("webimage-cli-\(UUID().uuidString)-\(name)")
     }
@@ -41,7 +19,7 @@ import Testing
     }
 
     @Test func infoPrintsTheJSONContract() throws {
-        let result = try run("info", corpusPath("TestJFIF.jpg"), "--json")
+        let result = try WebImageCommand.run("info", corpusPath("TestJFIF.jpg"), "--json")
         #expect(result.status == 0)
         let object = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
         #expect(Set(object.keys) == ["format", "width", "height", "frameCount", "loopCount", "hasAlpha", "orientation"])
@@ -54,18 +32,18 @@ import Testing
     }
 
     @Test func infoCountsFramesAndLoops() throws {
-        let result = try run("info", corpusPath("TestLoopCount.gif"), "--json")
+        let result = try WebImageCommand.run("info", corpusPath("TestLoopCount.gif"), "--json")
         let object = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
         #expect(object["frameCount"] as? Int == 2)
         #expect(object["loopCount"] as? Int == 1)
-        let webp = try run("info", corpusPath("TestAnimatedImageMemory.webp"), "--json")
+        let webp = try WebImageCommand.run("info", corpusPath("TestAnimatedImageMemory.webp"), "--json")
         #expect(webp.stdout.contains("\"frameCount\":16"))
     }
 
     @Test func decodeWritesAThumbnailPNG() throws {
         let output = temporaryFile("thumb.png")
         defer { try? FileManager.default.removeItem(at: output) }
-        let result = try run("decode", corpusPath("TestImageLarge.jpg"), "-o", output.path, "--thumbnail", "400x300")
+        let result = try WebImageCommand.run("decode", corpusPath("TestImageLarge.jpg"), "-o", output.path, "--thumbnail", "400x300")
         #expect(result.status == 0, "\(result.stderr)")
         let image = try decodedFile(output)
         #expect(image.format == .png)
@@ -76,9 +54,9 @@ import Testing
         let output = temporaryFile("stretch.png")
         defer { try? FileManager.default.removeItem(at: output) }
         // TestEXIF.png is 150×200: a 100×100 box gives 75×100 with the aspect ratio, 100×100 without.
-        #expect(try run("decode", corpusPath("TestEXIF.png"), "-o", output.path, "--thumbnail", "100x100").status == 0)
+        #expect(try WebImageCommand.run("decode", corpusPath("TestEXIF.png"), "-o", output.path, "--thumbnail", "100x100").status == 0)
         #expect(try decodedFile(output).size == ImageSize(width: 75, height: 100))
-        #expect(try run("decode", corpusPath("TestEXIF.png"), "-o", output.path, "--thumbnail", "100x100", "--stretch").status == 0)
+        #expect(try WebImageCommand.run("decode", corpusPath("TestEXIF.png"), "-o", output.path, "--thumbnail", "100x100", "--stretch").status == 0)
         #expect(try decodedFile(output).size == ImageSize(width: 100, height: 100))
     }
 
@@ -86,7 +64,7 @@ import Testing
         let output = temporaryFile("limited.png")
         defer { try? FileManager.default.removeItem(at: output) }
         // 4032×3024 RGBA within 4 MB: at most 1,000,000 pixels.
-        #expect(try run("decode", corpusPath("TestJFIF.jpg"), "-o", output.path, "--scale-down-limit", "4000000").status == 0)
+        #expect(try WebImageCommand.run("decode", corpusPath("TestJFIF.jpg"), "-o", output.path, "--scale-down-limit", "4000000").status == 0)
         let size = try decodedFile(output).size
         #expect(size.pixelCount <= 1_000_000)
         #expect(size.pixelCount > 990_000)
@@ -98,8 +76,9 @@ import Testing
             try? FileManager.default.removeItem(at: upright)
             try? FileManager.default.removeItem(at: stored)
         }
-        #expect(try run("decode", corpusPath("TestJFIF.jpg"), "-o", upright.path, "--thumbnail", "64x64").status == 0)
-        #expect(try run("decode", corpusPath("TestJFIF.jpg"), "-o", stored.path, "--thumbnail", "64x64", "--no-orientation").status == 0)
+        #expect(try WebImageCommand.run("decode", corpusPath("TestJFIF.jpg"), "-o", upright.path, "--thumbnail", "64x64").status == 0)
+        #expect(try WebImageCommand.run("decode", corpusPath("TestJFIF.jpg"), "-o", stored.path, "--thumbnail", "64x64",
+                                        "--no-orientation").status == 0)
         // Orientation 3 is a half turn: the stored image is the upright one rotated 180°.
         let a = try decodedFile(upright).pixels, b = try decodedFile(stored).pixels
         #expect(ImageOrientation.down.apply(to: b) == a)
@@ -110,7 +89,7 @@ import Testing
     func encodeWritesTheRequestedFormat(_ name: String) throws {
         let output = temporaryFile("out.\(name)")
         defer { try? FileManager.default.removeItem(at: output) }
-        let result = try run("encode", corpusPath("TestImage.png"), "-o", output.path, "--format", name, "--quality", "80")
+        let result = try WebImageCommand.run("encode", corpusPath("TestImage.png"), "-o", output.path, "--format", name, "--quality", "80")
         #expect(result.status == 0, "\(result.stderr)")
         let image = try decodedFile(output)
         #expect(image.format.rawValue == name)
@@ -120,7 +99,7 @@ import Testing
     @Test func encodeFitsMaxFileSizeAndMaxPixelSize() throws {
         let output = temporaryFile("small.jpg")
         defer { try? FileManager.default.removeItem(at: output) }
-        let result = try run("encode", corpusPath("TestImageLarge.jpg"), "-o", output.path, "--format", "jpeg",
+        let result = try WebImageCommand.run("encode", corpusPath("TestImageLarge.jpg"), "-o", output.path, "--format", "jpeg",
                              "--max-file-size", "30000", "--max-pixel-size", "800")
         #expect(result.status == 0, "\(result.stderr)")
         let size = try FileManager.default.attributesOfItem(atPath: output.path)[.size] as? Int ?? .max
@@ -134,7 +113,7 @@ import Testing
         let jpeg = try Corpus.data("TestImage.jpg")
         try jpeg.prefix(200).write(to: garbage)
         for input in [garbage.path, "/nonexistent/file.png", corpusPath("TestImage.svg")] {
-            let result = try run("decode", input, "-o", output.path)
+            let result = try WebImageCommand.run("decode", input, "-o", output.path)
             #expect(result.status == 1)
             let lines = result.stderr.split(separator: "\n")
             #expect(lines.count == 1, "\(result.stderr)")
@@ -151,7 +130,7 @@ import Testing
         let input = temporaryFile("huge.png")
         defer { try? FileManager.default.removeItem(at: input) }
         try png.write(to: input)
-        let result = try run("info", input.path, "--json")
+        let result = try WebImageCommand.run("info", input.path, "--json")
         #expect(result.status == 1)
         #expect(result.stderr.contains("too large"))
     }

@@ -32,30 +32,15 @@ import Testing
     }
 
     @Test func seededByteFlipsGiveAnErrorOrSaneFrames() throws {
-        var random = FixtureRandom(seed: 0x6769_6621)
         var options = ImageCoderOptions()
         options.pixelLimit = 1 << 20   // a flipped header may claim a large screen; keep the work small
         let sources = try [Corpus.data("TestImage.gif"), GIFFixture.data("disposal_previous.gif"),
                            GIFFixture.data("interlaced.gif"), GIFFixture.data("local_palettes.gif")]
-        var decoded = 0, refused = 0
-        for round in 0..<400 {
-            var bytes = [UInt8](sources[round % sources.count])
-            for _ in 0..<(1 + Int(random.next() % 4)) {
-                let at = Int(random.next() % UInt64(bytes.count))
-                bytes[at] ^= UInt8(1 + random.next() % 255)
-            }
-            do {
-                let image = try coder.decode(Data(bytes), options: options)
-                decoded += 1
-                #expect(image.frames.allSatisfy { $0.pixels.size == image.size && $0.pixels.bytes.count == image.size.pixelCount * 4 })
-                #expect(image.frameCount * image.size.pixelCount <= options.pixelLimit)
-            } catch is WebImageError {
-                refused += 1
-            }
-        }
         // Flips land mostly in pixel data, which LZW decodes to other pixels; some break the structure.
-        #expect(decoded > 0)
-        #expect(refused > 0)
+        let copies = CorruptInputs.byteFlips(cycling: sources, seed: 0x6769_6621, rounds: 400)
+        try CorruptInputChecks.expectErrorOrSaneFrames(decoding: copies, pixelLimit: options.pixelLimit) {
+            try coder.decode($0, options: options)
+        }
     }
 
     @Test func headerClaiming60000By60000IsRefusedQuickly() throws {
@@ -88,20 +73,10 @@ import Testing
     /// Cuts `data` at every `step`-th byte: each cut must give `badImageData` or frames that
     /// are exactly the reference's first frames, and never fewer frames than lie wholly
     /// before the cut.
-    private func expectTruncationsGiveWholeFrames(_ data: Data, reference: GIFFixture.Reference, step: Int) throws {
-        let ends = GIFFixture.frameEnds(data)
-        #expect(ends.count == reference.frameCount)
-        for cut in stride(from: 0, to: data.count, by: step) {
-            let whole = ends.filter { $0 <= cut }.count
-            do {
-                let image = try coder.decode(data.prefix(cut), options: ImageCoderOptions())
-                #expect(image.frameCount == whole, "cut at \(cut)")
-                let expected = Array(reference.crc32.prefix(image.frameCount))
-                #expect(image.frames.map { FixtureChecksum.crc32($0.pixels.bytes) } == expected, "cut at \(cut)")
-            } catch let error as WebImageError {
-                #expect(whole == 0, "cut at \(cut) lost \(whole) whole frames: \(error)")
-                #expect(GIFFixture.isBadImageData(error), "cut at \(cut): \(error)")
-            }
-        }
+    private func expectTruncationsGiveWholeFrames(_ data: Data, reference: FrameChecksumReference, step: Int) throws {
+        try reference.expectTruncationsGiveWholeFrames(
+            of: data, frameEnds: GIFFixture.frameEnds(data), cuts: Array(stride(from: 0, to: data.count, by: step)),
+            checksLoopCount: false
+        ) { try coder.decode($0, options: ImageCoderOptions()) }
     }
 }

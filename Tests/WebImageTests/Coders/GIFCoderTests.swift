@@ -192,39 +192,20 @@ import Testing
         #expect(GIFFixture.isBadImageData(GIFFixture.decodeError(try Corpus.data("TestImage.png"))))
     }
 
-    private func expectMatchesReference(_ data: Data, reference: GIFFixture.Reference) throws {
+    private func expectMatchesReference(_ data: Data, reference: FrameChecksumReference) throws {
         let image = try coder.decode(data, options: ImageCoderOptions())
-        #expect(image.size == ImageSize(width: reference.width, height: reference.height))
-        #expect(image.frameCount == reference.frameCount)
-        #expect(image.loopCount == (reference.frameCount > 1 ? reference.loopCount : 1))
-        #expect(image.hasAlpha == reference.hasAlpha)
-        #expect(!image.isThumbnail)
-        for (index, duration) in reference.durations.enumerated() where index < image.frameCount {
-            #expect(abs(image.frames[index].duration - duration) < 1e-9, "frame \(index) duration")
-        }
-        #expect(image.frames.map { FixtureChecksum.crc32($0.pixels.bytes) } == reference.crc32)
+        reference.expectMatches(image, loopCount: reference.frameCount > 1 ? reference.loopCount : 1)
     }
 }
 
 /// The GIF fixtures, their references, and small checks the GIF suites share.
 enum GIFFixture {
-    struct Reference: Decodable {
-        let width: Int
-        let height: Int
-        let frameCount: Int
-        let loopCount: Int
-        let durations: [Double]
-        let hasAlpha: Bool
-        let crc32: [UInt32]
-    }
-
     static func data(_ name: String) throws -> Data {
         try Data(contentsOf: Corpus.fixtures.appendingPathComponent("gif").appendingPathComponent(name))
     }
 
-    static func reference(_ name: String) throws -> Reference {
-        let all = try JSONDecoder().decode([String: Reference].self, from: data("references.json"))
-        return try #require(all[name], "no reference for \(name)")
+    static func reference(_ name: String) throws -> FrameChecksumReference {
+        try FrameChecksumReference.load("gif", name)
     }
 
     /// Colour of make_gif_fixtures.py's `pattern` at (x, y) in the BASIC table.
@@ -265,12 +246,7 @@ enum GIFFixture {
     }
 
     static func decodeError(_ data: Data, _ options: ImageCoderOptions = ImageCoderOptions()) -> WebImageError? {
-        do {
-            _ = try GIFCoder().decode(data, options: options)
-            return nil
-        } catch {
-            return error as? WebImageError
-        }
+        GIFCoder().decodeError(data, options: options)
     }
 
     static func isBadImageData(_ error: WebImageError?) -> Bool {
@@ -281,44 +257,5 @@ enum GIFFixture {
     static func isTooLarge(_ error: WebImageError?) -> Bool {
         if case .imageTooLarge = error { return true }
         return false
-    }
-}
-
-/// zlib's CRC-32 of pixel bytes, as Python's `zlib.crc32` computes it for the reference
-/// files; shared by the GIF and WebP suites.
-enum FixtureChecksum {
-    private static let table: [UInt32] = (0..<256).map { n in
-        var c = UInt32(n)
-        for _ in 0..<8 { c = c & 1 != 0 ? 0xEDB8_8320 ^ (c >> 1) : c >> 1 }
-        return c
-    }
-
-    /// zlib's CRC-32, as Python's `zlib.crc32`.
-    static func crc32(_ bytes: [UInt8]) -> UInt32 {
-        table.withUnsafeBufferPointer { table in
-            bytes.withUnsafeBufferPointer { input in
-                var crc: UInt32 = 0xFFFF_FFFF
-                for byte in input { crc = table[Int((crc ^ UInt32(byte)) & 0xFF)] ^ (crc >> 8) }
-                return crc ^ 0xFFFF_FFFF
-            }
-        }
-    }
-}
-
-/// SplitMix64: a small seeded generator, so byte-flip tests are the same on every run;
-/// shared by the GIF and WebP suites.
-struct FixtureRandom {
-    private var state: UInt64
-
-    init(seed: UInt64) {
-        state = seed
-    }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -103,11 +103,7 @@ import Testing
 
     @Test func refusesAHeaderClaiming60000x60000Quickly() throws {
         let data = try Self.rgb8Claiming(width: 60000, height: 60000)
-        let start = Date()
-        #expect(throws: WebImageError.imageTooLarge(width: 60000, height: 60000, limit: ImageCoderOptions().pixelLimit)) {
-            try TIFFCoder().decode(data, options: ImageCoderOptions())
-        }
-        #expect(Date().timeIntervalSince(start) < 1)
+        CorruptInputChecks.expectRefuses60000SquareQuickly(data) { try TIFFCoder().decode($0, options: ImageCoderOptions()) }
     }
 
     @Test func aHeaderClaimingMoreRowsThanStoredFailsWithBadImageData() throws {
@@ -147,14 +143,8 @@ import Testing
     @Test func flippedBytesNeverCrashOrHang() throws {
         let start = Date()
         for name in ["rgb8-lzw", "rgba8-deflate", "palette", "gray16", "orientation-6"] {
-            for data in try CorruptInputs.byteFlips(of: Self.fixture(name), seed: 0x5449_4646, count: 200) {
-                do {
-                    let image = try TIFFCoder().decode(data, options: ImageCoderOptions())
-                    #expect(image.pixels.bytes.count == image.size.pixelCount * 4)
-                } catch is WebImageError {
-                    continue
-                }
-            }
+            let copies = try CorruptInputs.byteFlips(of: Self.fixture(name), seed: 0x5449_4646, count: 200)
+            try CorruptInputChecks.expectErrorOrWholeImage(decoding: copies) { try TIFFCoder().decode($0, options: ImageCoderOptions()) }
         }
         #expect(Date().timeIntervalSince(start) < 20)
     }

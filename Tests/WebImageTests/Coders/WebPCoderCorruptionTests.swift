@@ -35,29 +35,14 @@ import Testing
     }
 
     @Test func seededByteFlipsGiveAnErrorOrSaneFrames() throws {
-        var random = FixtureRandom(seed: 0x7765_6270_21)
         var options = ImageCoderOptions()
         options.pixelLimit = 1 << 20   // a flipped header may claim a large canvas; keep the work small
         let sources = try [WebPFixture.data("animated_lossless.webp"), WebPFixture.data("lossless_alpha.webp"),
                            WebPFixture.data("orientation_6.webp"), Corpus.data("TestImageAnimated.webp")]
-        var decoded = 0, refused = 0
-        for round in 0..<400 {
-            var bytes = [UInt8](sources[round % sources.count])
-            for _ in 0..<(1 + Int(random.next() % 4)) {
-                let at = Int(random.next() % UInt64(bytes.count))
-                bytes[at] ^= UInt8(1 + random.next() % 255)
-            }
-            do {
-                let image = try coder.decode(Data(bytes), options: options)
-                decoded += 1
-                #expect(image.frames.allSatisfy { $0.pixels.size == image.size && $0.pixels.bytes.count == image.size.pixelCount * 4 })
-                #expect(image.frameCount * image.size.pixelCount <= options.pixelLimit)
-            } catch is WebImageError {
-                refused += 1
-            }
+        let copies = CorruptInputs.byteFlips(cycling: sources, seed: 0x7765_6270_21, rounds: 400)
+        try CorruptInputChecks.expectErrorOrSaneFrames(decoding: copies, pixelLimit: options.pixelLimit) {
+            try coder.decode($0, options: options)
         }
-        #expect(decoded > 0)
-        #expect(refused > 0)
     }
 
     @Test func canvasClaiming60000By60000IsRefusedQuickly() throws {
@@ -89,21 +74,9 @@ import Testing
 
     /// Each cut must give `badImageData` (only when no frame is whole) or exactly the frames
     /// lying wholly before the cut, equal to the reference's.
-    private func expectTruncationsGiveWholeFrames(_ data: Data, reference: WebPFixture.Reference, cuts: [Int]) throws {
-        let ends = WebPFixture.frameEnds(data)
-        #expect(ends.count == reference.frameCount)
-        for cut in cuts {
-            let whole = ends.filter { $0 <= cut }.count
-            do {
-                let image = try coder.decode(data.prefix(cut), options: ImageCoderOptions())
-                #expect(image.frameCount == whole, "cut at \(cut)")
-                let expected = Array(reference.crc32.prefix(image.frameCount))
-                #expect(image.frames.map { FixtureChecksum.crc32($0.pixels.bytes) } == expected, "cut at \(cut)")
-                if image.frameCount > 1 { #expect(image.loopCount == reference.loopCount, "cut at \(cut)") }
-            } catch let error as WebImageError {
-                #expect(whole == 0, "cut at \(cut) lost \(whole) whole frames: \(error)")
-                #expect(WebPFixture.isBadImageData(error), "cut at \(cut): \(error)")
-            }
-        }
+    private func expectTruncationsGiveWholeFrames(_ data: Data, reference: FrameChecksumReference, cuts: [Int]) throws {
+        try reference.expectTruncationsGiveWholeFrames(
+            of: data, frameEnds: WebPFixture.frameEnds(data), cuts: cuts, checksLoopCount: true
+        ) { try coder.decode($0, options: ImageCoderOptions()) }
     }
 }

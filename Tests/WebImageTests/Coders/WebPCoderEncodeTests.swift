@@ -31,7 +31,7 @@ import Testing
 
     @Test func losslessRoundTripIsExactIncludingHiddenColour() throws {
         // Random RGBA, fully transparent pixels included, whose colour lossless must keep too.
-        var random = FixtureRandom(seed: 0x7765_6270)
+        var random = SplitMix64(seed: 0x7765_6270)
         let bytes = (0..<(37 * 23 * 4)).map { index in
             index % 4 == 3 && index % 7 == 0 ? 0 : UInt8(truncatingIfNeeded: random.next())
         }

@@ -128,39 +128,20 @@ import Testing
         #expect(WebPFixture.isBadImageData(WebPFixture.decodeError(try Corpus.data("TestImage.gif"))))
     }
 
-    private func expectMatchesReference(_ data: Data, reference: WebPFixture.Reference) throws {
+    private func expectMatchesReference(_ data: Data, reference: FrameChecksumReference) throws {
         let image = try coder.decode(data, options: ImageCoderOptions())
-        #expect(image.size == ImageSize(width: reference.width, height: reference.height))
-        #expect(image.frameCount == reference.frameCount)
-        #expect(image.loopCount == reference.loopCount)
-        #expect(image.hasAlpha == reference.hasAlpha)
-        #expect(!image.isThumbnail)
-        for (index, duration) in reference.durations.enumerated() where index < image.frameCount {
-            #expect(abs(image.frames[index].duration - duration) < 1e-9, "frame \(index) duration")
-        }
-        #expect(image.frames.map { FixtureChecksum.crc32($0.pixels.bytes) } == reference.crc32)
+        reference.expectMatches(image, loopCount: reference.loopCount)
     }
 }
 
 /// The WebP fixtures, their references, and small checks the WebP suites share.
 enum WebPFixture {
-    struct Reference: Decodable {
-        let width: Int
-        let height: Int
-        let frameCount: Int
-        let loopCount: Int
-        let durations: [Double]
-        let hasAlpha: Bool
-        let crc32: [UInt32]
-    }
-
     static func data(_ name: String) throws -> Data {
         try Data(contentsOf: Corpus.fixtures.appendingPathComponent("webp").appendingPathComponent(name))
     }
 
-    static func reference(_ name: String) throws -> Reference {
-        let all = try JSONDecoder().decode([String: Reference].self, from: data("references.json"))
-        return try #require(all[name], "no reference for \(name)")
+    static func reference(_ name: String) throws -> FrameChecksumReference {
+        try FrameChecksumReference.load("webp", name)
     }
 
     /// The offsets just past each `ANMF` chunk's payload (before any pad byte).
@@ -183,12 +164,7 @@ enum WebPFixture {
     }
 
     static func decodeError(_ data: Data, _ options: ImageCoderOptions = ImageCoderOptions()) -> WebImageError? {
-        do {
-            _ = try WebPCoder().decode(data, options: options)
-            return nil
-        } catch {
-            return error as? WebImageError
-        }
+        WebPCoder().decodeError(data, options: options)
     }
 
     static func isBadImageData(_ error: WebImageError?) -> Bool {

@@ -11,23 +11,31 @@ enum CorruptInputs {
     }
 
     /// `count` copies of `data`, each with a few bytes replaced at positions drawn from a
-    /// SplitMix64 generator started at `seed`, so failures reproduce.
+    /// ``SplitMix64`` generator started at `seed`, so failures reproduce.
     static func byteFlips(of data: Data, seed: UInt64, count: Int, flipsPerCopy: Int = 4) -> [Data] {
-        var state = seed
-        func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
+        var random = SplitMix64(seed: seed)
         return (0..<count).map { _ in
             var copy = [UInt8](data)
             for _ in 0..<flipsPerCopy {
-                let position = Int(next() % UInt64(copy.count))
-                copy[position] ^= UInt8(truncatingIfNeeded: next() | 1)
+                let position = Int(random.next() % UInt64(copy.count))
+                copy[position] ^= UInt8(truncatingIfNeeded: random.next() | 1)
             }
             return Data(copy)
+        }
+    }
+
+    /// `rounds` damaged copies taking `sources` in turn: each has 1 to 4 bytes XORed with
+    /// a value from 1 to 255, count, positions and values drawn from a ``SplitMix64``
+    /// generator started at `seed`.
+    static func byteFlips(cycling sources: [Data], seed: UInt64, rounds: Int) -> [Data] {
+        var random = SplitMix64(seed: seed)
+        return (0..<rounds).map { round in
+            var bytes = [UInt8](sources[round % sources.count])
+            for _ in 0..<(1 + Int(random.next() % 4)) {
+                let at = Int(random.next() % UInt64(bytes.count))
+                bytes[at] ^= UInt8(1 + random.next() % 255)
+            }
+            return Data(bytes)
         }
     }
 }

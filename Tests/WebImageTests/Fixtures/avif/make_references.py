@@ -16,37 +16,21 @@ which exif_transpose applies).
 """
 import json
 import os
+import sys
 
 from PIL import Image, ImageOps
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))  # fixture_tools.py, shared with the other scripts
+sys.dont_write_bytecode = True  # no __pycache__ inside the bundled Fixtures folder
+from fixture_tools import grid_samples, quadrants  # noqa: E402
 CORPUS = os.environ.get("WEBIMAGE_CORPUS", os.path.join(HERE, "../../../../../shared/corpus/sdwebimage"))
-
-
-def samples(image, columns=24, rows=16):
-    rgba = image.convert("RGBA")
-    w, h = rgba.size
-    xs = [(2 * i + 1) * w // (2 * columns) for i in range(columns)]
-    ys = [(2 * j + 1) * h // (2 * rows) for j in range(rows)]
-    values = []
-    for y in ys:
-        for x in xs:
-            values.extend(rgba.getpixel((x, y)))
-    return {"width": w, "height": h, "xs": xs, "ys": ys, "rgba": values}
-
-
-def quadrants():
-    im = Image.new("RGB", (64, 48))
-    for x in range(64):
-        for y in range(48):
-            im.putpixel((x, y), (255 if x < 32 else 0, 255 if y < 24 else 0, 200 if x < 12 else 0))
-    return im
 
 
 def main():
     refs = {}
     with Image.open(os.path.join(CORPUS, "TestHDR.avif")) as im:
-        entry = samples(ImageOps.exif_transpose(im))
+        entry = grid_samples(ImageOps.exif_transpose(im))
         entry["frames"] = getattr(im, "n_frames", 1)
         refs["TestHDR.avif"] = entry
 
@@ -57,7 +41,7 @@ def main():
         name = f"orientation-{orientation}.avif"
         source.save(os.path.join(HERE, name), "AVIF", exif=exif.tobytes(), quality=90)
         with Image.open(os.path.join(HERE, name)) as im:
-            entry = samples(ImageOps.exif_transpose(im), columns=8, rows=6)
+            entry = grid_samples(ImageOps.exif_transpose(im), columns=8, rows=6)
             entry["orientation"] = orientation
             refs[name] = entry
 
@@ -67,19 +51,19 @@ def main():
             ramp.putpixel((x, y), (40, 160 if y < 12 else 60, 220, min(255, 8 * x + 7)))
     ramp.save(os.path.join(HERE, "alpha.avif"), "AVIF", quality=100)
     with Image.open(os.path.join(HERE, "alpha.avif")) as im:
-        refs["alpha.avif"] = samples(im, columns=8, rows=6)
+        refs["alpha.avif"] = grid_samples(im, columns=8, rows=6)
 
     colours = [(230, 30, 30), (30, 200, 40), (20, 40, 210)]
     frames = [Image.new("RGB", (32, 24), c) for c in colours]
     frames[0].save(os.path.join(HERE, "animated.avif"), "AVIF", save_all=True,
                    append_images=frames[1:], duration=[100, 200, 300], quality=90)
     with Image.open(os.path.join(HERE, "animated.avif")) as im:
-        entry = dict(samples(im, columns=4, rows=3), frames=im.n_frames, durations=[], frameSamples=[])
+        entry = dict(grid_samples(im, columns=4, rows=3), frames=im.n_frames, durations=[], frameSamples=[])
         for index in range(im.n_frames):
             im.seek(index)
             im.load()  # Pillow fills in the frame's duration when it decodes it
             entry["durations"].append(im.info.get("duration"))
-            entry["frameSamples"].append(samples(im, columns=4, rows=3))
+            entry["frameSamples"].append(grid_samples(im, columns=4, rows=3))
         refs["animated.avif"] = entry
 
     with open(os.path.join(HERE, "references.json"), "w") as f:

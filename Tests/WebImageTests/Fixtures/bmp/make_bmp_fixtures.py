@@ -16,14 +16,17 @@ Where the coder's documented rules differ from Pillow's defaults, the reference 
 Usage: python3 make_bmp_fixtures.py
 """
 import io
-import json
 import os
+import sys
 import random
 import struct
 
 from PIL import BmpImagePlugin, Image
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))  # fixture_tools.py, shared with the other scripts
+sys.dont_write_bytecode = True  # no __pycache__ inside the bundled Fixtures folder
+from fixture_tools import compact_json, fnv1a64, pack_bits  # noqa: E402
 W, H = 13, 9  # odd width: every depth needs row padding
 rng = random.Random(2024)
 
@@ -57,19 +60,6 @@ def rows_bottom_up(rows, top_down=False):
 
 def pad(row):
     return row + b"\x00" * (-len(row) % 4)
-
-
-def packed(indices, bits):
-    out, acc, n = bytearray(), 0, 0
-    for i in indices:
-        acc = (acc << bits) | i
-        n += bits
-        if n == 8:
-            out.append(acc)
-            acc, n = 0, 0
-    if n:
-        out.append(acc << (8 - n))
-    return bytes(out)
 
 
 def random_palette(count):
@@ -107,7 +97,7 @@ def rle_encode(rows, four, skips=False):
                     x += n
                     continue
                 values = row[x:x + n]
-                data = packed(values, 4) if four else bytes(values)
+                data = pack_bits(values, 4) if four else bytes(values)
                 out += bytes((0, n)) + data + (b"\x00" if len(data) % 2 else b"")
                 x += n
         out += b"\x00\x00"
@@ -145,9 +135,9 @@ def make():
         names.append(name)
 
     pal2 = random_palette(2)
-    own("1bit_colour.bmp", 40, W, H, 1, 0, b"".join(pad(packed([rng.randint(0, 1) for _ in range(W)], 1)) for _ in range(H)), pal2)
+    own("1bit_colour.bmp", 40, W, H, 1, 0, b"".join(pad(pack_bits([rng.randint(0, 1) for _ in range(W)], 1)) for _ in range(H)), pal2)
     pal12 = random_palette(12)
-    own("4bit_12colours.bmp", 40, W, H, 4, 0, b"".join(pad(packed([rng.randint(0, 11) for _ in range(W)], 4)) for _ in range(H)), pal12, colors_used=12)
+    own("4bit_12colours.bmp", 40, W, H, 4, 0, b"".join(pad(pack_bits([rng.randint(0, 11) for _ in range(W)], 4)) for _ in range(H)), pal12, colors_used=12)
     pal256 = random_palette(256)
     own("8bit_topdown.bmp", 40, W, -H, 8, 0, b"".join(pad(bytes(rng.randint(0, 255) for _ in range(W))) for _ in range(H)), pal256)
     own("16bit_555.bmp", 40, W, H, 16, 0, b"".join(pad(b"".join(struct.pack("<H", rng.randint(0, 0x7FFF)) for _ in range(W))) for _ in range(H)))
@@ -168,13 +158,6 @@ def make():
     own("rle8_skips.bmp", 40, W, H, 8, 1, rle_encode(rows8, False, skips=True), pal256)
     own("rle4_skips.bmp", 40, W, H, 4, 2, rle_encode(rows4, True, skips=True), pal16)
     return names
-
-
-def fnv1a64(data):
-    h = 0xCBF29CE484222325
-    for b in data:
-        h = ((h ^ b) * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
-    return f"{h:016x}"
 
 
 def describe(name):
@@ -204,8 +187,7 @@ def describe(name):
 def main():
     refs = {name: describe(name) for name in make()}
     with open(os.path.join(HERE, "references.json"), "w") as f:
-        lines = [f"{json.dumps(k)}: {json.dumps(refs[k], sort_keys=True, separators=(',', ':'))}" for k in sorted(refs)]
-        f.write("{\n" + ",\n".join(lines) + "\n}\n")
+        f.write(compact_json(refs))
 
 
 if __name__ == "__main__":

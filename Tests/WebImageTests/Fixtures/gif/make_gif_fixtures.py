@@ -24,7 +24,6 @@ frames that leave it unspecified, and grows the canvas for frames past its edge)
 can show where the two differ.
 """
 import io
-import json
 import os
 import sys
 import zlib
@@ -33,6 +32,9 @@ import numpy as np
 from PIL import Image
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))  # fixture_tools.py, shared with the other scripts
+sys.dont_write_bytecode = True  # no __pycache__ inside the bundled Fixtures folder
+from fixture_tools import compact_json  # noqa: E402
 
 
 # ---------------------------------------------------------------- writing GIFs
@@ -322,12 +324,6 @@ def fixtures():
         {"left": 0, "top": 0, "indices": fill(8, 8, 1)},
     ])
     return files
-
-
-def compact_json(refs):
-    """One line per file, so a regenerated reference shows up as a readable diff."""
-    lines = [f"{json.dumps(k)}: {json.dumps(refs[k], sort_keys=True, separators=(',', ':'))}" for k in sorted(refs)]
-    return "{\n" + ",\n".join(lines) + "\n}\n"
 
 
 def main():

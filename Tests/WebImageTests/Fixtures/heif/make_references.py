@@ -14,41 +14,24 @@ turns into irot/imir properties (no EXIF orientation is kept in the file).
 import io
 import json
 import os
+import sys
 
 import pillow_heif
 from PIL import Image
 
 pillow_heif.register_heif_opener()
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))  # fixture_tools.py, shared with the other scripts
+sys.dont_write_bytecode = True  # no __pycache__ inside the bundled Fixtures folder
+from fixture_tools import grid_samples, quadrants  # noqa: E402
 CORPUS = os.environ.get("WEBIMAGE_CORPUS", os.path.join(HERE, "../../../../../shared/corpus/sdwebimage"))
-
-
-def samples(image, columns=24, rows=16):
-    rgba = image.convert("RGBA")
-    w, h = rgba.size
-    xs = [(2 * i + 1) * w // (2 * columns) for i in range(columns)]
-    ys = [(2 * j + 1) * h // (2 * rows) for j in range(rows)]
-    values = []
-    for y in ys:
-        for x in xs:
-            values.extend(rgba.getpixel((x, y)))
-    return {"width": w, "height": h, "xs": xs, "ys": ys, "rgba": values}
-
-
-def quadrants():
-    """64x48, four flat colours and a marker stripe: survives lossy coding, shows any turn."""
-    im = Image.new("RGB", (64, 48))
-    for x in range(64):
-        for y in range(48):
-            im.putpixel((x, y), (255 if x < 32 else 0, 255 if y < 24 else 0, 200 if x < 12 else 0))
-    return im
 
 
 def main():
     refs = {}
     for name in ["TestImage.heic", "TestImage.heif", "TestHDR.heic", "TestImageAnimated.heics"]:
         heif = pillow_heif.open_heif(os.path.join(CORPUS, name), convert_hdr_to_8bit=True)
-        entry = samples(heif.to_pillow())
+        entry = grid_samples(heif.to_pillow())
         entry["frames"] = len(heif)
         entry["bitDepth"] = heif.info.get("bit_depth")
         refs[name] = entry
@@ -59,7 +42,7 @@ def main():
         name = f"orientation-{orientation}.heic"
         source.save(os.path.join(HERE, name), "HEIF", exif=exif.tobytes(), quality=90)
         heif = pillow_heif.open_heif(os.path.join(HERE, name))
-        entry = samples(heif.to_pillow(), columns=8, rows=6)
+        entry = grid_samples(heif.to_pillow(), columns=8, rows=6)
         entry["orientation"] = orientation
         refs[name] = entry
     with open(os.path.join(HERE, "references.json"), "w") as f:

@@ -16,7 +16,6 @@ tRNS on low-depth grey), the RGBA is built here from Pillow's samples instead.
 Usage: python3 make_png_fixtures.py [corpus_dir]
 """
 import io
-import json
 import os
 import random
 import struct
@@ -42,6 +41,9 @@ def _keep_previous_canvas(original):
 PngImagePlugin.PngImageFile.load_end = _keep_previous_canvas(PngImagePlugin.PngImageFile.load_end)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))  # fixture_tools.py, shared with the other scripts
+sys.dont_write_bytecode = True  # no __pycache__ inside the bundled Fixtures folder
+from fixture_tools import compact_json, fnv1a64, pack_bits  # noqa: E402
 CORPUS = sys.argv[1] if len(sys.argv) > 1 else os.path.join(HERE, "../../../../../../shared/corpus/sdwebimage")
 W, H = 17, 13  # odd sizes leave partial Adam7 blocks on both edges
 
@@ -56,16 +58,7 @@ def pack_row(samples, depth):
         return bytes(samples)
     if depth == 16:
         return b"".join(struct.pack(">H", s) for s in samples)
-    out, acc, bits = bytearray(), 0, 0
-    for s in samples:
-        acc = (acc << depth) | s
-        bits += depth
-        if bits == 8:
-            out.append(acc)
-            acc, bits = 0, 0
-    if bits:
-        out.append(acc << (8 - bits))
-    return bytes(out)
+    return pack_bits(samples, depth)
 
 
 ADAM7 = [(0, 0, 8, 8), (4, 0, 8, 8), (0, 4, 4, 8), (2, 0, 4, 4), (0, 2, 2, 4), (1, 0, 2, 2), (0, 1, 1, 2)]
@@ -191,13 +184,6 @@ def make_animations():
     return names
 
 
-def fnv1a64(data):
-    h = 0xCBF29CE484222325
-    for b in data:
-        h = ((h ^ b) * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
-    return f"{h:016x}"
-
-
 def transparent_key(im):
     t = im.info.get("transparency")
     return t if isinstance(t, (int, tuple)) else None
@@ -260,8 +246,7 @@ def main():
         refs["corpus/" + name] = describe(os.path.join(CORPUS, name))
     with open(os.path.join(HERE, "references.json"), "w") as f:
         # One line per file keeps the diff of a regenerated reference readable.
-        lines = [f"{json.dumps(k)}: {json.dumps(refs[k], sort_keys=True, separators=(',', ':'))}" for k in sorted(refs)]
-        f.write("{\n" + ",\n".join(lines) + "\n}\n")
+        f.write(compact_json(refs))
 
 
 if __name__ == "__main__":

@@ -13,7 +13,6 @@ the file declares alpha, and a CRC-32 of each frame's RGBA bytes as decoded (sto
 orientation; Pillow does not apply EXIF).
 """
 import io
-import json
 import os
 import sys
 import zlib
@@ -22,6 +21,9 @@ import numpy as np
 from PIL import Image, features
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))  # fixture_tools.py, shared with the other scripts
+sys.dont_write_bytecode = True  # no __pycache__ inside the bundled Fixtures folder
+from fixture_tools import compact_json  # noqa: E402
 
 
 def quadrants(w, h):
@@ -84,11 +86,6 @@ def reference(path):
     return {"width": im.size[0], "height": im.size[1], "frameCount": n,
             "loopCount": im.info.get("loop", 0) if n > 1 else 1,
             "durations": [round(d, 4) for d in durations], "hasAlpha": declares_alpha, "crc32": crcs}
-
-
-def compact_json(refs):
-    lines = [f"{json.dumps(k)}: {json.dumps(refs[k], sort_keys=True, separators=(',', ':'))}" for k in sorted(refs)]
-    return "{\n" + ",\n".join(lines) + "\n}\n"
 
 
 def main():

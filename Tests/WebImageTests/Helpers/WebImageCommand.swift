@@ -1,0 +1,31 @@
+import Foundation
+
+/// The real `webimage` binary that `swift build` puts beside the test bundle, run as a
+/// child process by the CLI suites. Each call starts its own process, so suites may run
+/// it concurrently.
+enum WebImageCommand {
+    /// What one run of the command gave back.
+    struct Run {
+        let status: Int32
+        let stdout: String
+        let stderr: String
+    }
+
+    static let binary: URL = Bundle.module.bundleURL.deletingLastPathComponent().appendingPathComponent("webimage")
+
+    /// Runs `webimage` with `arguments` and waits for it to exit.
+    static func run(_ arguments: String...) throws -> Run {
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = arguments
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let stdout = out.fileHandleForReading.readDataToEndOfFile()
+        let stderr = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Run(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
+                   stderr: String(decoding: stderr, as: UTF8.self))
+    }
+}
