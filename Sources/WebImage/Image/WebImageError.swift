@@ -38,6 +38,9 @@ public enum WebImageError: Error, Sendable, Equatable, CustomStringConvertible {
     case timedOut
     /// A transport failure, with the underlying description.
     case network(String)
+    /// A transformer could not produce an image from its input (a crop outside the image,
+    /// a result size of zero pixels).
+    case transformFailed(String)
 
     public var description: String {
         switch self {
@@ -55,6 +58,7 @@ public enum WebImageError: Error, Sendable, Equatable, CustomStringConvertible {
         case .encodingFailed(let reason): "encoding failed: \(reason)"
         case .timedOut: "timed out"
         case .network(let reason): "network error: \(reason)"
+        case .transformFailed(let reason): "transform failed: \(reason)"
         }
     }
 }
