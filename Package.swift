@@ -52,6 +52,11 @@ let package = Package(
             dependencies: ["WebImage"],
             path: "Benchmarks/Sources/cache-bench"
         ),
+        .executableTarget(
+            name: "transform-bench",
+            dependencies: ["WebImage"],
+            path: "Benchmarks/Sources/transform-bench"
+        ),
         .testTarget(
             name: "WebImageTests",
             dependencies: ["WebImage"],

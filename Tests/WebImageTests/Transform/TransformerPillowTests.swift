@@ -14,20 +14,21 @@ struct TransformerPillowTests {
 
     /// Pillow's GaussianBlur is the same three extended boxes but rounds to 8 bits after
     /// every pass; we keep 1/256 of a level between passes. Tolerance: every channel within
-    /// 2 levels, mean under 0.5.
+    /// 1 level, mean under 0.2 (measured: max 1, mean 0.08 and 0.10).
     @Test(arguments: [1.5, 6.0])
     func opaqueBlurMatchesPillowGaussianBlur(sigma: Double) throws {
         let ours = try BlurTransformer(radius: sigma).transform(pixels: source())
         let pillow = try TransformTestSupport.fixture("blur_\(sigma).rgba", width: Self.width, height: Self.height)
         let diff = TransformTestSupport.difference(ours, pillow)
-        #expect(diff.max <= 2, "max \(diff.max)")
-        #expect(diff.mean < 0.5, "mean \(diff.mean)")
+        #expect(diff.max <= 1, "max \(diff.max)")
+        #expect(diff.mean < 0.2, "mean \(diff.mean)")
     }
 
     /// Against Pillow blurring premultiplied ('RGBa') pixels, compared premultiplied: both
     /// sides store straight alpha, and dividing by a small alpha magnifies either side's
     /// rounding (Pillow rounds premultiplied levels after each of its six passes).
-    /// Tolerance: alpha within 2; premultiplied colour within 3, mean under 0.5.
+    /// Tolerance: alpha within 2; premultiplied colour within 3, mean under 0.5 (measured:
+    /// alpha 2 and 1, colour 3 and 2, mean 0.42 and 0.23).
     @Test(arguments: [1.5, 6.0])
     func translucentBlurMatchesPillowOnPremultipliedPixels(sigma: Double) throws {
         let ours = try BlurTransformer(radius: sigma).transform(pixels: source("alpha.rgba"))
@@ -51,9 +52,10 @@ struct TransformerPillowTests {
     /// Pillow's `rotate(d, BICUBIC, expand=True)`: the same canvas size, and, with Pillow's
     /// cubic (a = −1), the same pixels wherever the 4×4 footprint lies inside the source
     /// (at the edges Pillow repeats edge pixels and cuts hard; we fade to transparent).
-    /// Tolerance: every channel within 2 levels (Pillow truncates where we round). The
+    /// Tolerance: every channel within 1 level (Pillow truncates where we round; measured
+    /// mean 0.3). The
     /// transformer's own Catmull-Rom (a = −0.5) rings less at hard edges, so against Pillow
-    /// it is held to a mean under 2 levels and most pixels within 2.
+    /// it is held to a mean under 2 levels (measured 1.3; up to 27 at the pattern's edges).
     @Test(arguments: [30.0, 135.0])
     func rotationMatchesPillowRotateWithExpand(degrees: Double) throws {
         let references = try JSONSerialization.jsonObject(
@@ -76,7 +78,7 @@ struct TransformerPillowTests {
         let pillowKernel = RotateTransformer.resample(try source(), angle: angle, canvas: size, cubic: -1)
         let exact = TransformTestSupport.difference(pillowKernel, pillow, include: interior)
         #expect(exact.count > 4000)
-        #expect(exact.max <= 2, "max \(exact.max)")
+        #expect(exact.max <= 1, "max \(exact.max)")
         let catmullRom = TransformTestSupport.difference(ours, pillow, include: interior)
         #expect(catmullRom.mean < 2, "mean \(catmullRom.mean)")
         // Outside the rotated source both are transparent.
