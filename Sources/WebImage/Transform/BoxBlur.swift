@@ -82,10 +82,11 @@ struct BoxBlur {
     }
 
     /// One extended box: `out[i] = (Σ in[i−l…i+l] + f·(in[i−l−1] + in[i+l+1])) / (2l + 1 + 2f)`,
-    /// with a running sum, indices clamped to the line.
+    /// with a running sum, indices clamped to the line. The middle of the line, where no
+    /// index needs clamping, runs without the clamps.
     private func boxPass(_ input: UnsafeMutablePointer<SIMD4<Float>>, into output: UnsafeMutablePointer<SIMD4<Float>>, count n: Int) {
-        let l = whole, f = fraction
-        let scale = 1 / (Float(2 * l + 1) + 2 * f)
+        let l = whole
+        let scale = 1 / (Float(2 * l + 1) + 2 * fraction), edge = fraction * scale
         let last = n - 1
         @inline(__always) func at(_ i: Int) -> SIMD4<Float> { input[min(max(i, 0), last)] }
         // Σ in[clamp(k)] for k in −l…l, without walking a radius longer than the line.
@@ -93,21 +94,34 @@ struct BoxBlur {
         let inside = min(l, last)
         if inside >= 1 { for k in 1...inside { sum += input[k] } }
         if l > last { sum += input[last] * Float(l - last) }
-        for i in 0..<n {
-            output[i] = (sum + (at(i - l - 1) + at(i + l + 1)) * f) * scale
+        let low = min(l + 1, n), high = max(low, n - l - 1)
+        for i in 0..<low {
+            output[i] = sum * scale + (at(i - l - 1) + at(i + l + 1)) * edge
+            sum += at(i + l + 1) - at(i - l)
+        }
+        for i in low..<high {
+            let entering = input[i + l + 1]
+            output[i] = sum * scale + (input[i - l - 1] + entering) * edge
+            sum += entering - input[i - l]
+        }
+        for i in high..<n {
+            output[i] = sum * scale + (at(i - l - 1) + at(i + l + 1)) * edge
             sum += at(i + l + 1) - at(i - l)
         }
     }
 
-    /// Premultiplied 0–255 to 8.8 fixed point, rounded.
+    /// Premultiplied 0–255 to 8.8 fixed point, rounded. Adding 2²³ leaves the rounded
+    /// integer in the low mantissa bits (as in ``Resampler``), which stays in SIMD
+    /// registers where a per-lane conversion would not.
     @inline(__always)
     private static func fixed(_ v: SIMD4<Float>) -> SIMD4<UInt16> {
-        let scaled = pointwiseMin(pointwiseMax(v * 256 + 0.5, SIMD4()), SIMD4(repeating: 65535))
-        return SIMD4<UInt16>(truncatingIfNeeded: SIMD4<Int32>(scaled.rounded(.down)))
+        let clamped = pointwiseMin(pointwiseMax(v * 256, SIMD4()), SIMD4(repeating: 65535))
+        return SIMD4<UInt16>(truncatingIfNeeded: unsafeBitCast(clamped + 8_388_608, to: SIMD4<UInt32>.self))
     }
 
     @inline(__always)
     private static func float(_ v: SIMD4<UInt16>) -> SIMD4<Float> {
-        SIMD4<Float>(SIMD4<Int32>(truncatingIfNeeded: v)) * (1 / 256)
+        let widened = SIMD4<UInt32>(truncatingIfNeeded: v) | 0x4B00_0000
+        return (unsafeBitCast(widened, to: SIMD4<Float>.self) - 8_388_608) * (1 / 256)
     }
 }

@@ -57,15 +57,22 @@ public struct RoundCornerTransformer: PixelTransformer {
         var out = pixels
         out.bytes.withUnsafeMutableBytes { raw in
             guard let base = raw.baseAddress else { return }
-            for y in 0..<pixels.height {
+            // Only pixels within the corner radius or the border (plus the one-pixel ramp)
+            // of an edge can change; rows in between touch just their two ends.
+            let margin = Int(max(r, border).rounded(.up)) + 1
+            let width = pixels.width, height = pixels.height
+            for y in 0..<height {
                 let cy = Double(y) + 0.5
-                for x in 0..<pixels.width {
+                let nearTopOrBottom = y < margin || y >= height - margin
+                let columns = nearTopOrBottom || 2 * margin >= width
+                    ? [0..<width] : [0..<margin, (width - margin)..<width]
+                for x in columns.joined() {
                     let cx = Double(x) + 0.5
                     let outerCover = outer.coverage(x: cx, y: cy)
                     let innerCover = border > 0 ? inner.coverage(x: cx, y: cy) : outerCover
                     // Wholly inside and no border here: the pixel stays as it is.
                     guard innerCover < 1 else { continue }
-                    let index = y * pixels.width + x
+                    let index = y * width + x
                     let value = Resampler.premultiplied(base, index) * Float(innerCover) + band * Float(outerCover - innerCover)
                     Resampler.store(value, to: base + index * 4)
                 }
