@@ -66,6 +66,11 @@ let package = Package(
             dependencies: ["WebImage"],
             path: "Benchmarks/Sources/download-bench"
         ),
+        .executableTarget(
+            name: "transform-bench",
+            dependencies: ["WebImage"],
+            path: "Benchmarks/Sources/transform-bench"
+        ),
         .testTarget(
             name: "WebImageTests",
             dependencies: [

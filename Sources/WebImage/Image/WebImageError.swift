@@ -40,6 +40,9 @@ public enum WebImageError: Error, Sendable, Equatable, CustomStringConvertible {
     case network(String)
     /// A download's body (or a file) is larger than the configured limit, in bytes.
     case responseTooLarge(limit: Int)
+    /// A transformer could not produce an image from its input (a crop outside the image,
+    /// a result size of zero pixels).
+    case transformFailed(String)
 
     public var description: String {
         switch self {
@@ -58,6 +61,7 @@ public enum WebImageError: Error, Sendable, Equatable, CustomStringConvertible {
         case .timedOut: "timed out"
         case .network(let reason): "network error: \(reason)"
         case .responseTooLarge(let limit): "response larger than the limit of \(limit) bytes"
+        case .transformFailed(let reason): "transform failed: \(reason)"
         }
     }
 }

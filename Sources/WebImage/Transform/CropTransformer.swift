@@ -1,0 +1,36 @@
+/// Cuts a rectangle out of an image.
+///
+/// The rectangle is in pixels and clipped to the image, as CoreGraphics'
+/// `CGImageCreateWithImageInRect` (which SDWebImage uses) clips it; a rectangle that does
+/// not overlap the image throws ``WebImageError/transformFailed(_:)``. Lossless. Key:
+/// `SDImageCroppingTransformer({x,y,w,h})`. Immutable and thread-safe.
+///
+/// ```swift
+/// let face = try CropTransformer(rect: PixelRect(x: 40, y: 20, width: 64, height: 64)).transform(image)
+/// ```
+public struct CropTransformer: PixelTransformer {
+    /// The rectangle to keep.
+    public let rect: PixelRect
+
+    /// Creates a crop to `rect`.
+    public init(rect: PixelRect) {
+        self.rect = rect
+    }
+
+    public var key: String {
+        let values = [rect.x, rect.y, rect.width, rect.height].map { TransformerKey.number(Double($0)) }
+        return "SDImageCroppingTransformer({\(values.joined(separator: ","))})"
+    }
+
+    public func transform(pixels: PixelBuffer) throws -> PixelBuffer {
+        guard let area = rect.clipped(to: pixels.size) else {
+            throw WebImageError.transformFailed("crop \(rect) lies outside the \(pixels.size) image")
+        }
+        guard area.size != pixels.size else { return pixels }
+        return pixels.copying(area)
+    }
+}
+
+extension PixelRect {
+    var size: ImageSize { ImageSize(width: width, height: height) }
+}

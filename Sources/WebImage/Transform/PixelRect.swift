@@ -1,0 +1,38 @@
+/// A rectangle of whole pixels, origin at the top-left corner of the image.
+///
+/// ```swift
+/// let centre = PixelRect(x: 10, y: 10, width: 100, height: 80)
+/// ```
+public struct PixelRect: Sendable, Hashable, CustomStringConvertible {
+    /// Left edge, in pixels from the image's left side.
+    public var x: Int
+    /// Top edge, in pixels from the image's top.
+    public var y: Int
+    /// Width in pixels.
+    public var width: Int
+    /// Height in pixels.
+    public var height: Int
+
+    /// Creates a rectangle; negative sizes are kept and treated as empty.
+    public init(x: Int, y: Int, width: Int, height: Int) {
+        self.x = x
+        self.y = y
+        self.width = width
+        self.height = height
+    }
+
+    /// The part of this rectangle inside `bounds` (origin 0, 0), or nil when they do not
+    /// overlap by at least one pixel. Computed in wider arithmetic so huge values from a
+    /// command line cannot overflow.
+    public func clipped(to bounds: ImageSize) -> PixelRect? {
+        guard width > 0, height > 0 else { return nil }
+        let left = max(0, x), top = max(0, y)
+        let right = min(bounds.width, x.addingReportingOverflow(width).overflow ? Int.max : x + width)
+        let bottom = min(bounds.height, y.addingReportingOverflow(height).overflow ? Int.max : y + height)
+        guard right > left, bottom > top else { return nil }
+        return PixelRect(x: left, y: top, width: right - left, height: bottom - top)
+    }
+
+    /// `x,y,WxH`.
+    public var description: String { "\(x),\(y),\(width)x\(height)" }
+}
