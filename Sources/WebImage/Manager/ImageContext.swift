@@ -1,0 +1,53 @@
+/// Typed per-call overrides: SDWebImage's `SDWebImageContext`.
+///
+/// Every field is optional; `nil` means "use the manager's own". Unlike SDWebImage's
+/// dictionary, the fields are typed, so a wrong value is a compile error.
+///
+/// ```swift
+/// var context = ImageContext()
+/// context.thumbnailPixelSize = ImageSize(width: 256, height: 256)
+/// context.transformer = RoundCornerTransformer(radius: 12)
+/// ```
+public struct ImageContext: Sendable {
+    /// The cache to query and store in, instead of the manager's.
+    public var imageCache: (any ImageCaching)?
+    /// The loader to use, instead of the manager's.
+    public var imageLoader: (any ImageLoader)?
+    /// The coder to decode with, instead of ``CodersManager/shared``.
+    public var imageCoder: (any ImageCoder)?
+    /// Transforms the decoded image; its key becomes part of the cache key.
+    public var transformer: (any ImageTransformer)?
+    /// Decode at most this size; part of the cache key.
+    public var thumbnailPixelSize: ImageSize?
+    /// Keep the aspect ratio when fitting `thumbnailPixelSize` (default `true`).
+    public var preserveAspectRatio: Bool?
+    /// The image's points-to-pixels scale.
+    public var scaleFactor: Double?
+    /// The byte limit used by `.scaleDownLargeImages`.
+    public var scaleDownLimitBytes: Int?
+    /// Which caches to query for the final (transformed/thumbnail) image.
+    public var queryCacheType: ImageCacheType?
+    /// Which caches to store the final image in.
+    public var storeCacheType: ImageCacheType?
+    /// Which caches to query for the original image on a transformed/thumbnail miss.
+    public var originalQueryCacheType: ImageCacheType?
+    /// Which caches to store the original image in (default: disk).
+    public var originalStoreCacheType: ImageCacheType?
+    /// The cache for original images, when different from `imageCache`.
+    public var originalImageCache: (any ImageCaching)?
+    /// Changes each request before it is sent.
+    public var requestModifier: RequestModifier?
+    /// Changes or rejects each response.
+    public var responseModifier: ResponseModifier?
+    /// Turns downloaded bytes into image bytes.
+    public var decryptor: Decryptor?
+    /// Maps a URL to its cache key.
+    public var cacheKeyFilter: (any CacheKeyFilter)?
+    /// Chooses the bytes stored on disk.
+    public var cacheSerializer: (any CacheSerializer)?
+    /// Names the load on a binding target, so a new load with the same key cancels the old one.
+    public var operationKey: String?
+
+    /// A context with every field `nil`.
+    public init() {}
+}
