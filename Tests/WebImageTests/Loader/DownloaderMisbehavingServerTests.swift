@@ -41,10 +41,12 @@ struct DownloaderMisbehavingServerTests {
     }
 
     @Test func slowDripWithinTheIdleTimeoutSucceedsEvenWhenTheTotalIsLonger() async throws {
-        let reply = LoopbackServer.Reply.drip(png, chunkSize: 1000, interval: .milliseconds(100), contentType: "image/png")
-        let (result, elapsed) = try await outcome("/drip.png", routes: ["/drip.png": reply], config: LoaderTesting.config(timeout: .milliseconds(600)))
+        // 12 chunks 250 ms apart: each gap is well inside the 1.5 s idle limit (with room
+        // for a loaded CI machine), while the whole body takes longer than the limit.
+        let reply = LoopbackServer.Reply.drip(png, chunkSize: 1000, interval: .milliseconds(250), contentType: "image/png")
+        let (result, elapsed) = try await outcome("/drip.png", routes: ["/drip.png": reply], config: LoaderTesting.config(timeout: .milliseconds(1500)))
         #expect(try result.get().image.size == ImageSize(width: 300, height: 300))
-        #expect(elapsed > .milliseconds(600))
+        #expect(elapsed > .milliseconds(1500))
     }
 
     @Test func stallAfterHeadersTimesOut() async throws {
