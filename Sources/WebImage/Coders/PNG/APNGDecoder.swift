@@ -28,9 +28,10 @@ enum APNGDecoder {
     /// The animation in `layout`, or `nil` when there is no `acTL` before the image data
     /// (a plain PNG; an `acTL` after IDAT is ignored, as the specification says). Any
     /// inconsistency in the APNG chunks throws ``WebImageError/badImageData(_:)``, as
-    /// Pillow does, rather than showing a half-understood animation. `lazy` (for
-    /// ``APNGFrameSource``) accepts a file cut short, giving the frames before the cut, and
-    /// leaves the all-frames pixel limit out, since one canvas is held at a time.
+    /// Pillow does, rather than showing a half-understood animation. A file cut short gives
+    /// the frames before the cut (issue 3: truncated animations give their whole frames).
+    /// `lazy` (for ``APNGFrameSource``) leaves the all-frames pixel limit out, since a lazy
+    /// source holds one canvas at a time.
     static func animation(
         in layout: PNGChunks.Layout,
         bytes: UnsafeRawBufferPointer,
@@ -104,8 +105,12 @@ enum APNGDecoder {
             if seenIDAT && chunk.type != PNGChunks.IDAT { afterIDAT = true }
         }
         guard declaredFrames > 0 else { return nil }
-        if lazy, layout.chunks.last?.type != PNGChunks.IEND {
-            // Cut short: the last frame may lack some of its data, the ones before it are whole.
+        // Cut short: the last frame may lack some of its data, the ones before it are whole.
+        // When every declared frame has started, the one-shot decode tries them all (libpng
+        // fails an incomplete last frame with badImageData), so a file missing only its IEND
+        // still decodes whole.
+        let cutShort = layout.chunks.last?.type != PNGChunks.IEND
+        if cutShort, lazy || frames.count < declaredFrames {
             frames.removeLast(frames.isEmpty ? 0 : 1)
             guard !frames.isEmpty else { throw WebImageError.badImageData("APNG has no whole frame") }
             return Animation(frames: frames, playCount: playCount, sharedChunks: shared)
