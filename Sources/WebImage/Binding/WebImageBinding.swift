@@ -1,0 +1,106 @@
+import Foundation
+
+/// SDWebImage's `sd_setImage` layer for one ``ImageTarget``: reached as `target.webImage`.
+///
+/// ``setImage(with:placeholder:options:context:progress:completion:)`` shows the placeholder
+/// (at once, or with `.delayPlaceholder` only if the load fails), loads through the
+/// target's manager, and shows the result unless `.avoidAutoSetImage`. A new load on the
+/// same target and operation key cancels the previous one, and a result that arrives after
+/// a newer load started is never shown: each load carries a generation number, and only
+/// the latest generation of its key may touch the target. A result the manager delivers
+/// synchronously (a memory hit) is shown before `setImage` returns, so cached images do not
+/// flicker through the placeholder.
+///
+/// Main-actor isolated. `completion` runs on the main actor once per result (twice only with
+/// `.refreshCached` when the image changed); a load that is replaced or cancelled completes
+/// at once with ``WebImageError/cancelled``, and a result arriving after that is dropped.
+/// When the target is released its loads are cancelled and, as in SDWebImage, their
+/// completions are not called. `progress` runs on an arbitrary thread.
+///
+/// ```swift
+/// view.webImage.setImage(with: url, placeholder: grey, options: [.delayPlaceholder]) { result in
+///     if case .failure(let error) = result { log(error) }
+/// }
+/// ```
+@MainActor
+public struct WebImageBinding<Target: ImageTarget> {
+    /// The target this binding acts on.
+    public let target: Target
+
+    /// Creates the binding of `target`; usually reached through ``ImageTarget/webImage``.
+    public init(target: Target) {
+        self.target = target
+    }
+
+    /// The URL of the latest load started on the target (kept after it ends or is cancelled).
+    public var currentURL: URL? { target.webImageState.currentURL }
+
+    /// Loads `url` into the target, replacing the load running under the same operation key
+    /// (`context.operationKey`, by default the target's type name).
+    public func setImage(
+        with url: URL?,
+        placeholder: Image? = nil,
+        options: ImageOptions = [],
+        context: ImageContext = ImageContext(),
+        progress: LoadProgressHandler? = nil
+    ) {
+        start(url, placeholder, options, context, progress, nil)
+    }
+
+    /// Like ``setImage(with:placeholder:options:context:progress:)``, calling `completion` on
+    /// the main actor with the result (a trailing closure is the completion).
+    public func setImage(
+        with url: URL?,
+        placeholder: Image? = nil,
+        options: ImageOptions = [],
+        context: ImageContext = ImageContext(),
+        progress: LoadProgressHandler? = nil,
+        completion: @escaping WebImageBindingCompletion
+    ) {
+        start(url, placeholder, options, context, progress, completion)
+    }
+
+    private func start(
+        _ url: URL?,
+        _ placeholder: Image?,
+        _ options: ImageOptions,
+        _ context: ImageContext,
+        _ progress: LoadProgressHandler?,
+        _ completion: WebImageBindingCompletion?
+    ) {
+        let state = target.webImageState
+        let key = context.operationKey ?? String(describing: Target.self)
+        let (generation, replaced) = state.begin(key: key, url: url, completion: completion)
+        replaced?(.failure(.cancelled))
+        guard state.isRunning(key: key, generation: generation) else { return }  // replaced's completion started another load
+        if !options.contains(.delayPlaceholder) {
+            target.setImage(placeholder, cacheType: .none)
+        }
+        let delivery = ResultDelivery(target: target, key: key, generation: generation, placeholder: placeholder, options: options)
+        let synchronous = SynchronousResults()
+        let operation = state.manager.loadImage(
+            with: url,
+            options: options,
+            context: context,
+            progress: delivery.progressHandler(forwarding: progress)
+        ) { result in
+            guard !synchronous.hold(result) else { return }
+            Task { @MainActor in delivery.deliver(result) }
+        }
+        state.attach(operation, key: key, generation: generation)
+        for result in synchronous.release() {
+            delivery.deliver(result)
+        }
+    }
+
+    /// Cancels the latest load started on the target (under whichever key it used); its
+    /// completion gets ``WebImageError/cancelled`` and its result is not shown.
+    public func cancelCurrentLoad() {
+        target.webImageState.cancel(key: nil)?(.failure(.cancelled))
+    }
+
+    /// Cancels the load running under `operationKey`.
+    public func cancelLoad(operationKey: String) {
+        target.webImageState.cancel(key: operationKey)?(.failure(.cancelled))
+    }
+}

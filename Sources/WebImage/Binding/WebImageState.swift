@@ -1,0 +1,89 @@
+import Foundation
+
+/// The binding layer's per-target record: which load runs under each operation key, the
+/// generation that tells a current result from a late one, and the manager loads go
+/// through. What SDWebImage keeps in a view's associated objects, held by the target
+/// itself because Swift on Linux has no associated objects.
+///
+/// Main-actor isolated, like ``ImageTarget``. When the target (and so this state) is
+/// released, every load still running for it is cancelled.
+///
+/// ```swift
+/// @MainActor final class Thumbnail: ImageTarget {
+///     let webImageState = WebImageState(manager: manager)
+/// }
+/// ```
+@MainActor
+public final class WebImageState {
+    /// One operation key's load.
+    struct Slot {
+        let generation: UInt64
+        let completion: WebImageBindingCompletion?
+        var operation: ImageLoadOperation?
+        var isFinished = false
+    }
+
+    /// The manager the target's loads go through.
+    public var manager: any ImageManaging
+    /// The URL of the latest load started on the target, under any key.
+    public private(set) var currentURL: URL?
+    private var slots: [String: Slot] = [:]
+    private var latestKey: String?
+    private var nextGeneration: UInt64 = 0
+
+    /// Creates the state for one target, loading through `manager`.
+    public init(manager: any ImageManaging) {
+        self.manager = manager
+    }
+
+    // As SDWebImage does for a deallocated view, the loads are cancelled without calling
+    // their completions: there is no target left to report on.
+    isolated deinit {
+        for slot in slots.values { slot.operation?.cancel() }
+    }
+
+    /// Starts a new load under `key` and returns its generation. The load it replaces is
+    /// cancelled; its completion, returned here, must be called with `.cancelled` once
+    /// the caller is done changing the state.
+    func begin(key: String, url: URL?, completion: WebImageBindingCompletion?) -> (UInt64, replaced: WebImageBindingCompletion?) {
+        let old = slots[key]
+        old?.operation?.cancel()
+        nextGeneration += 1
+        slots[key] = Slot(generation: nextGeneration, completion: completion)
+        latestKey = key
+        currentURL = url
+        return (nextGeneration, old?.isFinished == false ? old?.completion : nil)
+    }
+
+    /// Keeps the operation of a load that is still current and running.
+    func attach(_ operation: ImageLoadOperation, key: String, generation: UInt64) {
+        guard isRunning(key: key, generation: generation) else { return }
+        slots[key]?.operation = operation
+    }
+
+    /// Whether the load is current and has not delivered its result yet.
+    func isRunning(key: String, generation: UInt64) -> Bool {
+        guard let slot = slots[key] else { return false }
+        return slot.generation == generation && !slot.isFinished
+    }
+
+    /// Records a result of the load and returns its slot, or `nil` when the load is no
+    /// longer current (replaced or cancelled) and the result must be dropped.
+    func finish(key: String, generation: UInt64) -> Slot? {
+        guard slots[key]?.generation == generation else { return nil }
+        slots[key]?.isFinished = true
+        slots[key]?.operation = nil
+        return slots[key]
+    }
+
+    /// Cancels the load under `key` (default: the latest started) and returns its
+    /// completion to call with `.cancelled`, if it had not finished.
+    func cancel(key: String?) -> WebImageBindingCompletion? {
+        guard let key = key ?? latestKey, let slot = slots.removeValue(forKey: key) else { return nil }
+        slot.operation?.cancel()
+        return slot.isFinished ? nil : slot.completion
+    }
+}
+
+/// Receives each result of a binding load, on the main actor; see ``WebImageBinding``.
+public typealias WebImageBindingCompletion = (Result<ImageLoadResult, WebImageError>) -> Void

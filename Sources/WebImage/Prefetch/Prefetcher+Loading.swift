@@ -1,0 +1,46 @@
+import Foundation
+
+/// Starting loads within the concurrency limit, recording their outcomes, and delivering
+/// each list's callbacks in order without holding the lock.
+extension Prefetcher {
+    /// Starts queued loads while there are free slots.
+    func startQueuedLoads() {
+        let starts = state.withLock { $0.takeStartableLoads() }
+        for start in starts {
+            let operation = manager.loadImage(
+                with: start.url,
+                options: start.options,
+                context: start.context,
+                progress: nil
+            ) { [self] result in
+                loadFinished(start.load, failed: (try? result.get()) == nil)
+            }
+            let cancelNow = state.withLock { $0.attach(operation, to: start.load) }
+            if cancelNow { operation.cancel() }
+        }
+    }
+
+    private func loadFinished(_ load: PrefetchLoad, failed: Bool) {
+        let counted = state.withLock { $0.finish(load, failed: failed) }
+        // A second completion (`.refreshCached`) or one for a cancelled list changes nothing.
+        guard counted else { return }
+        deliverEvents(listID: load.listID)
+        startQueuedLoads()
+    }
+
+    /// Calls the list's pending callbacks in order. Only one thread delivers for a list at
+    /// a time; callbacks queued meanwhile (even by a callback, e.g. one that cancels the
+    /// list) are delivered by that thread after the current one returns, so no callback
+    /// runs under the lock and none can overtake another.
+    func deliverEvents(listID id: UInt64) {
+        guard state.withLock({ $0.lists[id]?.beginDelivery() ?? false }) else { return }
+        while let event = state.withLock({ $0.nextEvent(listID: id) }) {
+            switch event {
+            case .progress(let finished, let total, let handler):
+                handler(finished, total)
+            case .completion(let finished, let skipped, let handler):
+                handler?(finished, skipped)
+            }
+        }
+    }
+}

@@ -1,0 +1,126 @@
+import Foundation
+import Synchronization
+
+/// Loads lists of images into the cache ahead of need: SDWebImage's `SDWebImagePrefetcher`.
+///
+/// Each call to ``prefetch(urls:options:context:progress:completion:)`` starts an
+/// independent list with its own ``PrefetchToken``, counters and callbacks; the prefetcher
+/// runs at most ``maxConcurrentPrefetchCount`` loads at once across all lists, first come
+/// first served. Loads go through the ``ImageManaging`` given at creation, with
+/// ``options`` (`.lowPriority` by default, so prefetching yields to visible images) and
+/// ``context`` unless a call passes its own.
+///
+/// Thread-safe. For each list, `progress` and `completion` are called from an arbitrary
+/// thread, one at a time and in order; `completion` is called exactly once, last.
+///
+/// ```swift
+/// let prefetcher = Prefetcher(manager: manager)
+/// prefetcher.prefetch(urls: urls, progress: { done, total in print(done, "/", total) },
+///                     completion: { finished, skipped in print(finished, skipped) })
+/// ```
+public final class Prefetcher: Sendable {
+    /// Receives `(finished, total)` after each URL of a list is done, loaded or not.
+    public typealias ProgressHandler = @Sendable (_ finished: Int, _ total: Int) -> Void
+    /// Receives `(finished, skipped)` once, when the list is done or cancelled.
+    public typealias CompletionHandler = @Sendable (_ finished: Int, _ skipped: Int) -> Void
+
+    /// The manager every load goes through.
+    public let manager: any ImageManaging
+    let state: Mutex<State>
+
+    /// Creates a prefetcher that loads through `manager`.
+    public init(manager: any ImageManaging, maxConcurrentPrefetchCount: Int = 3) {
+        self.manager = manager
+        state = Mutex(State(maxConcurrent: max(1, maxConcurrentPrefetchCount)))
+    }
+
+    /// How many loads run at once across all lists; default 3. Values below 1 count as 1;
+    /// raising it starts queued loads at once.
+    public var maxConcurrentPrefetchCount: Int {
+        get { state.withLock { $0.maxConcurrent } }
+        set {
+            state.withLock { $0.maxConcurrent = max(1, newValue) }
+            startQueuedLoads()
+        }
+    }
+
+    /// The options of lists started without their own; default `.lowPriority`.
+    public var options: ImageOptions {
+        get { state.withLock { $0.defaultOptions } }
+        set { state.withLock { $0.defaultOptions = newValue } }
+    }
+
+    /// The context of lists started without their own; default empty.
+    public var context: ImageContext {
+        get { state.withLock { $0.defaultContext } }
+        set { state.withLock { $0.defaultContext = newValue } }
+    }
+
+    /// Lists started and not yet completed.
+    public var runningListCount: Int {
+        state.withLock { state in state.lists.values.count { !$0.isCompleted } }
+    }
+
+    /// Starts prefetching `urls` as one list and returns its token.
+    ///
+    /// `progress` gets `(finished, total)` after each URL; `completion` gets
+    /// `(finished, skipped)` once at the end, where `skipped` counts the URLs that failed
+    /// or were cancelled. An empty list completes with `(0, 0)` before this returns.
+    @discardableResult
+    public func prefetch(
+        urls: [URL],
+        options: ImageOptions? = nil,
+        context: ImageContext? = nil,
+        progress: ProgressHandler? = nil,
+        completion: CompletionHandler? = nil
+    ) -> PrefetchToken {
+        let id = state.withLock { state -> UInt64 in
+            state.nextListID += 1
+            let id = state.nextListID
+            state.lists[id] = PrefetchList(
+                urls: urls,
+                options: options ?? state.defaultOptions,
+                context: context ?? state.defaultContext,
+                progress: progress,
+                completion: completion
+            )
+            if urls.isEmpty {
+                state.lists[id]?.complete()
+            } else {
+                state.enqueue(listID: id, count: urls.count)
+            }
+            return id
+        }
+        let token = PrefetchToken(urls: urls, id: id, prefetcher: self)
+        if urls.isEmpty {
+            deliverEvents(listID: id)
+        } else {
+            startQueuedLoads()
+        }
+        return token
+    }
+
+    /// Cancels every list, as if each token were cancelled.
+    public func cancelPrefetching() {
+        let (ids, operations) = state.withLock { state -> ([UInt64], [ImageLoadOperation]) in
+            state.clearQueue()
+            var ids: [UInt64] = []
+            var operations: [ImageLoadOperation] = []
+            for id in state.lists.keys {
+                operations += state.cancelList(id)
+                ids.append(id)
+            }
+            return (ids, operations)
+        }
+        for operation in operations { operation.cancel() }
+        for id in ids { deliverEvents(listID: id) }
+    }
+
+    func cancel(listID id: UInt64) {
+        let operations = state.withLock { $0.cancelList(id) }
+        for operation in operations { operation.cancel() }
+        deliverEvents(listID: id)
+        // The dropped list's queue entries are skipped when reached; its running loads
+        // keep their slots until the manager reports them, so the limit stays true.
+    }
+}

@@ -1,0 +1,40 @@
+import Foundation
+@testable import WebImage
+
+/// A stand-in for a UI image view: records every image set on it, in order.
+@MainActor
+final class TestImageView: ImageTarget {
+    let webImageState: WebImageState
+    private(set) var image: Image?
+    private(set) var history: [(image: Image?, cacheType: ImageCacheType)] = []
+
+    init(manager: any ImageManaging) {
+        webImageState = WebImageState(manager: manager)
+    }
+
+    func setImage(_ image: Image?, cacheType: ImageCacheType) {
+        self.image = image
+        history.append((image, cacheType))
+    }
+
+    /// Whether the images set so far are exactly `images`, by identity.
+    func shows(_ images: [Image?]) -> Bool {
+        history.count == images.count && zip(history, images).allSatisfy { $0.image === $1 }
+    }
+
+    /// Whether `image` was ever shown.
+    func hasShown(_ image: Image) -> Bool {
+        history.contains { $0.image === image }
+    }
+}
+
+/// Waits on the main actor until `condition` holds or `timeout` passes; returns whether it held.
+@MainActor
+func eventually(timeout: Duration = .seconds(10), _ condition: () -> Bool) async -> Bool {
+    let deadline = ContinuousClock.now + timeout
+    while !condition() {
+        guard ContinuousClock.now < deadline else { return false }
+        try? await Task.sleep(for: .milliseconds(1))
+    }
+    return true
+}

@@ -1,0 +1,194 @@
+import Foundation
+import Synchronization
+import Testing
+@testable import WebImage
+
+/// SDWebImage's `sd_setImage` behaviours (UIView+WebCache), on a test view.
+@MainActor
+@Suite struct WebImageBindingTests {
+    static func url(_ name: String) -> URL { URL(string: "https://example.test/\(name).png")! }
+
+    /// A manager that answers each URL with its own image object, so the test can tell them apart.
+    static func manager(
+        images: [URL: Image],
+        honoursCancel: Bool = true,
+        _ plan: @escaping @Sendable (URL) -> TestImageManager.Plan = { _ in TestImageManager.Plan() }
+    ) -> TestImageManager {
+        TestImageManager(honoursCancel: honoursCancel, plan, image: { images[$0] })
+    }
+
+    @Test func showsTheLoadedImageAndCompletesWithIt() async throws {
+        let url = Self.url("a"), image = TestImageManager.pixel()
+        let view = TestImageView(manager: Self.manager(images: [url: image]) { _ in .init(delay: .milliseconds(5)) })
+        var results: [Result<ImageLoadResult, WebImageError>] = []
+        view.webImage.setImage(with: url) { results.append($0) }
+        #expect(view.webImage.currentURL == url)
+        #expect(await eventually { !results.isEmpty })
+        #expect(view.image === image)
+        #expect(results.count == 1)
+        #expect(try results[0].get().image === image)
+    }
+
+    @Test func rapidRetargetingAlwaysEndsShowingTheLastURLsImage() async throws {
+        for honoursCancel in [false, true] {
+            let count = 10_000
+            let urls = (0..<count).map { Self.url("r\($0)") }
+            let images = urls.map { _ in TestImageManager.pixel() }
+            let index = Dictionary(uniqueKeysWithValues: images.enumerated().map { (ObjectIdentifier($1), $0) })
+            var generator = SplitMix64(seed: 7)
+            let delays = Dictionary(uniqueKeysWithValues: urls.map { ($0, Duration.microseconds(Int.random(in: 0...3000, using: &generator))) })
+            // With honoursCancel off, replaced loads still deliver their images late, in random order.
+            let manager = Self.manager(images: Dictionary(uniqueKeysWithValues: zip(urls, images)), honoursCancel: honoursCancel) {
+                .init(delay: delays[$0] ?? .zero)
+            }
+            let view = TestImageView(manager: manager)
+            var completions = 0
+            for url in urls {
+                view.webImage.setImage(with: url) { _ in completions += 1 }
+                if Int.random(in: 0..<50, using: &generator) == 0 { try await Task.sleep(for: .milliseconds(1)) }
+            }
+            #expect(await eventually { completions == count })
+            #expect(view.image === images[count - 1])
+            #expect(view.webImage.currentURL == urls[count - 1])
+            // Never backwards: each image shown belongs to a later load than the one before it.
+            let shown = view.history.compactMap { $0.image.flatMap { index[ObjectIdentifier($0)] } }
+            #expect(shown == shown.sorted() && Set(shown).count == shown.count)
+            #expect(shown.last == count - 1)
+            #expect(manager.running == 0 || !honoursCancel)
+        }
+    }
+
+    @Test func placeholderIsShownAtOnceThenReplaced() async {
+        let url = Self.url("a"), image = TestImageManager.pixel(), placeholder = TestImageManager.pixel()
+        let view = TestImageView(manager: Self.manager(images: [url: image]) { _ in .init(delay: .milliseconds(20)) })
+        var done = false
+        view.webImage.setImage(with: url, placeholder: placeholder) { _ in done = true }
+        #expect(view.image === placeholder)
+        #expect(await eventually { done })
+        #expect(view.shows([placeholder, image]))
+    }
+
+    @Test func delayedPlaceholderIsShownOnlyOnFailure() async {
+        let good = Self.url("good"), bad = Self.url("bad")
+        let image = TestImageManager.pixel(), placeholder = TestImageManager.pixel()
+        let manager = Self.manager(images: [good: image]) { url in
+            .init(delay: .milliseconds(5), failure: url == bad ? .invalidDownloadStatusCode(404) : nil)
+        }
+        let view = TestImageView(manager: manager)
+        var results: [Result<ImageLoadResult, WebImageError>] = []
+        view.webImage.setImage(with: good, placeholder: placeholder, options: .delayPlaceholder) { results.append($0) }
+        #expect(view.history.isEmpty)
+        #expect(await eventually { results.count == 1 })
+        #expect(view.shows([image]))
+
+        view.webImage.setImage(with: bad, placeholder: placeholder, options: .delayPlaceholder) { results.append($0) }
+        #expect(view.image === image)  // the old image stays while the new one loads
+        #expect(await eventually { results.count == 2 })
+        #expect(view.image === placeholder)
+        guard case .failure(.invalidDownloadStatusCode(404)) = results[1] else {
+            Issue.record("expected the 404, got \(results[1])")
+            return
+        }
+    }
+
+    @Test func avoidAutoSetImageLeavesTheImageToTheCompletion() async throws {
+        let url = Self.url("a"), image = TestImageManager.pixel(), placeholder = TestImageManager.pixel()
+        let view = TestImageView(manager: Self.manager(images: [url: image]) { _ in .init(delay: .milliseconds(5)) })
+        var delivered: Image?
+        view.webImage.setImage(with: url, placeholder: placeholder, options: .avoidAutoSetImage) { result in
+            delivered = try? result.get().image
+        }
+        #expect(await eventually { delivered != nil })
+        #expect(delivered === image)
+        #expect(view.image === placeholder)
+        #expect(!view.hasShown(image))
+    }
+
+    @Test func cancelCurrentLoadCancelsAndNeverShowsTheResult() async throws {
+        let url = Self.url("a"), image = TestImageManager.pixel()
+        for honoursCancel in [true, false] {
+            let manager = Self.manager(images: [url: image], honoursCancel: honoursCancel) { _ in .init(delay: .milliseconds(30)) }
+            let view = TestImageView(manager: manager)
+            var results: [Result<ImageLoadResult, WebImageError>] = []
+            view.webImage.setImage(with: url) { results.append($0) }
+            view.webImage.cancelCurrentLoad()
+            #expect(manager.cancelCount == 1)
+            #expect(await eventually { results.count == 1 })
+            guard case .failure(.cancelled) = results[0] else {
+                Issue.record("expected cancelled, got \(results[0])")
+                continue
+            }
+            try await Task.sleep(for: .milliseconds(50))
+            #expect(!view.hasShown(image))
+            #expect(view.webImage.currentURL == url)
+        }
+    }
+
+    @Test func aNewLoadCancelsOnlyTheLoadWithTheSameOperationKey() async {
+        let a = Self.url("a"), b = Self.url("b"), c = Self.url("c")
+        let images = [a: TestImageManager.pixel(), b: TestImageManager.pixel(), c: TestImageManager.pixel()]
+        let manager = Self.manager(images: images) { _ in .init(delay: .milliseconds(20)) }
+        let view = TestImageView(manager: manager)
+        var outcomes: [URL: Bool] = [:]
+        var badge = ImageContext()
+        badge.operationKey = "badge"
+        view.webImage.setImage(with: a) { outcomes[a] = (try? $0.get()) != nil }
+        view.webImage.setImage(with: b, context: badge) { outcomes[b] = (try? $0.get()) != nil }
+        view.webImage.setImage(with: c) { outcomes[c] = (try? $0.get()) != nil }
+        #expect(await eventually { outcomes.count == 3 })
+        #expect(outcomes == [a: false, b: true, c: true])
+        #expect(manager.cancelCount == 1)
+    }
+
+    @Test func memoryHitsAreShownBeforeSetImageReturns() {
+        let url = Self.url("a"), image = TestImageManager.pixel(), placeholder = TestImageManager.pixel()
+        let view = TestImageView(manager: Self.manager(images: [url: image]) { _ in .init(synchronous: true) })
+        var completed = false
+        view.webImage.setImage(with: url, placeholder: placeholder) { _ in completed = true }
+        #expect(completed)
+        #expect(view.image === image)
+    }
+
+    @Test func progressiveLoadsShowPartialImagesThenTheFinalOne() async {
+        let url = Self.url("a"), image = TestImageManager.pixel(), partial = TestImageManager.pixel()
+        let view = TestImageView(manager: Self.manager(images: [url: image]) { _ in
+            .init(delay: .milliseconds(20), partialImage: partial)
+        })
+        var done = false
+        view.webImage.setImage(with: url, options: .progressiveLoad) { _ in done = true }
+        #expect(await eventually { done })
+        #expect(view.shows([nil, partial, image]))
+    }
+
+    @Test func releasingTheTargetCancelsItsLoadWithoutCompleting() async throws {
+        let url = Self.url("a")
+        let manager = Self.manager(images: [url: TestImageManager.pixel()]) { _ in .init(delay: .seconds(30)) }
+        var view: TestImageView? = TestImageView(manager: manager)
+        weak let released = view
+        var completions = 0
+        view?.webImage.setImage(with: url) { _ in completions += 1 }
+        #expect(manager.running == 1)
+        view = nil
+        #expect(released == nil)
+        #expect(await eventually { manager.running == 0 })
+        #expect(manager.cancelCount == 1)
+        try await Task.sleep(for: .milliseconds(20))
+        #expect(completions == 0)  // SDWebImage: no completion once the view is gone
+    }
+
+    @Test func aReplacedLoadCompletesCancelledAtOnceEvenIfItsResultArrives() async throws {
+        let a = Self.url("a"), b = Self.url("b")
+        let images = [a: TestImageManager.pixel(), b: TestImageManager.pixel()]
+        let manager = Self.manager(images: images, honoursCancel: false) { url in .init(delay: .milliseconds(url == a ? 10 : 40)) }
+        let view = TestImageView(manager: manager)
+        var outcomes: [String] = []
+        view.webImage.setImage(with: a) { outcomes.append("a: \((try? $0.get()) == nil ? "failed" : "loaded")") }
+        view.webImage.setImage(with: b) { outcomes.append("b: \((try? $0.get()) == nil ? "failed" : "loaded")") }
+        #expect(outcomes == ["a: failed"])
+        #expect(await eventually { outcomes.count == 2 })
+        try await Task.sleep(for: .milliseconds(20))
+        #expect(outcomes == ["a: failed", "b: loaded"])
+        #expect(view.image === images[b])
+        #expect(!view.hasShown(images[a]!))
+    }
+}
