@@ -8,6 +8,6 @@ struct WebImageCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "webimage",
         abstract: "Decode, encode and inspect images with swift-web-image.",
-        subcommands: [InfoCommand.self, DecodeCommand.self, EncodeCommand.self, FramesCommand.self, CacheCommand.self]
+        subcommands: [InfoCommand.self, DecodeCommand.self, EncodeCommand.self, FramesCommand.self, CacheCommand.self, PrefetchCommand.self]
     )
 }
