@@ -6,9 +6,10 @@ CORPUS ?= $(firstword $(wildcard ../shared/corpus/sdwebimage ../../shared/corpus
 deps:
 	@scripts/install-deps.sh
 
+# `webimage demo`: a local origin serving the corpus, loads cold, from disk, from memory.
 demo: deps
 	@$(SWIFT) build -c release --product webimage -Xswiftc -warnings-as-errors
-	@scripts/demo.sh "$$($(SWIFT) build -c release --show-bin-path)/webimage" "$(CORPUS)"
+	@scripts/demo.sh "$$($(SWIFT) build -c release --show-bin-path)/webimage" "$(abspath $(CORPUS))"
 
 test: deps
 	$(SWIFT) build --build-tests -Xswiftc -warnings-as-errors

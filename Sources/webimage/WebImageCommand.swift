@@ -4,10 +4,10 @@ import WebImage
 
 /// `webimage`: the library's loads, decodes and encodes from the shell.
 @main
-struct WebImageCommand: ParsableCommand {
+struct WebImageCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "webimage",
         abstract: "Decode, encode and inspect images with swift-web-image.",
-        subcommands: [InfoCommand.self, DecodeCommand.self, EncodeCommand.self, FramesCommand.self, CacheCommand.self]
+        subcommands: [InfoCommand.self, DecodeCommand.self, EncodeCommand.self, FramesCommand.self, CacheCommand.self, FetchCommand.self, DemoCommand.self]
     )
 }

@@ -15,6 +15,11 @@ enum WebImageCommand {
 
     /// Runs `webimage` with `arguments` and waits for it to exit.
     static func run(_ arguments: String...) throws -> Run {
+        try run(arguments)
+    }
+
+    /// Runs `webimage` with `arguments` and waits for it to exit.
+    static func run(_ arguments: [String]) throws -> Run {
         let process = Process()
         process.executableURL = binary
         process.arguments = arguments
