@@ -65,16 +65,22 @@ let calls = 25_000
 let rounds = quick ? 1 : 5
 
 print("manager-bench (\(ProcessInfo.processInfo.activeProcessorCount) cores; best of \(rounds) rounds)")
-var best = Duration.seconds(1000)
-for _ in 0..<rounds {
-    let start = ContinuousClock.now
-    var hits = 0
-    for index in 0..<calls {
-        if let result = try? await manager.loadImage(with: urls[index % 100]), result.cacheType == .memory { hits += 1 }
+// Top-level code runs on the main actor; the loop runs in a detached task so each call
+// measures the manager, not a hop from the main actor to the pool and back.
+let asyncBest = await Task.detached {
+    var best = Duration.seconds(1000)
+    for _ in 0..<rounds {
+        let start = ContinuousClock.now
+        var hits = 0
+        for index in 0..<calls {
+            if let result = try? await manager.loadImage(with: urls[index % 100]), result.cacheType == .memory { hits += 1 }
+        }
+        precondition(hits == calls, "every call must be a memory hit")
+        best = min(best, ContinuousClock.now - start)
     }
-    precondition(hits == calls, "every call must be a memory hit")
-    best = min(best, ContinuousClock.now - start)
-}
+    return best
+}.value
+var best = asyncBest
 report("async loadImage, 100 URLs in memory (25,000 calls)", count: calls, best)
 
 best = .seconds(1000)
