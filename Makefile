@@ -6,9 +6,10 @@ CORPUS ?= $(firstword $(wildcard ../shared/corpus/sdwebimage ../../shared/corpus
 deps:
 	@scripts/install-deps.sh
 
+# `webimage demo`: a local origin serving the corpus, loads cold, from disk, from memory.
 demo: deps
 	@$(SWIFT) build -c release --product webimage -Xswiftc -warnings-as-errors
-	@scripts/demo.sh "$$($(SWIFT) build -c release --show-bin-path)/webimage" "$(CORPUS)"
+	@scripts/demo.sh "$$($(SWIFT) build -c release --show-bin-path)/webimage" "$(abspath $(CORPUS))"
 
 # Suites that time real sockets or wait on the main actor run in a second pass: in one pass
 # with the CPU-heavy codec suites, Swift's two-thread cooperative pool (and the main thread)

@@ -20,7 +20,7 @@ struct PrefetchCommand: ParsableCommand {
 
     /// The manager the command loads through.
     static func makeManager() -> any ImageManaging {
-        LoaderImageManager(loader: LoadersManager.shared)
+        ImageManager.shared
     }
 
     func validate() throws {

@@ -36,6 +36,12 @@ public final class WebImageState {
         self.manager = manager
     }
 
+    /// State that loads through ``ImageManager/shared``: what most targets declare,
+    /// `let webImageState = WebImageState()`.
+    public convenience init() {
+        self.init(manager: ImageManager.shared)
+    }
+
     // As SDWebImage does for a deallocated view, the loads are cancelled without calling
     // their completions: there is no target left to report on.
     isolated deinit {

@@ -40,6 +40,8 @@ public enum WebImageError: Error, Sendable, Equatable, CustomStringConvertible {
     case network(String)
     /// A download's body (or a file) is larger than the configured limit, in bytes.
     case responseTooLarge(limit: Int)
+    /// The image is in no cache and the load may not use the loader (`fromCacheOnly`).
+    case notInCache
     /// A transformer could not produce an image from its input (a crop outside the image,
     /// a result size of zero pixels).
     case transformFailed(String)
@@ -61,6 +63,7 @@ public enum WebImageError: Error, Sendable, Equatable, CustomStringConvertible {
         case .timedOut: "timed out"
         case .network(let reason): "network error: \(reason)"
         case .responseTooLarge(let limit): "response larger than the limit of \(limit) bytes"
+        case .notInCache: "not in the cache and loading was not allowed"
         case .transformFailed(let reason): "transform failed: \(reason)"
         }
     }

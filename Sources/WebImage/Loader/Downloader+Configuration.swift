@@ -67,9 +67,9 @@ public struct DownloaderConfig: Sendable {
     /// The coder that decodes downloaded bytes. Default ``CodersManager/shared``.
     public var coder: any ImageCoder = CodersManager.shared
     /// Makes the partial-image decoder of each progressive download. Default: a
-    /// ``PrefixPartialImageDecoder`` over ``coder``'s default, the shared coders manager.
+    /// ``ProgressivePartialImageDecoder`` over the shared coders manager's incremental decoders.
     public var partialImageDecoder: @Sendable () -> any PartialImageDecoder = {
-        PrefixPartialImageDecoder(coder: CodersManager.shared)
+        ProgressivePartialImageDecoder(coders: CodersManager.shared)
     }
     /// Where the downloader logs (debug level, one line per request event; URLs without
     /// credentials or query, never header values).

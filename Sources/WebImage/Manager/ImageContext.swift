@@ -1,3 +1,5 @@
+import Dispatch
+
 /// Typed per-call overrides: SDWebImage's `SDWebImageContext`.
 ///
 /// Every field is optional; `nil` means "use the manager's own". Unlike SDWebImage's
@@ -45,6 +47,9 @@ public struct ImageContext: Sendable {
     public var cacheKeyFilter: (any CacheKeyFilter)?
     /// Chooses the bytes stored on disk.
     public var cacheSerializer: (any CacheSerializer)?
+    /// Where the callback form of `loadImage` calls its completion. Default `nil`: on an
+    /// arbitrary thread (synchronously, on the calling thread, for a memory hit).
+    public var callbackQueue: DispatchQueue?
     /// Names the load on a binding target, so a new load with the same key cancels the old one.
     public var operationKey: String?
 

@@ -124,3 +124,8 @@ public final class Prefetcher: Sendable {
         // keep their slots until the manager reports them, so the limit stays true.
     }
 }
+
+extension Prefetcher {
+    /// The process-wide prefetcher, loading through ``ImageManager/shared``.
+    public static let shared = Prefetcher(manager: ImageManager.shared)
+}

@@ -14,10 +14,27 @@ enum WebImageCommand {
     static let binary: URL = Bundle.module.bundleURL.deletingLastPathComponent().appendingPathComponent("webimage")
 
     /// Runs `webimage` with `arguments` and waits for it to exit.
+    /// One temporary cache home for every command a test run starts.
+    static let scratchCacheHome: URL = {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("webimage-tests-cache-\(ProcessInfo.processInfo.processIdentifier)")
+        try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }()
+
     static func run(_ arguments: String...) throws -> Run {
+        try run(arguments)
+    }
+
+    /// Runs `webimage` with `arguments` and waits for it to exit.
+    static func run(_ arguments: [String]) throws -> Run {
         let process = Process()
         process.executableURL = binary
         process.arguments = arguments
+        // Commands that use the default disk cache write under XDG_CACHE_HOME: keep them
+        // in a throwaway folder, never in the user's ~/.cache.
+        var environment = ProcessInfo.processInfo.environment
+        environment["XDG_CACHE_HOME"] = scratchCacheHome.path
+        process.environment = environment
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err

@@ -1,0 +1,163 @@
+import Foundation
+
+/// One load's settings, resolved once from the manager, the ``ImageOptions`` and the
+/// ``ImageContext``: which cache, loader and keys, and the cache and loader options the
+/// flags and context fields map to.
+///
+/// Every context field overrides the manager's setting for this call only; the defaults
+/// are SDWebImage's: query memory and disk, store the final image in both, look for the
+/// original on disk and store it on disk.
+struct ImageLoadPlan: Sendable {
+    /// SDWebImage's default `scaleDownLimitBytes`: 60 MiB of RGBA.
+    static let defaultScaleDownLimitBytes = 60 * 1024 * 1024
+
+    let url: URL
+    let options: ImageOptions
+    let context: ImageContext
+    let cache: any ImageCaching
+    let originalCache: any ImageCaching
+    let loader: any ImageLoader
+    /// The final image's key (thumbnail and transformer parts included); `nil` when the key
+    /// filter says "do not cache".
+    let key: String?
+    /// The key of the original bytes (the key filter's output alone).
+    let originalKey: String?
+    /// How downloaded and disk bytes are decoded.
+    let decodeOptions: ImageCoderOptions
+
+    init(url: URL, options: ImageOptions, context: ImageContext, manager: ImageManager, settings: ImageManager.Settings) {
+        self.url = url
+        self.options = options
+        self.context = context
+        cache = context.imageCache ?? manager.imageCache
+        originalCache = context.originalImageCache ?? context.imageCache ?? manager.imageCache
+        loader = context.imageLoader ?? manager.imageLoader
+        let transformer = context.transformer ?? settings.transformer
+        self.transformer = transformer
+        cacheSerializer = context.cacheSerializer ?? settings.cacheSerializer
+        originalKey = ImageManager.originalKey(for: url, context: context, filter: settings.cacheKeyFilter)
+        key = originalKey.map { ImageManager.derivedKey($0, context: context, transformer: transformer) }
+
+        var decode = ImageCoderOptions()
+        decode.thumbnailPixelSize = context.thumbnailPixelSize
+        decode.preserveAspectRatio = context.preserveAspectRatio ?? true
+        decode.scaleFactor = context.scaleFactor ?? 1
+        if options.contains(.scaleDownLargeImages) {
+            decode.scaleDownLimitBytes = context.scaleDownLimitBytes ?? Self.defaultScaleDownLimitBytes
+        }
+        decode.decodeFirstFrameOnly = options.contains(.decodeFirstFrameOnly)
+        decode.preloadAllFrames = options.contains(.preloadAllFrames)
+        decodeOptions = decode
+    }
+
+    /// The transformer to apply, if any.
+    let transformer: (any ImageTransformer)?
+    /// Chooses the disk bytes of the final image, if set.
+    let cacheSerializer: (any CacheSerializer)?
+
+    /// Whether the final image differs from the original bytes' decode (a thumbnail or a
+    /// transform), so an original on disk is worth looking for on a miss.
+    var derivesFromOriginal: Bool { key != originalKey }
+
+    /// What happens to an animated image under the transformer: every frame with
+    /// `.transformAnimatedImage`, else left alone, as SDWebImage does.
+    var animatedTransform: AnimatedImageTransform {
+        options.contains(.transformAnimatedImage) ? .everyFrame : .untouched
+    }
+
+    var queryCacheType: ImageCacheType { context.queryCacheType ?? .all }
+    var storeCacheType: ImageCacheType { context.storeCacheType ?? .all }
+    var originalQueryCacheType: ImageCacheType { context.originalQueryCacheType ?? .disk }
+    var originalStoreCacheType: ImageCacheType { context.originalStoreCacheType ?? .disk }
+
+    /// The cache flags of the query.
+    var cacheOptions: ImageCacheOptions {
+        var result: ImageCacheOptions = []
+        if options.contains(.queryMemoryData) { result.insert(.queryMemoryData) }
+        if options.contains(.queryMemoryDataSync) { result.insert(.queryMemoryDataSync) }
+        if options.contains(.queryDiskDataSync) { result.insert(.queryDiskDataSync) }
+        if options.contains(.decodeFirstFrameOnly) { result.insert(.decodeFirstFrameOnly) }
+        return result
+    }
+
+    /// The context of the query for the final key. The key already names the thumbnail,
+    /// so the decode options carry none (the cache would map the key a second time); an
+    /// entry under a thumbnail key holds the thumbnail's own bytes.
+    var finalQueryContext: ImageCacheContext {
+        var result = baseCacheContext
+        result.coderOptions.thumbnailPixelSize = nil
+        result.queryCacheType = queryCacheType
+        result.storeCacheType = options.contains(.avoidDecodeImage) ? storeCacheType.withoutMemory : storeCacheType
+        return result
+    }
+
+    /// The context of the query for the original bytes on a final miss: decoded as the
+    /// thumbnail asked for, and not put in memory (the manager stores the final image).
+    var originalQueryContext: ImageCacheContext {
+        var result = baseCacheContext
+        result.queryCacheType = originalQueryCacheType
+        result.storeCacheType = .none
+        return result
+    }
+
+    /// The context of storing the final image under ``key``.
+    var finalStoreContext: ImageCacheContext {
+        var result = baseCacheContext
+        result.coderOptions.thumbnailPixelSize = nil
+        result.cacheSerializer = cacheSerializer
+        return result
+    }
+
+    /// The context of storing the original bytes under ``originalKey``.
+    var originalStoreContext: ImageCacheContext {
+        var result = baseCacheContext
+        result.coderOptions.thumbnailPixelSize = nil
+        return result
+    }
+
+    private var baseCacheContext: ImageCacheContext {
+        var result = ImageCacheContext()
+        result.coderOptions = decodeOptions
+        result.coder = context.imageCoder
+        return result
+    }
+
+    /// The loader's options: priority, progressive, certificates, decode options and the
+    /// request hooks; `cachedData` for a `refreshCached` revalidation.
+    func downloadOptions(cachedData: Data?) -> DownloadRequestOptions {
+        var result = DownloadRequestOptions()
+        if options.contains(.highPriority) {
+            result.priority = .high
+        } else if options.contains(.lowPriority) {
+            result.priority = .low
+        }
+        result.progressiveLoad = options.contains(.progressiveLoad)
+        result.allowInvalidCertificates = options.contains(.allowInvalidSSLCertificates)
+        result.decodeOptions = decodeOptions
+        result.requestModifier = context.requestModifier
+        result.responseModifier = context.responseModifier
+        result.decryptor = context.decryptor
+        result.cachedData = cachedData
+        return result
+    }
+}
+
+extension ImageCacheType {
+    /// The levels both selections include.
+    func intersection(_ other: ImageCacheType) -> ImageCacheType {
+        switch (includesMemory && other.includesMemory, includesDisk && other.includesDisk) {
+        case (true, true): .all
+        case (true, false): .memory
+        case (false, true): .disk
+        case (false, false): .none
+        }
+    }
+
+    /// This selection with the memory level taken out.
+    var withoutMemory: ImageCacheType {
+        switch self {
+        case .all, .disk: .disk
+        case .memory, .none: .none
+        }
+    }
+}

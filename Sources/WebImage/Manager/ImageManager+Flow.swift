@@ -1,0 +1,191 @@
+import Foundation
+
+/// The flow of one load that missed memory (DESIGN.md's thirteen steps): final key in the
+/// cache → original bytes on disk → loader → transform → store → result.
+extension ImageManager {
+    /// How a load ended: a result to deliver, or (after `.refreshCached` delivered the
+    /// cached image) nothing new — the cached result, for the `async` form to return.
+    enum LoadOutcome: Sendable {
+        case fresh(ImageLoadResult)
+        case unchanged(ImageLoadResult)
+    }
+
+    /// An image and the bytes it was decoded from.
+    struct Decoded: Sendable {
+        var image: Image
+        var data: Data?
+    }
+
+    /// Runs `plan`; records failures in the failed-URL set and the metrics.
+    func run(
+        _ plan: ImageLoadPlan,
+        progress: LoadProgressHandler?,
+        onCached: (@Sendable (ImageLoadResult) -> Void)?
+    ) async throws(WebImageError) -> LoadOutcome {
+        do {
+            let outcome = try await flow(plan, progress: progress, onCached: onCached)
+            if case .fresh(let result) = outcome {
+                metrics.loaded(from: result.cacheType)
+                if result.cacheType == .none, plan.options.contains(.retryFailed) { failedURLs.remove(plan.url) }
+                logger.debug("loaded", metadata: ["url": "\(plan.url.absoluteString)", "source": "\(result.cacheType.rawValue)"])
+            }
+            return outcome
+        } catch {
+            let error = Self.webImageError(error)
+            metrics.failed(error)
+            if error != .cancelled, error != .notInCache { failedURLs.record(plan.url, error: error) }
+            logger.debug("load failed", metadata: ["url": "\(plan.url.absoluteString)", "error": "\(error)"])
+            throw error
+        }
+    }
+
+    private func flow(
+        _ plan: ImageLoadPlan,
+        progress: LoadProgressHandler?,
+        onCached: (@Sendable (ImageLoadResult) -> Void)?
+    ) async throws -> LoadOutcome {
+        let mayQuery = !plan.options.contains(.fromLoaderOnly)
+        if mayQuery, let key = plan.key, plan.queryCacheType != .none {
+            let start = ContinuousClock.now
+            let found = try await plan.cache.image(forKey: key, options: plan.cacheOptions, context: plan.finalQueryContext)
+            if let image = found.image {
+                if found.cacheType == .disk { metrics.decoded(in: ContinuousClock.now - start) }
+                let cached = ImageLoadResult(image: image, data: found.data, cacheType: found.cacheType, url: plan.url)
+                guard plan.options.contains(.refreshCached), !plan.options.contains(.fromCacheOnly) else { return .fresh(cached) }
+                onCached?(cached)
+                return try await refresh(plan, cached: cached, progress: progress)
+            }
+        }
+        if mayQuery, plan.derivesFromOriginal, let originalKey = plan.originalKey, plan.originalQueryCacheType != .none {
+            let start = ContinuousClock.now
+            let found = try await plan.originalCache.image(forKey: originalKey, options: plan.cacheOptions, context: plan.originalQueryContext)
+            if let image = found.image {
+                metrics.decoded(in: ContinuousClock.now - start)
+                let final = try await finish(Decoded(image: image, data: found.data), plan: plan, storeOriginal: false)
+                return .fresh(ImageLoadResult(image: final, data: found.data, cacheType: .disk, url: plan.url))
+            }
+        }
+        if plan.options.contains(.fromCacheOnly) { throw WebImageError.notInCache }
+        let loaded = try await load(plan, cachedData: nil, progress: progress)
+        let final = try await finish(loaded, plan: plan, storeOriginal: true)
+        return .fresh(ImageLoadResult(image: final, data: loaded.data, cacheType: .none, url: plan.url))
+    }
+
+    /// `.refreshCached` after a cache hit: download again, revalidating with the cached
+    /// bytes; a 304 or the same bytes is no change, as is a failed refresh (logged and
+    /// remembered like any failure; only cancellation is thrown).
+    private func refresh(_ plan: ImageLoadPlan, cached: ImageLoadResult, progress: LoadProgressHandler?) async throws -> LoadOutcome {
+        let previous = await originalBytes(plan)
+        do {
+            let loaded = try await load(plan, cachedData: previous, progress: progress)
+            if let previous, loaded.data == previous { return .unchanged(cached) }
+            let final = try await finish(loaded, plan: plan, storeOriginal: true)
+            return .fresh(ImageLoadResult(image: final, data: loaded.data, cacheType: .none, url: plan.url))
+        } catch {
+            let error = Self.webImageError(error)
+            if error == .cancelled || Task.isCancelled { throw WebImageError.cancelled }
+            if error != .cacheNotModified {
+                metrics.failed(error)
+                failedURLs.record(plan.url, error: error)
+                logger.debug("refresh failed", metadata: ["url": "\(plan.url.absoluteString)", "error": "\(error)"])
+            }
+            return .unchanged(cached)
+        }
+    }
+
+    /// The original bytes on disk, to revalidate and compare a refresh against.
+    private func originalBytes(_ plan: ImageLoadPlan) async -> Data? {
+        guard let key = plan.originalKey else { return nil }
+        if let cache = plan.originalCache as? ImageCache {
+            return await BlockingIO.run { cache.diskImageData(forKey: key) }
+        }
+        var context = ImageCacheContext()
+        context.queryCacheType = .disk
+        context.storeCacheType = .none
+        return try? await plan.originalCache.image(forKey: key, options: [.queryMemoryData], context: context).data
+    }
+
+    /// Asks the loader. A context coder decodes the bytes of an HTTP download itself (the
+    /// downloader decodes with its own coder otherwise).
+    private func load(_ plan: ImageLoadPlan, cachedData: Data?, progress: LoadProgressHandler?) async throws -> Decoded {
+        let url = plan.url
+        let options = plan.downloadOptions(cachedData: cachedData)
+        let loader = (plan.loader as? LoadersManager)?.loader(for: url) ?? plan.loader
+        guard loader.canLoad(url) else { throw WebImageError.invalidURL(url.absoluteString) }
+        if let coder = plan.context.imageCoder, let downloader = loader as? Downloader {
+            let raw = try await downloader.loadData(from: url, options: options, progress: progress)
+            metrics.downloaded(bytes: raw.metrics.bytesReceived)
+            let start = ContinuousClock.now
+            let image = try coder.decode(raw.data, options: plan.decodeOptions)
+            metrics.decoded(in: ContinuousClock.now - start)
+            return Decoded(image: image, data: raw.data)
+        }
+        let start = ContinuousClock.now
+        let result = try await loader.load(url, options: options, progress: progress)
+        let elapsed = ContinuousClock.now - start
+        if let transfer = result.metrics {
+            metrics.downloaded(bytes: transfer.bytesReceived)
+            // The downloader decodes after the transfer; what is left of the call is the decode.
+            metrics.decoded(in: max(.zero, elapsed - transfer.totalTime))
+        } else {
+            metrics.decoded(in: elapsed)
+        }
+        return Decoded(image: result.image, data: result.data)
+    }
+
+    /// Transforms `original` and stores what the plan says: the original bytes under the
+    /// original key (when they came from the loader and the final image is derived), the
+    /// final image under the final key. Waits for the stores with `.waitStoreCache`.
+    private func finish(_ original: Decoded, plan: ImageLoadPlan, storeOriginal: Bool) async throws -> Image {
+        var final = original.image
+        if let transformer = plan.transformer {
+            let start = ContinuousClock.now
+            final = try transformer.transform(original.image, animated: plan.animatedTransform)
+            metrics.transformed(in: ContinuousClock.now - start)
+        }
+        try Task.checkCancellation()
+        if plan.options.contains(.waitStoreCache) {
+            await storeWork(original: original, final: final, plan: plan, storeOriginal: storeOriginal, levels: .all)()
+        } else {
+            // Memory now, so the next load of this key hits it (as SDWebImage stores to
+            // memory before completing); the disk write goes on in the background.
+            await storeWork(original: original, final: final, plan: plan, storeOriginal: storeOriginal, levels: .memory)()
+            let disk = storeWork(original: original, final: final, plan: plan, storeOriginal: storeOriginal, levels: .disk)
+            Task.detached(priority: .utility) { await disk() }
+        }
+        return final
+    }
+
+    /// The stores of one load in the cache levels `levels` selects, as one closure so it
+    /// can run now or in the background.
+    private func storeWork(original: Decoded, final: Image, plan: ImageLoadPlan, storeOriginal: Bool, levels: ImageCacheType) -> @Sendable () async -> Void {
+        let avoidMemory = plan.options.contains(.avoidDecodeImage)
+        let finalType = (avoidMemory ? plan.storeCacheType.withoutMemory : plan.storeCacheType).intersection(levels)
+        let originalType = (avoidMemory ? plan.originalStoreCacheType.withoutMemory : plan.originalStoreCacheType).intersection(levels)
+        let derived = plan.derivesFromOriginal
+        // The original's bytes stand for the final image only when it is the original.
+        let finalData = final === original.image && !original.image.isThumbnail ? original.data : nil
+        let logger = logger
+        return {
+            do {
+                if derived, storeOriginal, let key = plan.originalKey, originalType != .none {
+                    // A thumbnail must not pass for the full image in memory.
+                    let image = original.image.isThumbnail ? nil : original.image
+                    try await plan.originalCache.store(image, data: original.data, forKey: key, cacheType: originalType, context: plan.originalStoreContext)
+                }
+                if let key = plan.key, finalType != .none, derived || storeOriginal {
+                    try await plan.cache.store(final, data: derived ? finalData : original.data, forKey: key, cacheType: finalType, context: plan.finalStoreContext)
+                }
+            } catch {
+                logger.debug("cache store failed", metadata: ["url": "\(plan.url.absoluteString)", "error": "\(error)"])
+            }
+        }
+    }
+
+    /// Any error as a ``WebImageError``; Swift's cancellation is ``WebImageError/cancelled``.
+    static func webImageError(_ error: any Error) -> WebImageError {
+        if let error = error as? WebImageError { return error }
+        if error is CancellationError { return .cancelled }
+        return .network(String(describing: error))
+    }
+}

@@ -1,0 +1,141 @@
+import Foundation
+
+/// The two faces of a load: `async` and callback. Both run the memory lookup on the
+/// caller's thread and everything else in a task the manager can cancel.
+extension ImageManager {
+    /// Loads the image at `url` through the caches and the loader.
+    ///
+    /// A memory hit returns without suspending or allocating a task. Otherwise the load
+    /// runs in a task tied to the caller's: cancelling the caller cancels it (and the
+    /// download, when no other caller needs it) and this call throws
+    /// ``WebImageError/cancelled``. With `.refreshCached` and a cached image, the image is
+    /// downloaded again and the fresh image is returned when it changed; when the server
+    /// answers 304, sends the same bytes, or fails, the cached image is returned.
+    public func loadImage(
+        with url: URL?,
+        options: ImageOptions = [],
+        context: ImageContext = ImageContext(),
+        progress: LoadProgressHandler? = nil
+    ) async throws -> ImageLoadResult {
+        let (url, options, context) = try prepared(url, options: options, context: context)
+        if let image = memoryHit(url, options: options, context: context) {
+            metrics.memoryHit()
+            return ImageLoadResult(image: image, data: nil, cacheType: .memory, url: url)
+        }
+        let plan = ImageLoadPlan(url: url, options: options, context: context, manager: self, settings: currentSettings)
+        let slot = running.register()
+        let task = Task { () throws(WebImageError) -> ImageLoadResult in
+            defer { running.unregister(slot) }
+            switch try await self.run(plan, progress: progress, onCached: nil) {
+            case .fresh(let result), .unchanged(let result): return result
+            }
+        }
+        slot.attach { task.cancel() }
+        return try await withTaskCancellationHandler {
+            try await task.value
+        } onCancel: {
+            task.cancel()
+        }
+    }
+
+    /// Loads the image at `url`, calling `completion` exactly once (twice with
+    /// `.refreshCached` when the server has a changed image: first the cached one).
+    ///
+    /// A memory hit calls `completion` before this returns (on `context.callbackQueue`
+    /// when given); otherwise it is called from the load's task or on that queue. The
+    /// returned operation cancels the load; `completion` then gets
+    /// ``WebImageError/cancelled`` unless it already had its result. A failed refresh is
+    /// logged, not reported a second time.
+    @discardableResult
+    public func loadImage(
+        with url: URL?,
+        options: ImageOptions = [],
+        context: ImageContext = ImageContext(),
+        progress: LoadProgressHandler? = nil,
+        completion: @escaping @Sendable (Result<ImageLoadResult, WebImageError>) -> Void
+    ) -> ImageLoadOperation {
+        let queue = context.callbackQueue
+        let deliver: @Sendable (Result<ImageLoadResult, WebImageError>) -> Void = { result in
+            if let queue { queue.async { completion(result) } } else { completion(result) }
+        }
+        let prepared: (URL, ImageOptions, ImageContext)
+        do {
+            prepared = try self.prepared(url, options: options, context: context)
+        } catch {
+            deliver(.failure(error))
+            return ImageLoadOperation {}
+        }
+        let (url, options, context) = prepared
+        if let image = memoryHit(url, options: options, context: context) {
+            metrics.memoryHit()
+            deliver(.success(ImageLoadResult(image: image, data: nil, cacheType: .memory, url: url)))
+            return ImageLoadOperation {}
+        }
+        let plan = ImageLoadPlan(url: url, options: options, context: context, manager: self, settings: currentSettings)
+        let once = CompletionOnce(deliver)
+        let slot = running.register()
+        let task = Task {
+            defer { running.unregister(slot) }
+            do {
+                let outcome = try await self.run(plan, progress: progress) { cached in once.first(.success(cached)) }
+                guard !Task.isCancelled else { return once.final(.failure(.cancelled)) }
+                switch outcome {
+                case .fresh(let result): once.final(.success(result))
+                case .unchanged: once.final(nil)
+                }
+            } catch {
+                once.final(.failure(Self.webImageError(error)))
+            }
+        }
+        slot.attach { task.cancel() }
+        return ImageLoadOperation {
+            task.cancel()
+            once.final(.failure(.cancelled))
+        }
+    }
+
+    /// The image in memory for `url` under `options` and `context`, or `nil`: the
+    /// synchronous part of a load, without the failed-URL check, metrics or a task.
+    /// O(1); never touches the disk.
+    public func cachedImage(for url: URL?, options: ImageOptions = [], context: ImageContext = ImageContext()) -> Image? {
+        guard let url else { return nil }
+        return memoryHit(url, options: options.subtracting([.refreshCached, .queryMemoryData]), context: context)
+    }
+
+    /// Checks the URL, applies the options processor and the failed-URL set.
+    private func prepared(_ url: URL?, options: ImageOptions, context: ImageContext) throws(WebImageError) -> (URL, ImageOptions, ImageContext) {
+        guard let url, !url.absoluteString.isEmpty else {
+            metrics.failed(.invalidURL(""))
+            throw .invalidURL(url?.absoluteString ?? "nil")
+        }
+        var options = options
+        var context = context
+        if let processor = optionsProcessor {
+            (options, context) = processor.processed(url, options: options, context: context)
+        }
+        if !options.contains(.retryFailed), failedURLs.contains(url) {
+            metrics.failed(.blackListed)
+            throw .blackListed
+        }
+        return (url, options, context)
+    }
+
+    /// The memory lookup every load starts with; `nil` when the load must go further
+    /// (a miss, or flags that need more than the memory image).
+    @inline(__always)
+    func memoryHit(_ url: URL, options: ImageOptions, context: ImageContext) -> Image? {
+        guard options.isDisjoint(with: [.fromLoaderOnly, .refreshCached, .queryMemoryData]),
+              (context.queryCacheType ?? .all).includesMemory else { return nil }
+        let cache: ImageCache
+        if let override = context.imageCache {
+            guard let direct = override as? ImageCache else { return nil }
+            cache = direct
+        } else {
+            guard let directCache else { return nil }
+            cache = directCache
+        }
+        guard let key = cacheKey(for: url, context: context),
+              let image = cache.imageFromMemoryCache(forKey: key) else { return nil }
+        return options.contains(.decodeFirstFrameOnly) ? ImageCache.firstFrame(of: image) : image
+    }
+}

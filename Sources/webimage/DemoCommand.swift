@@ -1,0 +1,150 @@
+import ArgumentParser
+import Foundation
+import WebImage
+
+/// `webimage demo [--corpus DIR] [--thumbnail WxH]`: the whole system on one machine with
+/// no set-up. Serves a directory of images from a local origin on 127.0.0.1, loads every
+/// image cold (network), again with a new manager over the same disk cache (disk) and
+/// again with the same manager (memory), prints a table of sources and timings, and
+/// removes its temporary cache.
+struct DemoCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "demo",
+        abstract: "Serve the bundled image corpus locally and load it cold, from disk and from memory."
+    )
+
+    @Option(help: "The images to serve (default: $WEBIMAGE_CORPUS, else ../shared/corpus/sdwebimage from here).")
+    var corpus: String?
+
+    @Option(help: "Load thumbnails that fit WxH instead of full-size images.")
+    var thumbnail: ImageSize?
+
+    /// One image's three loads.
+    struct Row {
+        let name: String
+        var cells: [Result<(ImageLoadResult, Duration), WebImageError>] = []
+    }
+
+    func run() async throws {
+        try await reportingAsyncFailures {
+            let directory = try corpusDirectory()
+            let files = try Self.readFiles(in: directory)
+            guard !files.isEmpty else { throw ValidationError("no files in \(directory.path)") }
+            let origin = try await DemoOrigin.start(serving: files)
+            let cacheDirectory = FileManager.default.temporaryDirectory
+                .appendingPathComponent("webimage-demo-\(UUID().uuidString)", isDirectory: true)
+            let downloader = Downloader()
+            defer { try? FileManager.default.removeItem(at: cacheDirectory) }
+            print("origin  http://127.0.0.1:\(origin.port)/ serving \(files.count) files from \(directory.path)")
+            print("cache   \(cacheDirectory.path) (removed afterwards)")
+            print("")
+
+            let names = files.keys.sorted()
+            var rows = names.map { Row(name: $0) }
+            var context = ImageContext()
+            context.thumbnailPixelSize = thumbnail
+            let loader = LoadersManager(loaders: [downloader])
+            let cold = ImageManager(cache: ImageCache(namespace: "demo", directory: cacheDirectory), loader: loader)
+            let warm = ImageManager(cache: ImageCache(namespace: "demo", directory: cacheDirectory), loader: loader)
+            var totals: [Duration] = []
+            for manager in [cold, warm, warm] {
+                let passStart = ContinuousClock.now
+                for index in rows.indices {
+                    rows[index].cells.append(await Self.load(names[index], from: origin, with: manager, context: context))
+                }
+                totals.append(ContinuousClock.now - passStart)
+            }
+            try await downloader.shutdown()
+            try await origin.stop()
+            print(Self.table(rows, totals: totals))
+        }
+    }
+
+    /// Loads one image, timing it.
+    static func load(_ name: String, from origin: DemoOrigin, with manager: ImageManager, context: ImageContext) async
+        -> Result<(ImageLoadResult, Duration), WebImageError> {
+        guard let url = origin.url(name) else { return .failure(.invalidURL(name)) }
+        let start = ContinuousClock.now
+        do {
+            let result = try await manager.loadImage(with: url, options: [.waitStoreCache, .retryFailed], context: context)
+            return .success((result, ContinuousClock.now - start))
+        } catch {
+            return .failure(error as? WebImageError ?? .network("\(error)"))
+        }
+    }
+
+    /// The table: one row per file, one column per pass, then the totals.
+    static func table(_ rows: [Row], totals: [Duration]) -> String {
+        let headers = ["cold", "new manager", "same manager"]
+        var lines = [pad("file", 30) + pad("format", 7) + pad("size", 11) + headers.map { pad($0, 20) }.joined()]
+        lines.append(String(repeating: "-", count: lines[0].count))
+        for row in rows {
+            guard case .success((let first, _))? = row.cells.first else {
+                if case .failure(let error)? = row.cells.first { lines.append(pad(row.name, 30) + "failed: \(error)") }
+                continue
+            }
+            let size = "\(first.image.size.width)x\(first.image.size.height)"
+            var line = pad(row.name, 30) + pad(first.image.format.rawValue, 7) + pad(size, 11)
+            for cell in row.cells {
+                switch cell {
+                case .success((let result, let elapsed)):
+                    line += pad("\(FetchCommand.source(of: result)) \(FetchCommand.milliseconds(elapsed)) ms", 20)
+                case .failure(let error):
+                    line += pad("failed (\(error))", 20)
+                }
+            }
+            lines.append(line)
+        }
+        lines.append(String(repeating: "-", count: lines[0].count))
+        lines.append(pad("total", 48) + totals.map { pad("\(FetchCommand.milliseconds($0)) ms", 20) }.joined())
+        let sources = (0..<totals.count).map { pass in
+            Dictionary(grouping: rows.compactMap { try? $0.cells[pass].get().0 }, by: { FetchCommand.source(of: $0) })
+                .map { "\($0.value.count) \($0.key)" }.sorted().joined(separator: ", ")
+        }
+        lines.append(pad("sources", 48) + sources.map { pad($0, 20) }.joined())
+        return lines.joined(separator: "\n")
+    }
+
+    private static func pad(_ text: String, _ width: Int) -> String {
+        text.count >= width ? text + " " : text.padding(toLength: width, withPad: " ", startingAt: 0)
+    }
+
+    /// The corpus: `--corpus`, else `$WEBIMAGE_CORPUS`, else `../shared/corpus/sdwebimage`
+    /// (or one level further up) from the current directory, as the Makefile looks.
+    private func corpusDirectory() throws -> URL {
+        let candidates = [corpus, ProcessInfo.processInfo.environment["WEBIMAGE_CORPUS"],
+                          "../shared/corpus/sdwebimage", "../../shared/corpus/sdwebimage"].compactMap { $0 }.filter { !$0.isEmpty }
+        var isDirectory: ObjCBool = false
+        for path in candidates where FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue {
+            return URL(fileURLWithPath: path, isDirectory: true)
+        }
+        throw ValidationError("no corpus directory found; pass --corpus DIR")
+    }
+
+    /// Every regular file directly in `directory` but the README.
+    static func readFiles(in directory: URL) throws -> [String: Data] {
+        var files: [String: Data] = [:]
+        for name in try FileManager.default.contentsOfDirectory(atPath: directory.path) where !name.hasPrefix(".") && !name.hasSuffix(".md") {
+            let url = directory.appendingPathComponent(name)
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), !isDirectory.boolValue else { continue }
+            files[name] = try Data(contentsOf: url)
+        }
+        return files
+    }
+}
+
+/// ``reportingFailures(_:)`` for `async` commands.
+func reportingAsyncFailures(_ body: () async throws -> Void) async throws {
+    do {
+        try await body()
+    } catch let error as ExitCode {
+        throw error
+    } catch let error as ValidationError {
+        FileHandle.standardError.write(Data("webimage: error: \(error.message)\n".utf8))
+        throw ExitCode.failure
+    } catch {
+        FileHandle.standardError.write(Data("webimage: error: \(error)\n".utf8))
+        throw ExitCode.failure
+    }
+}

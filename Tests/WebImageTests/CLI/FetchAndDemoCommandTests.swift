@@ -1,0 +1,92 @@
+import Foundation
+import Testing
+@testable import WebImage
+
+/// `webimage fetch` against the loopback server and `webimage demo` on a small corpus:
+/// the sources they report (network, disk, memory) and the files they write.
+@Suite struct FetchAndDemoCommandTests {
+    func temporaryDirectory() throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("webimage-fetch-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+
+    /// Runs the command on a Dispatch thread: the loopback server answers from the Swift
+    /// concurrency pool, which a blocking wait must not occupy.
+    func run(_ arguments: String...) async throws -> WebImageCommand.Run {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(with: Result { try WebImageCommand.run(arguments) })
+            }
+        }
+    }
+
+    /// The first word of each output line: the source.
+    func sources(_ output: String) -> [String] {
+        output.split(separator: "\n").map { String($0.split(separator: " ").first ?? "") }
+    }
+
+    @Test func fetchReportsNetworkThenMemoryThenDiskInASecondRun() async throws {
+        let png = try pngData(width: 64, height: 32)
+        let cache = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: cache) }
+        try await LoopbackServer.with(["/a.png": pngReply(png)]) { server in
+            let url = server.url("/a.png").absoluteString
+            let first = try await run("fetch", url, url, "--cache-dir", cache.path)
+            #expect(first.status == 0, "\(first.stderr)")
+            #expect(sources(first.stdout) == ["network", "memory"])
+            #expect(first.stdout.contains("64x32"))
+            #expect(first.stdout.contains("png"))
+            #expect(first.stdout.contains("\(png.count) B"))
+            let second = try await run("fetch", url, "--cache-dir", cache.path)
+            #expect(sources(second.stdout) == ["disk"])
+            #expect(server.requestCount("/a.png") == 1)
+        }
+    }
+
+    @Test func fetchWritesTheTransformedThumbnail() async throws {
+        let png = try pngData(width: 200, height: 100)
+        let cache = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: cache) }
+        try await LoopbackServer.with(["/a.png": pngReply(png)]) { server in
+            let output = cache.appendingPathComponent("out.png")
+            let run = try await run("fetch", server.url("/a.png").absoluteString, "--cache-dir", cache.path,
+                                              "--thumbnail", "50x50", "--transform", "rotate=90", "-o", output.path)
+            #expect(run.status == 0, "\(run.stderr)")
+            let image = try CodersManager.shared.decode(Data(contentsOf: output))
+            #expect(image.size == ImageSize(width: 25, height: 50))
+        }
+    }
+
+    @Test func fetchFailsWithStatusOneAndNamesTheError() async throws {
+        try await LoopbackServer.with([:]) { server in
+            let cache = try temporaryDirectory()
+            defer { try? FileManager.default.removeItem(at: cache) }
+            let run = try await run("fetch", server.url("/none.png").absoluteString, "--cache-dir", cache.path)
+            #expect(run.status == 1)
+            #expect(run.stdout.contains("404"))
+        }
+    }
+
+    @Test func demoLoadsEveryImageFromNetworkThenDiskThenMemory() async throws {
+        let corpus = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: corpus) }
+        for name in ["TestImage.png", "TestImage.jpg", "TestLoopCount.gif"] {
+            try Corpus.data(name).write(to: corpus.appendingPathComponent(name))
+        }
+        let run = try await run("demo", "--corpus", corpus.path)
+        #expect(run.status == 0, "\(run.stderr)")
+        let rows = run.stdout.split(separator: "\n").filter { $0.hasPrefix("Test") }
+        #expect(rows.count == 3)
+        for row in rows {
+            let words = row.split(separator: " ")
+            #expect(words.filter { ["network", "disk", "memory"].contains($0) } == ["network", "disk", "memory"], "\(row)")
+        }
+        #expect(run.stdout.contains("3 network"))
+        #expect(run.stdout.contains("3 disk"))
+        #expect(run.stdout.contains("3 memory"))
+        let cacheLine = try #require(run.stdout.split(separator: "\n").first { $0.hasPrefix("cache") })
+        let cachePath = String(cacheLine.split(separator: " ")[1])
+        #expect(!FileManager.default.fileExists(atPath: cachePath))
+    }
+}

@@ -1,0 +1,84 @@
+import Foundation
+import Testing
+@testable import WebImage
+
+/// The cache key: the key filter's output with the thumbnail and transformer parts
+/// inserted before the path extension, as SDWebImage builds it.
+@Suite struct ImageManagerCacheKeyTests {
+    let manager = ImageManager(cache: ImageCache(namespace: "keys", directory: FileManager.default.temporaryDirectory))
+    let url = URL(string: "http://foo/image.png?x#m")
+
+    @Test func plainKeyIsTheAbsoluteString() {
+        #expect(manager.cacheKey(for: url, context: ImageContext()) == "http://foo/image.png?x#m")
+        #expect(manager.cacheKey(for: nil, context: ImageContext()) == nil)
+    }
+
+    @Test func transformerKeyGoesBeforeTheExtension() {
+        var context = ImageContext()
+        context.transformer = KeyedFlip("KEY")
+        #expect(manager.cacheKey(for: url, context: context) == "http://foo/image-KEY.png?x#m")
+    }
+
+    @Test func thumbnailPartComesBeforeTheTransformerPart() {
+        var context = ImageContext()
+        context.thumbnailPixelSize = ImageSize(width: 64, height: 48)
+        context.preserveAspectRatio = false
+        #expect(manager.cacheKey(for: url, context: context) == "http://foo/image-Thumbnail(%7B64,48%7D,0).png?x#m")
+        context.transformer = KeyedFlip("KEY")
+        #expect(manager.cacheKey(for: url, context: context) == "http://foo/image-Thumbnail(%7B64,48%7D,0)-KEY.png?x#m")
+    }
+
+    @Test func keyFilterRunsFirstAndNilMeansNoCaching() {
+        var context = ImageContext()
+        context.cacheKeyFilter = BlockCacheKeyFilter { url in
+            var parts = URLComponents(url: url, resolvingAgainstBaseURL: false)
+            parts?.query = nil
+            parts?.fragment = nil
+            return parts?.string
+        }
+        context.transformer = KeyedFlip("T")
+        #expect(manager.cacheKey(for: url, context: context) == "http://foo/image-T.png")
+        context.cacheKeyFilter = BlockCacheKeyFilter { _ in nil }
+        #expect(manager.cacheKey(for: url, context: context) == nil)
+    }
+
+    @Test func managerWideTransformerAndFilterApplyWhenTheContextHasNone() {
+        let manager = ImageManager(cache: ImageCache(namespace: "keys2", directory: FileManager.default.temporaryDirectory))
+        manager.transformer = KeyedFlip("M")
+        manager.cacheKeyFilter = BlockCacheKeyFilter { "k/" + $0.lastPathComponent }
+        #expect(manager.cacheKey(for: url, context: ImageContext()) == "k/image-M.png")
+        var context = ImageContext()
+        context.transformer = KeyedFlip("C")
+        #expect(manager.cacheKey(for: url, context: context) == "k/image-C.png")
+    }
+
+    @Test func planMapsFlagsToLoaderAndCacheOptions() {
+        var context = ImageContext()
+        context.scaleDownLimitBytes = 1000
+        context.thumbnailPixelSize = ImageSize(width: 10, height: 10)
+        context.scaleFactor = 2
+        let plan = ImageLoadPlan(
+            url: URL(fileURLWithPath: "/x.png"),
+            options: [.lowPriority, .progressiveLoad, .allowInvalidSSLCertificates, .scaleDownLargeImages, .decodeFirstFrameOnly, .queryMemoryData],
+            context: context, manager: manager, settings: manager.currentSettings
+        )
+        let download = plan.downloadOptions(cachedData: Data([1]))
+        #expect(download.priority == .low)
+        #expect(download.progressiveLoad)
+        #expect(download.allowInvalidCertificates)
+        #expect(download.cachedData == Data([1]))
+        #expect(download.decodeOptions.scaleDownLimitBytes == 1000)
+        #expect(download.decodeOptions.thumbnailPixelSize == ImageSize(width: 10, height: 10))
+        #expect(download.decodeOptions.scaleFactor == 2)
+        #expect(download.decodeOptions.decodeFirstFrameOnly)
+        #expect(plan.cacheOptions == [.queryMemoryData, .decodeFirstFrameOnly])
+        #expect(plan.finalQueryContext.coderOptions.thumbnailPixelSize == nil)
+        #expect(plan.originalQueryContext.coderOptions.thumbnailPixelSize == ImageSize(width: 10, height: 10))
+        #expect(plan.originalQueryCacheType == .disk)
+        #expect(plan.originalStoreCacheType == .disk)
+        let high = ImageLoadPlan(url: URL(fileURLWithPath: "/x.png"), options: [.highPriority, .lowPriority], context: ImageContext(),
+                                 manager: manager, settings: manager.currentSettings)
+        #expect(high.downloadOptions(cachedData: nil).priority == .high)
+        #expect(high.downloadOptions(cachedData: nil).decodeOptions.scaleDownLimitBytes == nil)
+    }
+}

@@ -1,0 +1,158 @@
+import Foundation
+import Testing
+@testable import WebImage
+
+/// The failed-URL set, `refreshCached` and cancellation.
+@Suite struct ImageManagerRetryAndCancelTests {
+    @Test func a404IsRememberedUntilRetryFailed() async throws {
+        try await LoopbackServer.with(["/missing.png": .status(404)]) { server in
+            try await ManagerHarness.with { harness in
+                let manager = harness.makeManager()
+                let url = server.url("/missing.png")
+                await #expect(throws: WebImageError.invalidDownloadStatusCode(404)) { try await manager.loadImage(with: url) }
+                #expect(manager.isFailedURL(url))
+                await #expect(throws: WebImageError.blackListed) { try await manager.loadImage(with: url) }
+                #expect(server.requestCount("/missing.png") == 1)
+                server.setRoute("/missing.png", pngReply(try pngData()))
+                let result = try await manager.loadImage(with: url, options: .retryFailed)
+                #expect(result.cacheType == .none)
+                #expect(server.requestCount("/missing.png") == 2)
+                #expect(!manager.isFailedURL(url))
+            }
+        }
+    }
+
+    @Test func aTimeoutIsNotRemembered() async throws {
+        try await LoopbackServer.with(["/slow.png": .stallBeforeHeaders]) { server in
+            try await ManagerHarness.with(timeout: .milliseconds(300)) { harness in
+                let manager = harness.makeManager()
+                let url = server.url("/slow.png")
+                await #expect(throws: WebImageError.timedOut) { try await manager.loadImage(with: url) }
+                #expect(!manager.isFailedURL(url))
+                server.setRoute("/slow.png", pngReply(try pngData()))
+                #expect(try await manager.loadImage(with: url).cacheType == .none)
+                #expect(server.requestCount("/slow.png") == 2)
+            }
+        }
+    }
+
+    @Test func badImageDataIsRememberedAndServerErrorsAreNot() async throws {
+        try await LoopbackServer.with(["/junk.png": .ok(Data("not an image".utf8), contentType: "image/png"), "/busy.png": .status(503)]) { server in
+            try await ManagerHarness.with { harness in
+                let manager = harness.makeManager()
+                await #expect(throws: (any Error).self) { try await manager.loadImage(with: server.url("/junk.png")) }
+                #expect(manager.isFailedURL(server.url("/junk.png")))
+                await #expect(throws: WebImageError.invalidDownloadStatusCode(503)) { try await manager.loadImage(with: server.url("/busy.png")) }
+                #expect(!manager.isFailedURL(server.url("/busy.png")))
+            }
+        }
+    }
+
+    @Test func refreshCachedWithA304DeliversTheCachedImageOnce() async throws {
+        let png = try pngData()
+        try await LoopbackServer.with(["/a.png": pngReply(png)]) { server in
+            try await ManagerHarness.with { harness in
+                let manager = harness.makeManager()
+                let url = server.url("/a.png")
+                let original = try await manager.loadImage(with: url, options: .waitStoreCache)
+                server.setRoute("/a.png", .status(304))
+                let completions = ManagerCompletions()
+                manager.loadImage(with: url, options: .refreshCached, context: ImageContext(), progress: nil, completion: completions.handler)
+                try await server.waitForRequests(2)
+                try await waitUntilIdle(manager)
+                try await Task.sleep(for: .milliseconds(50))
+                #expect(completions.all.count == 1)
+                #expect((try? completions.all.first?.get())?.image === original.image)
+                let asyncResult = try await manager.loadImage(with: url, options: .refreshCached)
+                #expect(asyncResult.image === original.image)
+                #expect(asyncResult.cacheType == .memory)
+                #expect(server.requestCount("/a.png") == 3)
+            }
+        }
+    }
+
+    @Test func refreshCachedWithChangedBytesDeliversTheNewImage() async throws {
+        let red = RGBAColor(red: 250, green: 0, blue: 0, alpha: 255)
+        let green = RGBAColor(red: 0, green: 250, blue: 0, alpha: 255)
+        let blue = RGBAColor(red: 0, green: 0, blue: 250, alpha: 255)
+        try await LoopbackServer.with(["/a.png": pngReply(try pngData(color: red))]) { server in
+            try await ManagerHarness.with { harness in
+                let manager = harness.makeManager()
+                let url = server.url("/a.png")
+                _ = try await manager.loadImage(with: url, options: .waitStoreCache)
+                server.setRoute("/a.png", pngReply(try pngData(color: green)))
+                let completions = ManagerCompletions()
+                manager.loadImage(with: url, options: [.refreshCached, .waitStoreCache], context: ImageContext(), progress: nil,
+                                  completion: completions.handler)
+                try await completions.wait(for: 2)
+                let results = completions.all.compactMap { try? $0.get() }
+                #expect(results.map(\.cacheType) == [.memory, .none])
+                #expect(results.map(\.firstPixel) == [red, green])
+                // Now memory holds green; the async form returns the fresh blue image.
+                server.setRoute("/a.png", pngReply(try pngData(color: blue)))
+                let fresh = try await manager.loadImage(with: url, options: [.refreshCached, .waitStoreCache])
+                #expect(fresh.cacheType == .none)
+                #expect(fresh.firstPixel == blue)
+                // The same bytes again: no change, the cached image comes back.
+                let same = try await manager.loadImage(with: url, options: .refreshCached)
+                #expect(same.cacheType == .memory)
+                #expect(same.firstPixel == blue)
+                #expect(server.requestCount("/a.png") == 4)
+            }
+        }
+    }
+
+    @Test func cancellingTheTaskCancelsTheDownload() async throws {
+        try await LoopbackServer.with(["/slow.png": .stallAfterHeaders(contentLength: 1000)]) { server in
+            try await ManagerHarness.with { harness in
+                let manager = harness.makeManager()
+                let url = server.url("/slow.png")
+                let task = Task { try await manager.loadImage(with: url) }
+                try await server.waitForRequests(1)
+                let start = ContinuousClock.now
+                task.cancel()
+                await #expect(throws: WebImageError.cancelled) { try await task.value }
+                #expect(ContinuousClock.now - start < .seconds(1))
+                try await waitUntilIdle(manager)
+                #expect(!manager.isRunning)
+                #expect(harness.downloader.currentDownloadCount == 0)
+                #expect(!manager.isFailedURL(url))
+            }
+        }
+    }
+
+    @Test func cancellingAnOperationCompletesOnceWithCancelled() async throws {
+        try await LoopbackServer.with(["/slow.png": .stallAfterHeaders(contentLength: 1000)]) { server in
+            try await ManagerHarness.with { harness in
+                let manager = harness.makeManager()
+                let completions = ManagerCompletions()
+                let operation = manager.loadImage(with: server.url("/slow.png"), options: [], context: ImageContext(), progress: nil,
+                                                  completion: completions.handler)
+                try await server.waitForRequests(1)
+                operation.cancel()
+                operation.cancel()
+                try await waitUntilIdle(manager)
+                try await Task.sleep(for: .milliseconds(50))
+                #expect(completions.all.count == 1)
+                #expect(throws: WebImageError.cancelled) { try completions.all.first?.get() }
+                #expect(harness.downloader.currentDownloadCount == 0)
+            }
+        }
+    }
+
+    @Test func cancelAllEndsEveryLoad() async throws {
+        try await LoopbackServer.with(["/a.png": .stallAfterHeaders(contentLength: 10), "/b.png": .stallAfterHeaders(contentLength: 10)]) { server in
+            try await ManagerHarness.with { harness in
+                let manager = harness.makeManager()
+                let a = Task { try await manager.loadImage(with: server.url("/a.png")) }
+                let completions = ManagerCompletions()
+                manager.loadImage(with: server.url("/b.png"), options: [], context: ImageContext(), progress: nil, completion: completions.handler)
+                try await server.waitForRequests(2)
+                manager.cancelAll()
+                await #expect(throws: WebImageError.cancelled) { try await a.value }
+                try await completions.wait(for: 1)
+                #expect(throws: WebImageError.cancelled) { try completions.all.first?.get() }
+            }
+        }
+    }
+}

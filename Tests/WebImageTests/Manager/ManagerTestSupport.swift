@@ -1,0 +1,85 @@
+import Foundation
+import Synchronization
+@testable import WebImage
+
+/// Set-up shared by the manager suites: a real ``ImageCache`` in a fresh temporary
+/// directory, a downloader with short time-outs that is always shut down, and managers
+/// over both.
+struct ManagerHarness: Sendable {
+    let directoryURL: URL
+    let downloader: Downloader
+
+    /// A new cache over the harness's directory: the same disk level, an empty memory level.
+    func makeCache() -> ImageCache {
+        ImageCache(namespace: "manager", directory: directoryURL)
+    }
+
+    /// A new manager over `cache` (a new one by default) and the harness's downloader.
+    func makeManager(cache: ImageCache? = nil) -> ImageManager {
+        ImageManager(cache: cache ?? makeCache(), loader: LoadersManager(loaders: [downloader]))
+    }
+
+    /// Runs `body` with a fresh harness and removes everything afterwards.
+    static func with<T: Sendable>(timeout: Duration = .seconds(2), _ body: (ManagerHarness) async throws -> T) async throws -> T {
+        let directory = try TemporaryDirectory()
+        var config = DownloaderConfig()
+        config.timeout = timeout
+        let harness = ManagerHarness(directoryURL: directory.url, downloader: Downloader(config: config))
+        defer { directory.remove() }
+        do {
+            let value = try await body(harness)
+            try await harness.downloader.shutdown()
+            return value
+        } catch {
+            try await harness.downloader.shutdown()
+            throw error
+        }
+    }
+}
+
+/// PNG bytes of a `width`×`height` image of one colour.
+func pngData(width: Int = 40, height: Int = 30, color: RGBAColor = RGBAColor(red: 200, green: 40, blue: 10, alpha: 255)) throws -> Data {
+    try PNGCoder().encode(makeImage(width: width, height: height, color: color), as: .png, options: ImageCoderOptions())
+}
+
+/// The reply serving `data` as a PNG.
+func pngReply(_ data: Data) -> LoopbackServer.Reply {
+    .ok(data, contentType: "image/png")
+}
+
+/// A transformer with a chosen key that flips the image horizontally, for key and flow tests.
+struct KeyedFlip: ImageTransformer {
+    let key: String
+    init(_ key: String = "KEY") { self.key = key }
+    func transform(_ image: Image) throws -> Image {
+        try FlipTransformer(horizontal: true).transform(image)
+    }
+}
+
+/// Records every completion of a callback-form load.
+final class ManagerCompletions: Sendable {
+    private let results = Mutex<[Result<ImageLoadResult, WebImageError>]>([])
+
+    var handler: @Sendable (Result<ImageLoadResult, WebImageError>) -> Void {
+        { [self] result in results.withLock { $0.append(result) } }
+    }
+
+    var all: [Result<ImageLoadResult, WebImageError>] { results.withLock { $0 } }
+
+    /// Waits until `count` completions arrived (or two seconds passed).
+    func wait(for count: Int) async throws {
+        let deadline = ContinuousClock.now + .seconds(2)
+        while all.count < count, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+    }
+}
+
+/// Waits until `manager` has no load in flight (or two seconds passed).
+func waitUntilIdle(_ manager: ImageManager) async throws {
+    let deadline = ContinuousClock.now + .seconds(2)
+    while manager.isRunning, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+}
+
+extension ImageLoadResult {
+    /// The first pixel's colour.
+    var firstPixel: RGBAColor { image.pixels[pixel: 0, 0] }
+}
