@@ -88,7 +88,7 @@ struct DemoCommand: AsyncParsableCommand {
             for cell in row.cells {
                 switch cell {
                 case .success((let result, let elapsed)):
-                    line += pad("\(FetchCommand.source(of: result)) \(FetchCommand.milliseconds(elapsed)) ms", 20)
+                    line += pad("\(FetchCommand.source(of: result)) \(FetchCommand.elapsedText(elapsed))", 20)
                 case .failure(let error):
                     line += pad("failed (\(error))", 20)
                 }
@@ -96,7 +96,7 @@ struct DemoCommand: AsyncParsableCommand {
             lines.append(line)
         }
         lines.append(String(repeating: "-", count: lines[0].count))
-        lines.append(pad("total", 48) + totals.map { pad("\(FetchCommand.milliseconds($0)) ms", 20) }.joined())
+        lines.append(pad("total", 48) + totals.map { pad(FetchCommand.elapsedText($0), 20) }.joined())
         let sources = (0..<totals.count).map { pass in
             Dictionary(grouping: rows.compactMap { try? $0.cells[pass].get().0 }, by: { FetchCommand.source(of: $0) })
                 .map { "\($0.value.count) \($0.key)" }.sorted().joined(separator: ", ")

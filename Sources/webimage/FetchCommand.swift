@@ -78,7 +78,7 @@ struct FetchCommand: AsyncParsableCommand {
             + "\(size.padding(toLength: 11, withPad: " ", startingAt: 0)) "
             + "\(result.image.format.rawValue.padding(toLength: 6, withPad: " ", startingAt: 0)) "
             + "\(bytes.padding(toLength: 11, withPad: " ", startingAt: 0)) "
-            + "\(milliseconds(elapsed)) ms  \(result.url.absoluteString)\(frames)"
+            + "\(Self.elapsedText(elapsed))  \(result.url.absoluteString)\(frames)"
     }
 
     /// Where a result came from, in the words the command prints.
@@ -90,9 +90,12 @@ struct FetchCommand: AsyncParsableCommand {
         }
     }
 
-    static func milliseconds(_ duration: Duration) -> String {
+    /// A duration for people: milliseconds, or microseconds below one millisecond (memory
+    /// hits), so a fast load never prints as "0.0 ms".
+    static func elapsedText(_ duration: Duration) -> String {
         let (seconds, attoseconds) = duration.components
-        return String(format: "%.1f", Double(seconds) * 1000 + Double(attoseconds) / 1e15)
+        let milliseconds = Double(seconds) * 1000 + Double(attoseconds) / 1e15
+        return milliseconds < 1 ? String(format: "%.0f µs", milliseconds * 1000) : String(format: "%.1f ms", milliseconds)
     }
 
     private func outputPath(_ output: String, index: Int, url: URL) -> String {
