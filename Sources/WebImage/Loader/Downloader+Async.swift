@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// The `async` face of the downloader: each call registers a callback download and ties
 /// its token to the calling task, so cancelling the task cancels this caller only.
@@ -20,13 +19,13 @@ extension Downloader {
         options: DownloadRequestOptions = DownloadRequestOptions(),
         progress: LoadProgressHandler? = nil
     ) async throws -> ImageLoaderResult {
-        let holder = TokenHolder()
+        let holder = PendingCancellation()
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<ImageLoaderResult, any Error>) in
                 let token = downloadImage(with: url, options: options, progress: progress) { result in
                     continuation.resume(with: result.mapError { $0 as any Error })
                 }
-                if let token { holder.store(token) }
+                if let token { holder.store { token.cancel() } }
             }
         } onCancel: {
             holder.cancel()
@@ -39,41 +38,16 @@ extension Downloader {
         options: DownloadRequestOptions = DownloadRequestOptions(),
         progress: LoadProgressHandler? = nil
     ) async throws -> DownloadedData {
-        let holder = TokenHolder()
+        let holder = PendingCancellation()
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<DownloadedData, any Error>) in
                 let token = downloadData(with: url, options: options, progress: progress) { result in
                     continuation.resume(with: result.mapError { $0 as any Error })
                 }
-                if let token { holder.store(token) }
+                if let token { holder.store { token.cancel() } }
             }
         } onCancel: {
             holder.cancel()
         }
-    }
-}
-
-/// Hands a token from the registering call to a cancellation handler that may run
-/// before, during or after registration.
-private final class TokenHolder: Sendable {
-    private enum Slot { case empty, token(DownloadToken), cancelled }
-    private let slot = Mutex(Slot.empty)
-
-    func store(_ token: DownloadToken) {
-        let cancelNow = slot.withLock { slot in
-            if case .cancelled = slot { return true }
-            slot = .token(token)
-            return false
-        }
-        if cancelNow { token.cancel() }
-    }
-
-    func cancel() {
-        let token: DownloadToken? = slot.withLock { slot in
-            defer { slot = .cancelled }
-            if case .token(let token) = slot { return token }
-            return nil
-        }
-        token?.cancel()
     }
 }

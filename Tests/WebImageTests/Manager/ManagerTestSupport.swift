@@ -66,16 +66,17 @@ final class ManagerCompletions: Sendable {
 
     var all: [Result<ImageLoadResult, WebImageError>] { results.withLock { $0 } }
 
-    /// Waits until `count` completions arrived (or two seconds passed).
+    /// Waits until `count` completions arrived (or fifteen seconds passed: generous, since
+    /// it returns as soon as they arrive, and a loaded CI machine can be slow).
     func wait(for count: Int) async throws {
-        let deadline = ContinuousClock.now + .seconds(2)
+        let deadline = ContinuousClock.now + .seconds(15)
         while all.count < count, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
     }
 }
 
-/// Waits until `manager` has no load in flight (or two seconds passed).
+/// Waits until `manager` has no load in flight (or fifteen seconds passed).
 func waitUntilIdle(_ manager: ImageManager) async throws {
-    let deadline = ContinuousClock.now + .seconds(2)
+    let deadline = ContinuousClock.now + .seconds(15)
     while manager.isRunning, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
 }
 
