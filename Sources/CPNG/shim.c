@@ -47,6 +47,43 @@ static void read_memory(png_structp png, png_bytep out, size_t length) {
     decoder->offset += length;
 }
 
+// The safety limits every reader gets: dimensions, ancillary-chunk count and size, and
+// unknown chunks dropped unread.
+static void apply_limits(png_structp png, uint32_t max_width, uint32_t max_height) {
+    png_set_user_limits(png, max_width, max_height);
+    png_set_chunk_cache_max(png, 128);
+    png_set_chunk_malloc_max(png, 8u << 20);
+    png_set_keep_unknown_chunks(png, PNG_HANDLE_CHUNK_NEVER, NULL, 0);
+    png_set_keep_unknown_chunks(png, PNG_HANDLE_CHUNK_NEVER, ignored_chunks,
+                                (int)(sizeof ignored_chunks / 5));
+}
+
+static void read_header_fields(png_structp png, png_infop info, cpng_header *header) {
+    header->width = png_get_image_width(png, info);
+    header->height = png_get_image_height(png, info);
+    header->bit_depth = png_get_bit_depth(png, info);
+    header->color_type = png_get_color_type(png, info);
+    header->interlaced = png_get_interlace_type(png, info) != PNG_INTERLACE_NONE;
+    header->has_trns = png_get_valid(png, info, PNG_INFO_tRNS) != 0;
+}
+
+// Everything becomes 8-bit RGBA: palette and low-depth grey expand, tRNS becomes alpha,
+// 16-bit keeps its high byte (as Pillow does), opaque types get alpha 255. Must run inside
+// the caller's setjmp: a layout mismatch is a libpng error.
+static void request_rgba8(png_structp png, png_infop info, const cpng_header *header) {
+    png_set_expand(png);
+    png_set_strip_16(png);
+    png_set_gray_to_rgb(png);
+    if (!(header->color_type & PNG_COLOR_MASK_ALPHA) && !header->has_trns) {
+        png_set_add_alpha(png, 0xFF, PNG_FILLER_AFTER);
+    }
+    (void)png_set_interlace_handling(png);
+    png_read_update_info(png, info);
+    if (png_get_rowbytes(png, info) != (size_t)header->width * 4) {
+        png_error(png, "unexpected row layout after transforms");
+    }
+}
+
 cpng_decoder *cpng_decoder_create(const uint8_t *data, size_t size, uint32_t max_width, uint32_t max_height) {
     cpng_decoder *decoder = calloc(1, sizeof *decoder);
     if (!decoder) return NULL;
@@ -57,12 +94,7 @@ cpng_decoder *cpng_decoder_create(const uint8_t *data, size_t size, uint32_t max
     decoder->info = png_create_info_struct(decoder->png);
     if (!decoder->info) { cpng_decoder_destroy(decoder); return NULL; }
     png_set_read_fn(decoder->png, decoder, read_memory);
-    png_set_user_limits(decoder->png, max_width, max_height);
-    png_set_chunk_cache_max(decoder->png, 128);
-    png_set_chunk_malloc_max(decoder->png, 8u << 20);
-    png_set_keep_unknown_chunks(decoder->png, PNG_HANDLE_CHUNK_NEVER, NULL, 0);
-    png_set_keep_unknown_chunks(decoder->png, PNG_HANDLE_CHUNK_NEVER, ignored_chunks,
-                                (int)(sizeof ignored_chunks / 5));
+    apply_limits(decoder->png, max_width, max_height);
     return decoder;
 }
 
@@ -72,26 +104,8 @@ int cpng_decoder_read_header(cpng_decoder *decoder, cpng_header *header) {
     png_infop info = decoder->info;
     if (setjmp(png_jmpbuf(png))) return -1;
     png_read_info(png, info);
-    header->width = png_get_image_width(png, info);
-    header->height = png_get_image_height(png, info);
-    header->bit_depth = png_get_bit_depth(png, info);
-    header->color_type = png_get_color_type(png, info);
-    header->interlaced = png_get_interlace_type(png, info) != PNG_INTERLACE_NONE;
-    header->has_trns = png_get_valid(png, info, PNG_INFO_tRNS) != 0;
-
-    // Everything becomes 8-bit RGBA: palette and low-depth grey expand, tRNS becomes
-    // alpha, 16-bit keeps its high byte (as Pillow does), opaque types get alpha 255.
-    png_set_expand(png);
-    png_set_strip_16(png);
-    png_set_gray_to_rgb(png);
-    if (!(header->color_type & PNG_COLOR_MASK_ALPHA) && !header->has_trns) {
-        png_set_add_alpha(png, 0xFF, PNG_FILLER_AFTER);
-    }
-    png_set_interlace_handling(png);
-    png_read_update_info(png, info);
-    if (png_get_rowbytes(png, info) != (size_t)header->width * 4) {
-        png_error(png, "unexpected row layout after transforms");
-    }
+    read_header_fields(png, info, header);
+    request_rgba8(png, info, header);
     return 0;
 }
 
@@ -231,25 +245,9 @@ static void stream_error(png_structp png, png_const_charp message) {
 static void stream_info(png_structp png, png_infop info) {
     cpng_stream *stream = png_get_progressive_ptr(png);
     cpng_header *header = &stream->header;
-    header->width = png_get_image_width(png, info);
-    header->height = png_get_image_height(png, info);
-    header->bit_depth = png_get_bit_depth(png, info);
-    header->color_type = png_get_color_type(png, info);
-    header->interlaced = png_get_interlace_type(png, info) != PNG_INTERLACE_NONE;
-    header->has_trns = png_get_valid(png, info, PNG_INFO_tRNS) != 0;
+    read_header_fields(png, info, header);
     if ((uint64_t)header->width * header->height > stream->max_pixels) png_error(png, "image too large");
-
-    png_set_expand(png);
-    png_set_strip_16(png);
-    png_set_gray_to_rgb(png);
-    if (!(header->color_type & PNG_COLOR_MASK_ALPHA) && !header->has_trns) {
-        png_set_add_alpha(png, 0xFF, PNG_FILLER_AFTER);
-    }
-    (void)png_set_interlace_handling(png);
-    png_read_update_info(png, info);
-    if (png_get_rowbytes(png, info) != (size_t)header->width * 4) {
-        png_error(png, "unexpected row layout after transforms");
-    }
+    request_rgba8(png, info, header);
     stream->canvas = calloc((size_t)header->height, (size_t)header->width * 4);
     if (!stream->canvas) png_error(png, "out of memory for the canvas");
     stream->header_read = 1;
@@ -279,12 +277,7 @@ cpng_stream *cpng_stream_create(uint32_t max_width, uint32_t max_height, uint64_
     stream->info = png_create_info_struct(stream->png);
     if (!stream->info) { cpng_stream_destroy(stream); return NULL; }
     png_set_progressive_read_fn(stream->png, stream, stream_info, stream_row, stream_end);
-    png_set_user_limits(stream->png, max_width, max_height);
-    png_set_chunk_cache_max(stream->png, 128);
-    png_set_chunk_malloc_max(stream->png, 8u << 20);
-    png_set_keep_unknown_chunks(stream->png, PNG_HANDLE_CHUNK_NEVER, NULL, 0);
-    png_set_keep_unknown_chunks(stream->png, PNG_HANDLE_CHUNK_NEVER, ignored_chunks,
-                                (int)(sizeof ignored_chunks / 5));
+    apply_limits(stream->png, max_width, max_height);
     return stream;
 }
 
