@@ -42,7 +42,12 @@ public struct ImageOptions: OptionSet, Sendable, Hashable {
     public static let fromCacheOnly = ImageOptions(rawValue: 1 << 14)
     /// Skip the cache query and always load (the result is still stored).
     public static let fromLoaderOnly = ImageOptions(rawValue: 1 << 15)
-    /// Return the bytes without decoding them (the result's image is a placeholder-free data load).
+    /// Keep decoded pixels out of the memory cache, for loads whose bitmaps would crowd it
+    /// (large photos shown once, batch jobs). SDWebImage's flag skips the force-decode that
+    /// would otherwise keep a bitmap alive next to the image; on Linux every decode yields
+    /// pixels, so the memory cost the flag exists to avoid is the memory cache's copy: the
+    /// image is still decoded for the result, stored on disk as usual, and neither a
+    /// download nor a disk hit is kept in memory.
     public static let avoidDecodeImage = ImageOptions(rawValue: 1 << 16)
     /// Decode only the first frame of animated images.
     public static let decodeFirstFrameOnly = ImageOptions(rawValue: 1 << 17)

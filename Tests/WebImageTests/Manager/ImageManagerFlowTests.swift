@@ -191,6 +191,30 @@ import Testing
         }
     }
 
+    @Test func avoidDecodeImageKeepsPixelsOutOfTheMemoryCache() async throws {
+        let png = try pngData()
+        try await LoopbackServer.with(["/a.png": pngReply(png)]) { server in
+            try await ManagerHarness.with { harness in
+                let cache = harness.makeCache()
+                let manager = harness.makeManager(cache: cache)
+                let url = server.url("/a.png")
+                let key = try #require(manager.cacheKey(for: url))
+                let cold = try await manager.loadImage(with: url, options: [.avoidDecodeImage, .waitStoreCache])
+                #expect(cold.cacheType == .none)
+                #expect(cold.image.size == ImageSize(width: 40, height: 30))
+                #expect(cache.imageFromMemoryCache(forKey: key) == nil)
+                #expect(cache.diskImageData(forKey: key) == png)
+                // A disk hit under the flag is not promoted to memory either.
+                #expect(try await manager.loadImage(with: url, options: .avoidDecodeImage).cacheType == .disk)
+                #expect(cache.imageFromMemoryCache(forKey: key) == nil)
+                // Without it, the same disk hit is kept in memory for the next load.
+                #expect(try await manager.loadImage(with: url).cacheType == .disk)
+                #expect(try await manager.loadImage(with: url).cacheType == .memory)
+                #expect(server.requestCount("/a.png") == 1)
+            }
+        }
+    }
+
     @Test func animatedImagesAreTransformedOnlyWithTransformAnimatedImage() async throws {
         let gif = try Corpus.data("TestLoopCount.gif")
         try await LoopbackServer.with(["/a.gif": .ok(gif, contentType: "image/gif")]) { server in
