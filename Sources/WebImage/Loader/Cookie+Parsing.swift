@@ -1,0 +1,98 @@
+import Foundation
+
+extension Cookie {
+    /// The longest `name=value` accepted, as browsers do (RFC 6265 6.1 asks for at least
+    /// 4096 bytes); longer ones are dropped rather than stored without bound.
+    static let maximumSize = 4096
+
+    /// Parses one `Set-Cookie` header value received from `url` (RFC 6265, 5.2 and 5.3).
+    /// Returns `nil` for a header a user agent must ignore: no name, too large, a `Domain`
+    /// that does not cover the host, or a `Domain` that is a bare top-level name.
+    public init?(setCookie header: String, from url: URL, now: Date = Date()) {
+        guard let host = url.host?.lowercased(), !host.isEmpty else { return nil }
+        let fields = header.split(separator: ";", omittingEmptySubsequences: false)
+        guard let pair = fields.first, let equals = pair.firstIndex(of: "=") else { return nil }
+        let name = pair[..<equals].trimmingCharacters(in: .whitespaces)
+        let value = pair[pair.index(after: equals)...].trimmingCharacters(in: .whitespaces)
+        guard !name.isEmpty, name.utf8.count + value.utf8.count <= Self.maximumSize else { return nil }
+
+        var expiresAt: Date?
+        var maxAge: Date?
+        var domain: String?
+        var path: String?
+        var isSecure = false
+        var isHTTPOnly = false
+        for field in fields.dropFirst() {
+            let parts = field.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            let attribute = parts[0].trimmingCharacters(in: .whitespaces).lowercased()
+            let argument = parts.count > 1 ? parts[1].trimmingCharacters(in: .whitespaces) : ""
+            switch attribute {
+            case "expires":
+                if let date = Self.parseDate(argument) { expiresAt = date }
+            case "max-age":
+                // Max-Age wins over Expires whatever their order; zero or less expires now.
+                guard let seconds = Int(argument) else { break }
+                maxAge = seconds <= 0 ? .distantPast : now.addingTimeInterval(TimeInterval(min(seconds, 400 * 24 * 3600)))
+            case "domain":
+                let trimmed = argument.hasPrefix(".") ? String(argument.dropFirst()) : argument
+                if !trimmed.isEmpty { domain = trimmed.lowercased() }
+            case "path":
+                if argument.hasPrefix("/") { path = argument }
+            case "secure":
+                isSecure = true
+            case "httponly":
+                isHTTPOnly = true
+            default:
+                continue
+            }
+        }
+
+        let isHostOnly: Bool
+        if let domain {
+            // A cookie for a whole top-level name ("com") would reach every site under it.
+            guard Cookie.domain(host, matches: domain), domain.contains(".") || domain == host else { return nil }
+            isHostOnly = false
+        } else {
+            isHostOnly = true
+        }
+        self.init(
+            name: name,
+            value: value,
+            domain: domain ?? host,
+            path: path ?? Self.defaultPath(of: url),
+            expiresAt: maxAge ?? expiresAt,
+            isSecure: isSecure,
+            isHostOnly: isHostOnly,
+            isHTTPOnly: isHTTPOnly
+        )
+    }
+
+    /// RFC 6265 5.1.4: the request path up to (not including) its last `/`, or `/`.
+    static func defaultPath(of url: URL) -> String {
+        let path = url.path
+        guard path.hasPrefix("/"), let slash = path.lastIndex(of: "/"), slash != path.startIndex else { return "/" }
+        return String(path[..<slash])
+    }
+
+    /// The date formats servers use in `Expires`: RFC 1123 (the standard), RFC 850 and
+    /// asctime, and the dashed variant some servers still send.
+    private static let dateFormats = [
+        "EEE, dd MMM yyyy HH:mm:ss zzz",
+        "EEEE, dd-MMM-yy HH:mm:ss zzz",
+        "EEE, dd-MMM-yyyy HH:mm:ss zzz",
+        "EEE MMM d HH:mm:ss yyyy",
+    ]
+
+    static func parseDate(_ text: String) -> Date? {
+        for format in dateFormats {
+            // DateFormatter is not Sendable; a fresh one per call keeps this thread-safe,
+            // and Expires is parsed once per Set-Cookie, far off any hot path.
+            let formatter = DateFormatter()
+            formatter.locale = Locale(identifier: "en_US_POSIX")
+            formatter.timeZone = TimeZone(identifier: "GMT")
+            formatter.dateFormat = format
+            if let date = formatter.date(from: text) { return date }
+        }
+        return nil
+    }
+}

@@ -1,0 +1,119 @@
+import Foundation
+import Testing
+@testable import WebImage
+
+/// RFC 6265's storage and matching rules, and the jar's bounds.
+@Suite struct CookieJarTests {
+    private let now = Date(timeIntervalSince1970: 1_800_000_000)
+
+    private func url(_ text: String) throws -> URL {
+        try #require(URL(string: text))
+    }
+
+    @Test func parsesNameValueAndAttributes() throws {
+        let cookie = try #require(Cookie(
+            setCookie: "sid=abc=def; Domain=.Example.com; Path=/img; Secure; HttpOnly; Max-Age=60; SameSite=Lax",
+            from: url("https://cdn.example.com/img/a.png"),
+            now: now
+        ))
+        #expect(cookie.name == "sid")
+        #expect(cookie.value == "abc=def")
+        #expect(cookie.domain == "example.com")
+        #expect(!cookie.isHostOnly)
+        #expect(cookie.path == "/img")
+        #expect(cookie.isSecure && cookie.isHTTPOnly)
+        #expect(cookie.expiresAt == now.addingTimeInterval(60))
+    }
+
+    @Test func withoutAttributesTheCookieIsHostOnlyWithTheDefaultPath() throws {
+        let cookie = try #require(Cookie(setCookie: "a=1", from: url("http://example.com/photos/2024/cat.jpg"), now: now))
+        #expect(cookie.isHostOnly)
+        #expect(cookie.domain == "example.com")
+        #expect(cookie.path == "/photos/2024")
+        #expect(cookie.expiresAt == nil)
+        #expect(try Cookie(setCookie: "a=1", from: url("http://example.com/cat.jpg"), now: now)?.path == "/")
+    }
+
+    @Test func maxAgeWinsOverExpiresWhateverTheOrder() throws {
+        let header = "a=1; Max-Age=10; Expires=Wed, 21 Oct 2015 07:28:00 GMT"
+        let cookie = try #require(Cookie(setCookie: header, from: url("http://example.com/"), now: now))
+        #expect(cookie.expiresAt == now.addingTimeInterval(10))
+        let expires = try #require(Cookie(setCookie: "a=1; Expires=Wed, 21 Oct 2015 07:28:00 GMT", from: url("http://example.com/"), now: now))
+        #expect(expires.expiresAt == Date(timeIntervalSince1970: 1_445_412_480))
+        let dashed = try #require(Cookie(setCookie: "a=1; expires=Wednesday, 21-Oct-15 07:28:00 GMT", from: url("http://example.com/"), now: now))
+        #expect(dashed.expiresAt == Date(timeIntervalSince1970: 1_445_412_480))
+    }
+
+    @Test func headersAUserAgentMustIgnoreAreRejected() throws {
+        let site = try url("http://img.example.com/a.png")
+        #expect(Cookie(setCookie: "=nameless", from: site) == nil)
+        #expect(Cookie(setCookie: "no-equals-sign", from: site) == nil)
+        #expect(Cookie(setCookie: "a=1; Domain=other.com", from: site) == nil)
+        #expect(Cookie(setCookie: "a=1; Domain=com", from: site) == nil)
+        #expect(Cookie(setCookie: "a=1; Domain=ample.com", from: site) == nil)
+        #expect(Cookie(setCookie: "a=" + String(repeating: "x", count: 5000), from: site) == nil)
+        #expect(Cookie(setCookie: "a=1; Domain=example.com", from: site) != nil)
+    }
+
+    @Test func sendsOnlyMatchingDomainPathAndScheme() throws {
+        let jar = CookieJar()
+        jar.setCookies(fromHeaders: [
+            "host=1",
+            "wide=2; Domain=example.com",
+            "deep=3; Path=/img/thumbs",
+            "safe=4; Secure",
+        ], for: try url("https://example.com/a.png"), now: now)
+        #expect(jar.cookieHeader(for: try url("https://example.com/img/thumbs/x.png"), now: now) == "deep=3; host=1; wide=2; safe=4")
+        #expect(jar.cookieHeader(for: try url("http://example.com/"), now: now) == "host=1; wide=2")
+        #expect(jar.cookieHeader(for: try url("http://cdn.example.com/"), now: now) == "wide=2")
+        #expect(jar.cookieHeader(for: try url("http://example.com/img/thumbsup"), now: now) == "host=1; wide=2")
+        #expect(jar.cookieHeader(for: try url("http://notexample.com/"), now: now) == nil)
+    }
+
+    @Test func aLaterCookieReplacesAndAPastExpiryDeletes() throws {
+        let jar = CookieJar()
+        let site = try url("http://example.com/")
+        jar.setCookies(fromHeaders: ["a=1"], for: site, now: now)
+        jar.setCookies(fromHeaders: ["a=2"], for: site, now: now)
+        #expect(jar.cookieHeader(for: site, now: now) == "a=2")
+        jar.setCookies(fromHeaders: ["a=gone; Max-Age=0"], for: site, now: now)
+        #expect(jar.cookieHeader(for: site, now: now) == nil)
+        #expect(jar.cookies(now: now).isEmpty)
+    }
+
+    @Test func expiredCookiesAreNotSent() throws {
+        let jar = CookieJar()
+        let site = try url("http://example.com/")
+        jar.setCookies(fromHeaders: ["a=1; Max-Age=5"], for: site, now: now)
+        #expect(jar.cookieHeader(for: site, now: now.addingTimeInterval(4)) == "a=1")
+        #expect(jar.cookieHeader(for: site, now: now.addingTimeInterval(6)) == nil)
+    }
+
+    @Test func ipAddressesMatchOnlyThemselves() throws {
+        let jar = CookieJar()
+        jar.setCookies(fromHeaders: ["a=1"], for: try url("http://127.0.0.1:8080/"), now: now)
+        #expect(jar.cookieHeader(for: try url("http://127.0.0.1:9090/x.png"), now: now) == "a=1")
+        #expect(!Cookie.domain("10.0.0.1", matches: "0.0.1"))
+        #expect(Cookie.isIPAddress("127.0.0.1"))
+        #expect(Cookie.isIPAddress("::1"))
+        #expect(!Cookie.isIPAddress("example.com"))
+    }
+
+    @Test func theJarStaysWithinItsLimitsDroppingTheLeastRecentlyUsed() throws {
+        var limits = CookieJar.Limits()
+        limits.cookiesPerDomain = 3
+        limits.totalCookies = 5
+        let jar = CookieJar(limits: limits)
+        let site = try url("http://a.example/")
+        for index in 0..<3 { jar.setCookies(fromHeaders: ["c\(index)=\(index)"], for: site, now: now) }
+        // Setting c0 again makes it recent, so c1 is the one to go when a fourth arrives.
+        jar.set(Cookie(name: "c0", value: "0", domain: "a.example"), now: now)
+        jar.setCookies(fromHeaders: ["c3=3"], for: site, now: now)
+        #expect(Set(jar.cookies(now: now).map(\.name)) == ["c0", "c2", "c3"])
+        for index in 0..<10 {
+            jar.setCookies(fromHeaders: ["d=\(index)"], for: try url("http://host\(index).example/"), now: now)
+        }
+        #expect(jar.cookies(now: now).count == 5)
+        #expect(jar.cookies(now: now).contains { $0.domain == "host9.example" })
+    }
+}
