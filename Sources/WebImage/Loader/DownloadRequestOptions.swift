@@ -7,8 +7,8 @@ import Foundation
 /// from the thumbnail, scale and scale-down settings, the modifiers and decryptor from the
 /// context). Callers that share one download (coalescing) each keep their own
 /// ``decodeOptions``, ``priority`` (the highest raises a queued download) and
-/// ``progressiveLoad``; the request-level fields (modifiers, decryptor, ``cachedData``)
-/// come from the caller whose call started the download.
+/// ``progressiveLoad``; the request-level fields (modifiers, decryptor, ``handleCookies``,
+/// ``cachedData``) come from the caller whose call started the download.
 ///
 /// ```swift
 /// var options = DownloadRequestOptions()
@@ -31,6 +31,10 @@ public struct DownloadRequestOptions: Sendable {
     public var responseModifier: ResponseModifier?
     /// Turns the body into image bytes before decoding. Default `nil`.
     public var decryptor: Decryptor?
+    /// Send the cookies of ``DownloaderConfig/cookieJar`` that match the URL and store the
+    /// ones the response sets (SDWebImage's `HandleCookies`). Off by default, as in
+    /// SDWebImage: an image request carries no cookies unless asked. Default `false`.
+    public var handleCookies = false
     /// The bytes the cache holds for this URL, used when the server answers
     /// `304 Not Modified` (SDWebImage's `refreshCached`); without it a 304 fails with
     /// ``WebImageError/cacheNotModified``. Default `nil`.

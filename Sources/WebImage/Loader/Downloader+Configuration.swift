@@ -64,6 +64,9 @@ public struct DownloaderConfig: Sendable {
     public var maximumResponseSize = 100 * 1024 * 1024
     /// How many redirects are followed before failing; cycles always fail. Default 10.
     public var maximumRedirects = 10
+    /// The cookies sent and stored by downloads with ``DownloadRequestOptions/handleCookies``.
+    /// Default ``CookieJar/shared``.
+    public var cookieJar = CookieJar.shared
     /// The coder that decodes downloaded bytes. Default ``CodersManager/shared``.
     public var coder: any ImageCoder = CodersManager.shared
     /// Makes the partial-image decoder of each progressive download. Default: a

@@ -122,8 +122,8 @@ struct ImageLoadPlan: Sendable {
         return result
     }
 
-    /// The loader's options: priority, progressive, certificates, decode options and the
-    /// request hooks; `cachedData` for a `refreshCached` revalidation.
+    /// The loader's options: priority, progressive, certificates, cookies, decode options
+    /// and the request hooks; `cachedData` for a `refreshCached` revalidation.
     func downloadOptions(cachedData: Data?) -> DownloadRequestOptions {
         var result = DownloadRequestOptions()
         if options.contains(.highPriority) {
@@ -133,6 +133,7 @@ struct ImageLoadPlan: Sendable {
         }
         result.progressiveLoad = options.contains(.progressiveLoad)
         result.allowInvalidCertificates = options.contains(.allowInvalidSSLCertificates)
+        result.handleCookies = options.contains(.handleCookies)
         result.decodeOptions = decodeOptions
         result.requestModifier = context.requestModifier
         result.responseModifier = context.responseModifier

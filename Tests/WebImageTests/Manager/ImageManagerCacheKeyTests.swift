@@ -59,13 +59,15 @@ import Testing
         context.scaleFactor = 2
         let plan = ImageLoadPlan(
             url: URL(fileURLWithPath: "/x.png"),
-            options: [.lowPriority, .progressiveLoad, .allowInvalidSSLCertificates, .scaleDownLargeImages, .decodeFirstFrameOnly, .queryMemoryData],
+            options: [.lowPriority, .progressiveLoad, .allowInvalidSSLCertificates, .handleCookies, .scaleDownLargeImages, .decodeFirstFrameOnly,
+                      .queryMemoryData],
             context: context, manager: manager, settings: manager.currentSettings
         )
         let download = plan.downloadOptions(cachedData: Data([1]))
         #expect(download.priority == .low)
         #expect(download.progressiveLoad)
         #expect(download.allowInvalidCertificates)
+        #expect(download.handleCookies)
         #expect(download.cachedData == Data([1]))
         #expect(download.decodeOptions.scaleDownLimitBytes == 1000)
         #expect(download.decodeOptions.thumbnailPixelSize == ImageSize(width: 10, height: 10))
@@ -80,5 +82,6 @@ import Testing
                                  manager: manager, settings: manager.currentSettings)
         #expect(high.downloadOptions(cachedData: nil).priority == .high)
         #expect(high.downloadOptions(cachedData: nil).decodeOptions.scaleDownLimitBytes == nil)
+        #expect(!high.downloadOptions(cachedData: nil).handleCookies)
     }
 }
