@@ -6,10 +6,14 @@ extension Cookie {
     static let maximumSize = 4096
 
     /// Parses one `Set-Cookie` header value received from `url` (RFC 6265, 5.2 and 5.3).
-    /// Returns `nil` for a header a user agent must ignore: no name, too large, a `Domain`
-    /// that does not cover the host, or a `Domain` that is a bare top-level name.
+    /// Returns `nil` for a header a user agent must ignore: no name, too large, control
+    /// characters, a `Domain` that does not cover the host, or a `Domain` that is a bare
+    /// top-level name.
     public init?(setCookie header: String, from url: URL, now: Date = Date()) {
         guard let host = url.host?.lowercased(), !host.isEmpty else { return nil }
+        // RFC 6265bis: control characters (but tab) void the whole header; copied into a
+        // later `Cookie` header, a line break would split that request.
+        guard !header.utf8.contains(where: { ($0 < 0x20 && $0 != 0x09) || $0 == 0x7F }) else { return nil }
         let fields = header.split(separator: ";", omittingEmptySubsequences: false)
         guard let pair = fields.first, let equals = pair.firstIndex(of: "=") else { return nil }
         let name = pair[..<equals].trimmingCharacters(in: .whitespaces)

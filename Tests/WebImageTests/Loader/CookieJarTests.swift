@@ -52,6 +52,9 @@ import Testing
         #expect(Cookie(setCookie: "a=1; Domain=com", from: site) == nil)
         #expect(Cookie(setCookie: "a=1; Domain=ample.com", from: site) == nil)
         #expect(Cookie(setCookie: "a=" + String(repeating: "x", count: 5000), from: site) == nil)
+        #expect(Cookie(setCookie: "a=1\r\nX-Injected: yes", from: site) == nil)
+        #expect(Cookie(setCookie: "a=1\u{7F}", from: site) == nil)
+        #expect(Cookie(setCookie: "a=1;\tPath=/", from: site) != nil)
         #expect(Cookie(setCookie: "a=1; Domain=example.com", from: site) != nil)
     }
 

@@ -1,0 +1,73 @@
+import Foundation
+import NIOHTTP1
+import Synchronization
+
+/// The HTTP validators (`ETag`, `Last-Modified`) of recent downloads, so that revalidating
+/// cached bytes (the manager's `.refreshCached`) asks the server "changed since?" with
+/// `If-None-Match` / `If-Modified-Since`, and an unchanged image costs a 304 and no body —
+/// what URLSession's cache gives SDWebImage's `RefreshCached`.
+///
+/// In memory and bounded (least recently used first out); a validator that was evicted or
+/// never seen only means a full response, which the manager then compares byte for byte.
+/// Thread-safe.
+final class HTTPValidatorStore: Sendable {
+    /// What a server said to identify one version of a resource.
+    struct Validators: Sendable, Equatable {
+        var entityTag: String?
+        var lastModified: String?
+    }
+
+    /// The longest validator kept; a server sending more is not identifying a version.
+    static let maximumLength = 1024
+
+    private let entries: Mutex<LRUList<URL, Validators>>
+    private let capacity: Int
+
+    /// A store of at most `capacity` URLs.
+    init(capacity: Int = 2000) {
+        self.capacity = max(1, capacity)
+        entries = Mutex(LRUList())
+    }
+
+    /// Remembers the validators of a successful response for `url`, or forgets the URL's
+    /// old ones when the response has none.
+    func record(_ headers: HTTPHeaders, for url: URL) {
+        let validators = Validators(
+            entityTag: Self.usable(headers.first(name: "ETag")),
+            lastModified: Self.usable(headers.first(name: "Last-Modified"))
+        )
+        entries.withLock { list in
+            guard validators.entityTag != nil || validators.lastModified != nil else {
+                _ = list.remove(url)
+                return
+            }
+            _ = list.set(validators, forKey: url, cost: 1)
+            while list.count > capacity { _ = list.removeLeastRecent() }
+        }
+    }
+
+    /// The validators last recorded for `url`.
+    func validators(for url: URL) -> Validators? {
+        entries.withLock { $0.value(forKey: url) }
+    }
+
+    /// Adds `If-None-Match` / `If-Modified-Since` for `url` to `headers`, unless the
+    /// request already carries its own (a request modifier's choice wins).
+    func addConditions(for url: URL, to headers: inout HTTPHeaders) {
+        guard let validators = validators(for: url) else { return }
+        if let tag = validators.entityTag, !headers.contains(name: "If-None-Match") {
+            headers.add(name: "If-None-Match", value: tag)
+        }
+        if let date = validators.lastModified, !headers.contains(name: "If-Modified-Since") {
+            headers.add(name: "If-Modified-Since", value: date)
+        }
+    }
+
+    private static func usable(_ value: String?) -> String? {
+        guard let value, !value.isEmpty, value.utf8.count <= maximumLength else { return nil }
+        // A header value with a line break would split the request it is copied into.
+        // (Bytes, not Characters: "\r\n" is one Character and equals neither.)
+        guard !value.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A }) else { return nil }
+        return value
+    }
+}

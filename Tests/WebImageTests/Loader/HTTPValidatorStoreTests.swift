@@ -1,0 +1,56 @@
+import Foundation
+import NIOHTTP1
+import Testing
+@testable import WebImage
+
+/// What the downloader remembers to make a revalidation conditional.
+@Suite struct HTTPValidatorStoreTests {
+    private func url(_ index: Int) throws -> URL {
+        try #require(URL(string: "http://127.0.0.1/\(index).png"))
+    }
+
+    @Test func recordsBothValidatorsAndAddsThemAsConditions() throws {
+        let store = HTTPValidatorStore()
+        store.record(HTTPHeaders([("ETag", "\"v1\""), ("Last-Modified", "Wed, 21 Oct 2015 07:28:00 GMT")]), for: try url(1))
+        var headers = HTTPHeaders([("Accept", "image/*")])
+        store.addConditions(for: try url(1), to: &headers)
+        #expect(headers.first(name: "If-None-Match") == "\"v1\"")
+        #expect(headers.first(name: "If-Modified-Since") == "Wed, 21 Oct 2015 07:28:00 GMT")
+        var other = HTTPHeaders()
+        store.addConditions(for: try url(2), to: &other)
+        #expect(other.isEmpty)
+    }
+
+    @Test func aRequestsOwnConditionWinsAndIsNotDuplicated() throws {
+        let store = HTTPValidatorStore()
+        store.record(HTTPHeaders([("ETag", "\"v1\"")]), for: try url(1))
+        var headers = HTTPHeaders([("If-None-Match", "\"mine\"")])
+        store.addConditions(for: try url(1), to: &headers)
+        #expect(headers[canonicalForm: "If-None-Match"] == ["\"mine\""])
+    }
+
+    @Test func aResponseWithoutValidatorsForgetsTheOldOnes() throws {
+        let store = HTTPValidatorStore()
+        store.record(HTTPHeaders([("ETag", "\"v1\"")]), for: try url(1))
+        store.record(HTTPHeaders([("Content-Type", "image/png")]), for: try url(1))
+        #expect(store.validators(for: try url(1)) == nil)
+    }
+
+    @Test func oversizedOrMultiLineValuesAreNotKept() throws {
+        let store = HTTPValidatorStore()
+        store.record(HTTPHeaders([("ETag", String(repeating: "x", count: 2000))]), for: try url(1))
+        #expect(store.validators(for: try url(1)) == nil)
+        store.record(HTTPHeaders([("ETag", "\"a\"\r\nX-Evil: 1")]), for: try url(2))
+        #expect(store.validators(for: try url(2)) == nil)
+    }
+
+    @Test func keepsOnlyTheMostRecentlyUsedURLs() throws {
+        let store = HTTPValidatorStore(capacity: 3)
+        for index in 0..<3 { store.record(HTTPHeaders([("ETag", "\"\(index)\"")]), for: try url(index)) }
+        _ = store.validators(for: try url(0))
+        store.record(HTTPHeaders([("ETag", "\"3\"")]), for: try url(3))
+        #expect(store.validators(for: try url(1)) == nil)
+        #expect(store.validators(for: try url(0))?.entityTag == "\"0\"")
+        #expect(store.validators(for: try url(3))?.entityTag == "\"3\"")
+    }
+}
