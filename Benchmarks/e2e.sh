@@ -141,6 +141,9 @@ python_run() {  # python_run PHASE CACHE WORKERS
 }
 
 # One cold and one warm run of SIDE with N; appends "wall cpu rss" lines to $work/SIDE-N.PHASE.
+# The cache folders stay until the end: on ext4 without a journal (this machine's) creating
+# files right after deleting many makes the inode allocator skip the recently freed ones,
+# which costs whichever side runs next.
 measure() {  # measure SIDE N [extra flags for ours]
     local side=$1 n=$2; shift 2
     local cache="$work/cache-$side-$RANDOM$RANDOM" folder
@@ -157,7 +160,6 @@ measure() {  # measure SIDE N [extra flags for ours]
         [ "$(origin_hits)" = "$hits_mid" ] || { echo "$side warm: downloaded again"; exit 1; }
         echo "$wall $cpu $rss" >> "$work/$side-$n.warm"
     fi
-    rm -rf "$cache"
 }
 
 best_wall() { sort -n "$1" | head -1 | cut -d' ' -f1; }
