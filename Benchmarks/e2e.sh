@@ -135,9 +135,9 @@ ours_run() {  # ours_run PHASE CACHE CONCURRENCY [flags; default --no-originals]
     timed ours ${WRAP:-} "$OURS" prefetch --from "$work/urls.txt" --cache-dir "$cache" --thumbnail ${size}x${size} \
         --quality $quality --concurrency "$n" "${flags[@]}"
 }
-python_run() {  # python_run PHASE CACHE WORKERS
+python_run() {  # python_run PHASE CACHE WORKERS [extra flags]
     timed python "$PYTHON" Benchmarks/e2e_pillow.py --from "$work/urls.txt" --cache-dir "$2" --workers "$3" \
-        --size $size --quality $quality
+        --size $size --quality $quality "${@:4}"
 }
 
 # One cold and one warm run of SIDE with N; appends "wall cpu rss" lines to $work/SIDE-N.PHASE.
@@ -159,6 +159,11 @@ measure() {  # measure SIDE N [extra flags for ours]
         check "$side" warm "$folder" "$count"
         [ "$(origin_hits)" = "$hits_mid" ] || { echo "$side warm: downloaded again"; exit 1; }
         echo "$wall $cpu $rss" >> "$work/$side-$n.warm"
+        if [ "$side" = python ]; then
+            python_run warm "$cache" "$n" --lazy-import
+            check python warm "$folder" "$count"
+            echo "$wall $cpu $rss" >> "$work/python-$n.lazywarm"
+        fi
     fi
 }
 
@@ -181,18 +186,19 @@ pick() {  # the N whose cold + warm walls sum lowest
     done | sort -n | head -1 | cut -d' ' -f2
 }
 on=$(pick ours); pn=$(pick python)
-rm -f "$work"/*.cold "$work"/*.warm
+rm -f "$work"/*.cold "$work"/*.warm "$work"/*.lazywarm
 echo "measured: ours --concurrency $on, python --workers $pn; $rounds alternating rounds"
 
 for round in $(seq "$rounds"); do
     if ((round % 2)); then measure ours "$on"; measure python "$pn"; else measure python "$pn"; measure ours "$on"; fi
     measure ours "$on" --originals
-    printf '  round %s: ours cold %s s (CPU %s s) warm %s s (CPU %s s) | python cold %s s (CPU %s s) warm %s s (CPU %s s) | ours keeping originals cold %s s | load %s\n' \
+    printf '  round %s: ours cold %s s (CPU %s s) warm %s s (CPU %s s) | python cold %s s (CPU %s s) warm %s s (CPU %s s), lazy import %s s | ours keeping originals cold %s s | load %s\n' \
         "$round" \
         "$(tail -1 "$work/ours-$on.cold" | cut -d' ' -f1)" "$(tail -1 "$work/ours-$on.cold" | cut -d' ' -f2)" \
         "$(tail -1 "$work/ours-$on.warm" | cut -d' ' -f1)" "$(tail -1 "$work/ours-$on.warm" | cut -d' ' -f2)" \
         "$(tail -1 "$work/python-$pn.cold" | cut -d' ' -f1)" "$(tail -1 "$work/python-$pn.cold" | cut -d' ' -f2)" \
         "$(tail -1 "$work/python-$pn.warm" | cut -d' ' -f1)" "$(tail -1 "$work/python-$pn.warm" | cut -d' ' -f2)" \
+        "$(tail -1 "$work/python-$pn.lazywarm" | cut -d' ' -f1)" \
         "$(tail -1 "$work/ours-$on--originals.cold" | cut -d' ' -f1)" "$(cut -d' ' -f1-3 /proc/loadavg)"
 done
 
@@ -207,4 +213,7 @@ echo "$count photos, ${size}px thumbnails at quality $quality; whole processes, 
 summary cold
 summary warm
 echo "ours keeping the originals too (SDWebImage's default), cold: best $(best_wall "$work/ours-$on--originals.cold") s median $(median_wall "$work/ours-$on--originals.cold") s"
+lazy="$work/python-$pn.lazywarm"
+awk -v b="$(best_wall "$lazy")" -v m="$(median_wall "$lazy")" -v ob="$(best_wall "$work/ours-$on.warm")" -v om="$(median_wall "$work/ours-$on.warm")" 'BEGIN {
+    printf "python warm importing requests only when it downloads: best %.2f s median %.2f s | ours faster by %.2fx (best) %.2fx (median)\n", b, m, b / ob, m / om }'
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
