@@ -60,6 +60,95 @@ import Testing
         #expect(run.stdout.isEmpty)
     }
 
+    func scratchFolder() throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("webimage-prefetch-cache-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+
+    /// The files the command's cache wrote under `folder` (namespace "default").
+    func cachedFiles(_ folder: URL) throws -> [Data] {
+        let entries = folder.appendingPathComponent("default", isDirectory: true)
+        return try FileManager.default.contentsOfDirectory(atPath: entries.path).sorted().map {
+            try Data(contentsOf: entries.appendingPathComponent($0))
+        }
+    }
+
+    @Test func thumbnailWithoutOriginalsStoresOneJPEGThumbnailPerURLAndASecondRunReadsIt() async throws {
+        let jpeg = try Corpus.data("TestImage.jpg")  // 80x60
+        let cache = try scratchFolder()
+        defer { try? FileManager.default.removeItem(at: cache) }
+        try await LoopbackServer.with(["/a.jpg": .ok(jpeg)]) { server in
+            let file = try listFile([server.url("/a.jpg").absoluteString])
+            defer { try? FileManager.default.removeItem(at: file) }
+            let arguments = ["prefetch", "--from", file.path, "--cache-dir", cache.path, "--thumbnail", "40x40", "--no-originals"]
+            let cold = try await offPool { try WebImageCommand.run(arguments) }
+            #expect(cold.status == 0, "\(cold.stderr)")
+            let loadedLine = { (run: WebImageCommand.Run) in run.stdout.split(separator: "\n").first { $0.hasPrefix("loaded ") }.map(String.init) }
+            let coldLine = try #require(loadedLine(cold))
+            #expect(coldLine.hasPrefix("loaded \(server.url("/a.jpg").absoluteString) 40x30 ") && coldLine.hasSuffix(" from network"))
+            let files = try cachedFiles(cache)
+            try #require(files.count == 1)
+            let thumbnail = try CodersManager.shared.decode(files[0])
+            #expect(thumbnail.format == .jpeg && thumbnail.size == ImageSize(width: 40, height: 30))
+
+            let warm = try await offPool { try WebImageCommand.run(arguments) }
+            #expect(warm.status == 0, "\(warm.stderr)")
+            let warmLine = try #require(loadedLine(warm))
+            #expect(warmLine.hasPrefix("loaded \(server.url("/a.jpg").absoluteString) 40x30 ") && warmLine.hasSuffix(" from disk"))
+            #expect(server.requestCount("/a.jpg") == 1)
+        }
+    }
+
+    @Test func thumbnailKeepsTheDownloadedOriginalByDefault() async throws {
+        let jpeg = try Corpus.data("TestImage.jpg")
+        let cache = try scratchFolder()
+        defer { try? FileManager.default.removeItem(at: cache) }
+        try await LoopbackServer.with(["/a.jpg": .ok(jpeg)]) { server in
+            let file = try listFile([server.url("/a.jpg").absoluteString])
+            defer { try? FileManager.default.removeItem(at: file) }
+            let run = try await offPool {
+                try WebImageCommand.run("prefetch", "--from", file.path, "--cache-dir", cache.path, "--thumbnail", "40x40")
+            }
+            #expect(run.status == 0, "\(run.stderr)")
+            let files = try cachedFiles(cache)
+            #expect(files.count == 2)
+            #expect(files.contains(jpeg))
+            let sizes = try files.map { try CodersManager.shared.decode($0).size }
+            #expect(Set(sizes) == [ImageSize(width: 80, height: 60), ImageSize(width: 40, height: 30)])
+        }
+    }
+
+    @Test func qualitySetsTheThumbnailsJPEGQuality() async throws {
+        let jpeg = try Corpus.data("TestImage.jpg")
+        try await LoopbackServer.with(["/a.jpg": .ok(jpeg)]) { server in
+            let file = try listFile([server.url("/a.jpg").absoluteString])
+            defer { try? FileManager.default.removeItem(at: file) }
+            var sizes: [Int] = []
+            for quality in ["10", "95"] {
+                let cache = try scratchFolder()
+                defer { try? FileManager.default.removeItem(at: cache) }
+                let run = try await offPool {
+                    try WebImageCommand.run("prefetch", "--from", file.path, "--cache-dir", cache.path, "--thumbnail", "64x64",
+                                            "--quality", quality, "--no-originals")
+                }
+                #expect(run.status == 0, "\(run.stderr)")
+                let files = try cachedFiles(cache)
+                try #require(files.count == 1)
+                #expect(ImageFormat(sniffing: files[0]) == .jpeg)
+                sizes.append(files[0].count)
+            }
+            // Quality 10 throws away most of the detail quality 95 keeps.
+            #expect(sizes[0] * 2 < sizes[1], "\(sizes)")
+        }
+    }
+
+    @Test func qualityOutsideZeroToHundredIsRejected() async throws {
+        let run = try await offPool { try WebImageCommand.run("prefetch", "--from", "/dev/null", "--quality", "101") }
+        #expect(run.status != 0)
+        #expect(run.stderr.contains("--quality must be between 0 and 100"))
+    }
+
     @Test func concurrencyBelowOneIsRejected() async throws {
         let run = try await offPool { try WebImageCommand.run("prefetch", "--from", "/dev/null", "--concurrency", "0") }
         #expect(run.status != 0)
