@@ -165,6 +165,9 @@ final class PartialImageSource: Sendable {
         decoder = wanted && operation.requestOptions.decryptor == nil ? makeDecoder() : nil
     }
 
+    /// Whether a caller wants partial images, so the bytes so far are worth offering.
+    var isActive: Bool { decoder != nil }
+
     /// Starts decoding `data` for each of `options` unless a decode is running.
     func offer(_ data: Data, for options: [ImageCoderOptions]) {
         guard let decoder, !options.isEmpty else { return }

@@ -15,7 +15,7 @@ extension Downloader {
     }
 
     /// What is known about a transfer so far, for its metrics.
-    private struct TransferRecord {
+    struct TransferRecord {
         var statusCode: Int?
         var bytesReceived = 0
         var timeToFirstByte: Duration?
@@ -69,7 +69,7 @@ extension Downloader {
         }
     }
 
-    /// Sends the request, checks the response and reads the body.
+    /// Sends the request and reads the checked body; answers a Basic challenge once.
     private func exchange(
         _ request: DownloadRequest,
         client: HTTPClient,
@@ -77,55 +77,63 @@ extension Downloader {
         start: ContinuousClock.Instant,
         record: inout TransferRecord
     ) async throws -> (Data, DownloadResponse) {
-        var request = request
-        var response = try await send(request, client: client)
-        if response.status == .unauthorized, let authorization = basicAuthorization,
-           !request.headers.contains(name: "Authorization"), Self.acceptsBasic(response.headers) {
+        let mayAnswer = basicAuthorization != nil && !request.headers.contains(name: "Authorization")
+        do {
+            return try await send(request, client: client, operation: operation, start: start, answersBasicChallenge: mayAnswer, record: &record)
+        } catch is ResponseReader.BasicChallenge {
             // SDWebImage answers a server's challenge once with the configured credential;
             // a second 401 is the final answer.
-            _ = try? await response.body.collect(upTo: 64 * 1024)
-            request.headers.replaceOrAdd(name: "Authorization", value: authorization)
-            response = try await send(request, client: client)
+            var request = request
+            if let basicAuthorization { request.headers.replaceOrAdd(name: "Authorization", value: basicAuthorization) }
+            return try await send(request, client: client, operation: operation, start: start, answersBasicChallenge: false, record: &record)
         }
-        record.timeToFirstByte = ContinuousClock.now - start
-        record.statusCode = Int(response.status.code)
-        record.redirectCount = max(0, response.history.count - 1)
+    }
 
-        let head = try checkedResponse(
-            DownloadResponse(url: response.url ?? request.url, statusCode: Int(response.status.code), headers: response.headers),
-            options: operation.requestOptions
+    /// One HTTP exchange, read on its event loop by a ``ResponseReader``; the calling task
+    /// resumes once, when the body is complete. Cancelling the task cancels the request,
+    /// which closes its connection.
+    private func send(
+        _ request: DownloadRequest,
+        client: HTTPClient,
+        operation: DownloadOperation,
+        start: ContinuousClock.Instant,
+        answersBasicChallenge: Bool,
+        record: inout TransferRecord
+    ) async throws -> (Data, DownloadResponse) {
+        try Task.checkCancellation()
+        let outgoing = try HTTPClient.Request(
+            url: request.url,
+            method: request.method,
+            headers: request.headers,
+            body: request.body.map { .bytes($0) }
         )
-        let expected = head.expectedContentLength
-        emit(.receivedResponse(operation.url, statusCode: head.statusCode, expectedSize: expected ?? -1))
-        if head.statusCode == 304, let cached = operation.requestOptions.cachedData {
-            return (cached, head)
+        let reader = ResponseReader(
+            downloader: self, operation: operation, requestURL: request.url, start: start,
+            answersBasicChallenge: answersBasicChallenge
+        )
+        defer {
+            reader.disarmHeadDeadline()
+            record = reader.record
         }
-        let limit = config.maximumResponseSize
-        if let expected, expected > limit { throw WebImageError.responseTooLarge(limit: limit) }
-        report(LoadProgress(receivedSize: 0, expectedSize: expected ?? -1, url: operation.url), of: operation)
-
-        var data = Data()
-        data.reserveCapacity(min(expected ?? 0, limit))
-        var throttle = ProgressThrottle(expectedSize: expected, minimumInterval: config.minimumProgressInterval)
-        let partials = PartialImageSource(operation: operation, makeDecoder: config.partialImageDecoder)
-        for try await chunk in response.body {
-            guard chunk.readableBytes <= limit - data.count else { throw WebImageError.responseTooLarge(limit: limit) }
-            chunk.withUnsafeReadableBytes { bytes in
-                if let base = bytes.baseAddress { data.append(base.assumingMemoryBound(to: UInt8.self), count: bytes.count) }
-            }
-            record.bytesReceived = data.count
-            if throttle.shouldReport(receivedSize: data.count) {
-                report(LoadProgress(receivedSize: data.count, expectedSize: expected ?? -1, url: operation.url), of: operation, data: data, partials: partials)
-            }
+        let eventLoop = client.eventLoopGroup.next()
+        let task = client.execute(request: outgoing, delegate: reader, eventLoop: .delegate(on: eventLoop), deadline: nil, logger: nil)
+        // The configured timeout is an idle limit, enforced by the client's connect and read
+        // timeouts; this deadline only backs them up for a request that never gets a head.
+        reader.armHeadDeadline(eventLoop.scheduleTask(in: config.timeout.timeAmount * 4) {
+            task.fail(reason: HTTPClientError.deadlineExceeded)
+        })
+        let outcome = try await withTaskCancellationHandler {
+            try await task.futureResult.get()
+        } onCancel: {
+            task.cancel()
         }
         try Task.checkCancellation()
-        report(LoadProgress(receivedSize: data.count, expectedSize: expected ?? data.count, url: operation.url), of: operation, partials: partials)
-        return (data, head)
+        return (outcome.data, outcome.response)
     }
 
     /// SDWebImage's response checks, in its order: the modifier, the status code, the
     /// content type, then 304 without cached data.
-    private func checkedResponse(_ response: DownloadResponse, options: DownloadRequestOptions) throws -> DownloadResponse {
+    func checkedResponse(_ response: DownloadResponse, options: DownloadRequestOptions) throws -> DownloadResponse {
         var response = response
         if let modifier = options.responseModifier {
             guard let modified = modifier.modified(response) else { throw WebImageError.invalidDownloadResponse }
@@ -146,25 +154,10 @@ extension Downloader {
         return response
     }
 
-    private func send(_ request: DownloadRequest, client: HTTPClient) async throws -> HTTPClientResponse {
-        var outgoing = HTTPClientRequest(url: request.url.absoluteString)
-        outgoing.method = request.method
-        outgoing.headers = request.headers
-        if let body = request.body { outgoing.body = .bytes(body) }
-        // The configured timeout is an idle limit, enforced by the client's connect and read
-        // timeouts; the deadline only backs them up for a request that never gets a head.
-        return try await client.execute(outgoing, deadline: .now() + config.timeout.timeAmount * 4)
-    }
-
     private var basicAuthorization: String? {
         guard let username = config.username else { return nil }
         let credentials = Data("\(username):\(config.password ?? "")".utf8).base64EncodedString()
         return "Basic \(credentials)"
-    }
-
-    private static func acceptsBasic(_ headers: HTTPHeaders) -> Bool {
-        let challenges = headers[canonicalForm: "WWW-Authenticate"]
-        return challenges.isEmpty || challenges.contains { $0.lowercased().hasPrefix("basic") }
     }
 
     /// The HTTP client for this certificate policy, created on first use.

@@ -175,6 +175,30 @@ struct DownloaderTests {
         }
     }
 
+    @Test func cancellingTheLastCallerMidBodyClosesTheConnectionAndFreesTheSlot() async throws {
+        // The head arrives, then the body stalls: only a cancelled request (not a time-out,
+        // 10 s here) can close this connection.
+        try await LoopbackServer.with(["/stall.png": .stallAfterHeaders(contentLength: 5000)]) { server in
+            try await LoaderTesting.withDownloader(LoaderTesting.config(timeout: .seconds(10))) { downloader in
+                let recorder = CompletionRecorder()
+                let token = downloader.downloadImage(with: server.url("/stall.png"), completion: recorder.completion(0))
+                try await server.waitForRequests(1)
+                #expect(server.openConnectionCount == 1)
+                let start = ContinuousClock.now
+                token?.cancel()
+                #expect(try await server.waitForOpenConnections(atMost: 0))
+                #expect(ContinuousClock.now - start < .seconds(1))
+                let outcomes = await recorder.outcomes(1)
+                #expect(throws: WebImageError.cancelled) { try outcomes[0]?.get() }
+                while downloader.currentDownloadCount > 0, ContinuousClock.now - start < .seconds(2) {
+                    try await Task.sleep(for: .milliseconds(5))
+                }
+                #expect(downloader.currentDownloadCount == 0)
+                #expect(recorder.callCounts == [0: 1])
+            }
+        }
+    }
+
     @Test func eachThumbnailSizeGetsItsOwnImageFromOneRequest() async throws {
         let reply = LoopbackServer.Reply.delayed(.milliseconds(200), then: .ok(png, contentType: "image/png"))
         try await LoopbackServer.with(["/a.png": reply]) { server in
