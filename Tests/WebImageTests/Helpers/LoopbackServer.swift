@@ -167,7 +167,8 @@ final class LoopbackServer: Sendable {
             throw ServerError.noPort
         }
         let server = LoopbackServer(port: port, usesTLS: tls, routes: routes, channel: serverChannel.channel)
-        let task = Task {
+        // Off the cooperative pool, so CPU-heavy tests running meanwhile cannot starve it.
+        let task = Task(executorPreference: SerialTaskExecutor.shared) {
             _ = try? await withThrowingDiscardingTaskGroup { group in
                 try await serverChannel.executeThenClose { connections in
                     for try await connection in connections {

@@ -177,9 +177,11 @@ struct DownloaderTests {
 
     @Test func cancellingTheLastCallerMidBodyClosesTheConnectionAndFreesTheSlot() async throws {
         // The head arrives, then the body stalls: only a cancelled request (not a time-out,
-        // 10 s here) can close this connection.
-        try await LoopbackServer.with(["/stall.png": .stallAfterHeaders(contentLength: 5000)]) { server in
-            try await LoaderTesting.withDownloader(LoaderTesting.config(timeout: .seconds(10))) { downloader in
+        // 10 s here) can close this connection. One slot: the next download needs it back.
+        let routes: [String: LoopbackServer.Reply] = ["/stall.png": .stallAfterHeaders(contentLength: 5000), "/a.png": .ok(png)]
+        try await LoopbackServer.with(routes) { server in
+            let config = LoaderTesting.config(timeout: .seconds(10)) { $0.maxConcurrentDownloads = 1 }
+            try await LoaderTesting.withDownloader(config) { downloader in
                 let recorder = CompletionRecorder()
                 let token = downloader.downloadImage(with: server.url("/stall.png"), completion: recorder.completion(0))
                 try await server.waitForRequests(1)
@@ -190,10 +192,10 @@ struct DownloaderTests {
                 #expect(ContinuousClock.now - start < .seconds(1))
                 let outcomes = await recorder.outcomes(1)
                 #expect(throws: WebImageError.cancelled) { try outcomes[0]?.get() }
-                while downloader.currentDownloadCount > 0, ContinuousClock.now - start < .seconds(2) {
-                    try await Task.sleep(for: .milliseconds(5))
-                }
                 #expect(downloader.currentDownloadCount == 0)
+                let next = try await downloader.loadImage(from: server.url("/a.png"))
+                #expect(next.image.size == ImageSize(width: 300, height: 300))
+                #expect(ContinuousClock.now - start < .seconds(2))
                 #expect(recorder.callCounts == [0: 1])
             }
         }
