@@ -143,6 +143,16 @@ final class DownloadOperation: Sendable {
         }
     }
 
+    /// The callers still waiting that gave a progress handler (no allocation when none did,
+    /// as this runs for every body chunk).
+    func progressSubscribers() -> [Subscriber] {
+        state.withLock { state in
+            var found: [Subscriber] = []
+            for subscriber in state.subscribers.values where subscriber.progress != nil { found.append(subscriber) }
+            return found
+        }
+    }
+
     /// The callers still waiting, with what they asked for.
     func snapshot() -> [(id: Int, subscriber: Subscriber)] {
         state.withLock { state in state.subscribers.map { ($0.key, $0.value) } }

@@ -12,7 +12,7 @@ extension Downloader {
         data: Data? = nil,
         partials: PartialImageSource? = nil
     ) {
-        let subscribers = operation.snapshot().map { $0.subscriber }.filter { $0.progress != nil }
+        let subscribers = operation.progressSubscribers()
         guard !subscribers.isEmpty else { return }
         let ready = partials?.takeReady() ?? []
         for subscriber in subscribers {

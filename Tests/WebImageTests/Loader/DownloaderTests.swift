@@ -29,6 +29,36 @@ struct DownloaderTests {
         }
     }
 
+    @Test func resultsCarryTheResponseHeadForRevalidation() async throws {
+        let headers = [("ETag", "\"v1\""), ("Last-Modified", "Sat, 21 Nov 2026 08:00:00 GMT")]
+        try await LoopbackServer.with(["/a.png": .ok(png, contentType: "image/png", headers: headers)]) { server in
+            try await LoaderTesting.withDownloader { downloader in
+                let image = try await downloader.loadImage(from: server.url("/a.png"))
+                let response = try #require(image.response)
+                #expect(response.statusCode == 200)
+                #expect(response.headers.first(name: "etag") == "\"v1\"")
+                #expect(response.headers.first(name: "Last-Modified") == "Sat, 21 Nov 2026 08:00:00 GMT")
+                let raw = try await downloader.loadData(from: server.url("/a.png"))
+                #expect(raw.response?.headers.first(name: "ETag") == "\"v1\"")
+                #expect(raw.data == png)
+            }
+        }
+    }
+
+    @Test func aRevalidated304CarriesItsOwnHead() async throws {
+        let reply = LoopbackServer.Reply.status(304, headers: [("ETag", "\"v2\"")])
+        try await LoopbackServer.with(["/a.png": reply]) { server in
+            try await LoaderTesting.withDownloader { downloader in
+                var options = DownloadRequestOptions()
+                options.cachedData = png
+                let result = try await downloader.loadImage(from: server.url("/a.png"), options: options)
+                #expect(result.data == png)
+                #expect(result.response?.statusCode == 304)
+                #expect(result.response?.headers.first(name: "ETag") == "\"v2\"")
+            }
+        }
+    }
+
     @Test func sendsTheAcceptHeaderAndUserAgent() async throws {
         try await LoopbackServer.with(["/a.png": .ok(png)]) { server in
             try await LoaderTesting.withDownloader { downloader in
