@@ -68,7 +68,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "download-bench",
-            dependencies: ["WebImage"],
+            dependencies: ["WebImage", .product(name: "AsyncHTTPClient", package: "async-http-client")],
             path: "Benchmarks/Sources/download-bench"
         ),
         .executableTarget(

@@ -4,7 +4,8 @@
 # callers of one URL, counting the origin's hits in nginx's access log.
 #
 # Usage: Benchmarks/download.sh [files (default 1000)]
-# WRAP="perf record -g -o /tmp/bench.perf" runs our side under a profiler.
+# WRAP="perf record -g -o /tmp/bench.perf" runs our side under a profiler. Also prints, for
+# reference, the same list through AsyncHTTPClient alone (download-bench raw).
 # Installs nginx through scripts/install-deps.sh when missing, builds download-bench in
 # release mode, and starts and stops its own nginx on an unused loopback port in a
 # temporary directory. Sends no traffic anywhere but 127.0.0.1.
@@ -76,7 +77,7 @@ total_bytes=$(du -cb "$work"/www/img*.jpg | tail -1 | cut -f1)
 curl -s --parallel --parallel-max 6 -K "$work/curl.cfg" >/dev/null 2>&1
 
 best() { sort -n | head -1; }
-ours=(); curls=(); ourcpu=(); curlcpu=()
+ours=(); curls=(); ourcpu=(); curlcpu=(); raws=()
 for run in 1 2 3; do
     line=$(${WRAP:-} "$BENCH" list "$work/urls.txt" --concurrency 6)
     ours+=("$(sed -n 's/.* seconds=\([0-9.]*\).*/\1/p' <<<"$line")")
@@ -86,6 +87,7 @@ for run in 1 2 3; do
     t=$( { /usr/bin/time -f '%e %U %S' curl -s --parallel --parallel-max 6 -K "$work/curl.cfg" >/dev/null; } 2>&1 | tail -1)
     curls+=("$(awk '{print $1}' <<<"$t")")
     curlcpu+=("$(awk '{print $2 + $3}' <<<"$t")")
+    raws+=("$("$BENCH" raw "$work/urls.txt" --concurrency 6 | sed -n 's/.* seconds=\([0-9.]*\).*/\1/p')")
 done
 decode_line=$("$BENCH" list "$work/urls.txt" --concurrency 6 --decode)
 
@@ -95,6 +97,7 @@ awk -v o="$o" -v c="$c" -v oc="$oc" -v cc="$cc" -v b="$total_bytes" -v n="$files
     printf "download %d files (%.1f MB), 6 concurrent, best of 3: ours %.3f s (%.1f MB/s, CPU %.2f s)  curl %.3f s (%.1f MB/s, CPU %.2f s)  throughput ratio ours/curl %.2fx\n",
         n, b / 1048576, o, b / 1048576 / o, oc, c, b / 1048576 / c, cc, c / o }'
 echo "with decoding: $decode_line"
+echo "AsyncHTTPClient alone (no Downloader, bytes not kept), best of 3: $(printf '%s\n' "${raws[@]}" | best) s"
 
 before=$(wc -l < "$work/logs/access.log")
 coalesce_line=$("$BENCH" coalesce "$base/img0000.jpg" --callers 100)

@@ -1,5 +1,5 @@
 // download-bench: measures the Downloader against a local origin (nginx, started by
-// Benchmarks/download.sh). Two modes:
+// Benchmarks/download.sh). Three modes:
 //
 //   download-bench list URLS.txt [--concurrency 6] [--decode]
 //       fetches every URL in the file (one per line) through one Downloader with
@@ -7,13 +7,20 @@
 //       process's CPU time (getrusage). Without --decode it fetches bytes only
 //       (Downloader.loadData), which is what curl does; with it, each image is decoded too.
 //
+//   download-bench raw URLS.txt [--concurrency 6]
+//       the same list through AsyncHTTPClient alone (delegate API, bytes counted, not
+//       kept), for reference: the HTTP client's own cost, without the Downloader.
+//
 //   download-bench coalesce URL [--callers 100]
 //       starts that many concurrent loads of one URL and prints the total time; the
 //       script counts the origin's hits in nginx's access log.
 //
 // Output lines start with "download-bench:" and use key=value pairs so the script can
 // parse them.
+import AsyncHTTPClient
 import Foundation
+import NIOCore
+import Synchronization
 import WebImage
 
 #if canImport(Glibc)
@@ -22,7 +29,7 @@ import Glibc
 
 struct Usage: Error, CustomStringConvertible {
     var description: String {
-        "usage: download-bench list URLS.txt [--concurrency N] [--decode] | download-bench coalesce URL [--callers N]"
+        "usage: download-bench list URLS.txt [--concurrency N] [--decode] | download-bench raw URLS.txt [--concurrency N] | download-bench coalesce URL [--callers N]"
     }
 }
 
@@ -78,6 +85,56 @@ func runList(_ path: String, concurrency: Int, decode: Bool) async throws {
                  decode ? "decode" : "bytes", urls.count, failures, bytes, elapsed, mbps, cpu))
 }
 
+/// Counts body bytes and keeps none: the AsyncHTTPClient floor for `raw` mode.
+final class CountingDelegate: HTTPClientResponseDelegate {
+    typealias Response = Int
+    private let count = Mutex(0)
+
+    func didReceiveBodyPart(task: HTTPClient.Task<Int>, _ buffer: ByteBuffer) -> EventLoopFuture<Void> {
+        count.withLock { $0 += buffer.readableBytes }
+        return task.eventLoop.makeSucceededVoidFuture()
+    }
+
+    func didFinishRequest(task: HTTPClient.Task<Int>) throws -> Int { count.withLock { $0 } }
+}
+
+/// The same list through AsyncHTTPClient's delegate API alone (no Downloader: no queue,
+/// no coalescing, no body kept), `concurrency` requests in flight: what the HTTP client
+/// costs by itself, to tell it apart from the Downloader's own overhead.
+func runRaw(_ path: String, concurrency: Int) async throws {
+    let urls = try String(contentsOfFile: path, encoding: .utf8)
+        .split(whereSeparator: \.isNewline)
+        .compactMap { URL(string: String($0)) }
+    var configuration = HTTPClient.Configuration()
+    configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = max(8, concurrency)
+    let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
+    let cpuStart = cpuSeconds()
+    let start = ContinuousClock.now
+    let outcome = await withTaskGroup(of: (bytes: Int, failures: Int).self) { group in
+        for lane in 0..<concurrency {
+            group.addTask {
+                var bytes = 0
+                var failures = 0
+                for index in stride(from: lane, to: urls.count, by: concurrency) {
+                    do {
+                        let request = try HTTPClient.Request(url: urls[index])
+                        bytes += try await client.execute(request: request, delegate: CountingDelegate()).futureResult.get()
+                    } catch {
+                        failures += 1
+                    }
+                }
+                return (bytes, failures)
+            }
+        }
+        return await group.reduce((0, 0)) { ($0.0 + $1.bytes, $0.1 + $1.failures) }
+    }
+    let elapsed = seconds(ContinuousClock.now - start)
+    let cpu = cpuSeconds() - cpuStart
+    try await client.shutdown()
+    print(String(format: "download-bench: mode=raw files=%d failures=%d bytes=%d seconds=%.3f MBps=%.1f cpu=%.3f",
+                 urls.count, outcome.1, outcome.0, elapsed, Double(outcome.0) / 1_048_576 / elapsed, cpu))
+}
+
 func runCoalesce(_ url: URL, callers: Int) async throws {
     let downloader = Downloader(config: DownloaderConfig())
     let start = ContinuousClock.now
@@ -98,6 +155,8 @@ do {
     case "list" where arguments.count >= 2:
         try await runList(arguments[1], concurrency: try option("--concurrency", in: arguments, default: 6),
                           decode: arguments.contains("--decode"))
+    case "raw" where arguments.count >= 2:
+        try await runRaw(arguments[1], concurrency: try option("--concurrency", in: arguments, default: 6))
     case "coalesce" where arguments.count >= 2:
         guard let url = URL(string: arguments[1]) else { throw Usage() }
         try await runCoalesce(url, callers: try option("--callers", in: arguments, default: 100))

@@ -1,3 +1,4 @@
+import AsyncHTTPClient
 import Foundation
 import Synchronization
 
@@ -45,12 +46,15 @@ final class DownloadOperation: Sendable {
         var data: Data
         var url: URL
         var metrics: DownloadMetrics
+        var response: DownloadResponse
     }
 
     private struct State {
         var phase = Phase.pending
         var subscribers: [Int: Subscriber] = [:]
-        var task: Task<Void, Never>?
+        var request: HTTPClient.Task<ResponseReader.Outcome>?
+        var isCancelled = false
+        var doneWaiters: [CheckedContinuation<Void, Never>] = []
     }
 
     let key: Key
@@ -66,18 +70,50 @@ final class DownloadOperation: Sendable {
 
     var url: URL { key.url }
 
-    /// Moves to `phase`; called under the downloader's lock.
+    /// Moves to `phase`; called under the downloader's lock, except for `done`. Reaching
+    /// `done` wakes every ``waitUntilDone()``.
     func setPhase(_ phase: Phase) {
-        state.withLock { $0.phase = phase }
+        let waiters = state.withLock { state in
+            state.phase = phase
+            guard phase == .done else { return [CheckedContinuation<Void, Never>]() }
+            defer { state.doneWaiters = [] }
+            return state.doneWaiters
+        }
+        for waiter in waiters { waiter.resume() }
     }
 
-    /// Keeps the task that runs the request, so the last cancelled token can stop it.
-    func setTask(_ task: Task<Void, Never>) {
-        state.withLock { $0.task = task }
+    /// Returns once every subscriber has had its completion and the request is gone.
+    func waitUntilDone() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let done = state.withLock { state in
+                if state.phase != .done { state.doneWaiters.append(continuation) }
+                return state.phase == .done
+            }
+            if done { continuation.resume() }
+        }
     }
 
-    var task: Task<Void, Never>? {
-        state.withLock { $0.task }
+    /// Keeps the request in flight, so the last cancelled token can stop it. `false` when
+    /// the operation was cancelled before: the caller then cancels `request` itself.
+    func setRequest(_ request: HTTPClient.Task<ResponseReader.Outcome>) -> Bool {
+        state.withLock { state in
+            state.request = request
+            return !state.isCancelled
+        }
+    }
+
+    /// Whether ``cancelRequest()`` was called.
+    var isCancelled: Bool {
+        state.withLock { $0.isCancelled }
+    }
+
+    /// Stops the request in flight, or the one about to be sent. AsyncHTTPClient then
+    /// closes its connection and fails it with `cancelled`.
+    func cancelRequest() {
+        state.withLock { state in
+            state.isCancelled = true
+            return state.request
+        }?.cancel()
     }
 
     /// Attaches a caller; `false` when the transfer already ended and a new request is needed.
@@ -104,6 +140,16 @@ final class DownloadOperation: Sendable {
             let all = Array(state.subscribers.values)
             state.subscribers.removeAll()
             return all
+        }
+    }
+
+    /// The callers still waiting that gave a progress handler (no allocation when none did,
+    /// as this runs for every body chunk).
+    func progressSubscribers() -> [Subscriber] {
+        state.withLock { state in
+            var found: [Subscriber] = []
+            for subscriber in state.subscribers.values where subscriber.progress != nil { found.append(subscriber) }
+            return found
         }
     }
 

@@ -61,16 +61,27 @@ public struct DownloadResponse: Sendable {
     /// `nil` when the header is missing.
     public var mimeType: String? {
         guard let value = headers.first(name: "Content-Type") else { return nil }
-        let type = value.split(separator: ";", maxSplits: 1).first.map(String.init) ?? value
-        let trimmed = type.trimmingCharacters(in: .whitespaces).lowercased()
+        let type = value.split(separator: ";", maxSplits: 1).first ?? Substring(value)
+        let trimmed = Self.trimmingSpaces(type).lowercased()
         return trimmed.isEmpty ? nil : trimmed
     }
 
     /// The announced body length (`Content-Length`), or `nil` when absent or malformed.
     public var expectedContentLength: Int? {
         guard let value = headers.first(name: "Content-Length"),
-              let length = Int(value.trimmingCharacters(in: .whitespaces)), length >= 0
+              let length = Int(Self.trimmingSpaces(Substring(value))), length >= 0
         else { return nil }
         return length
+    }
+
+    /// `text` without leading and trailing spaces and tabs (HTTP's optional whitespace);
+    /// cheaper than Foundation's trimming, which bridges through `NSString` on Linux and
+    /// runs for every response.
+    private static func trimmingSpaces(_ text: Substring) -> Substring {
+        let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" }
+        guard let first = text.firstIndex(where: { !isSpace($0) }), let last = text.lastIndex(where: { !isSpace($0) }) else {
+            return ""
+        }
+        return text[first...last]
     }
 }

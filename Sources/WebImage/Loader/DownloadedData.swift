@@ -13,11 +13,16 @@ public struct DownloadedData: Sendable {
     public var url: URL
     /// Timings and sizes of the transfer.
     public var metrics: DownloadMetrics
+    /// The HTTP response head the bytes came with (after the response modifier), with
+    /// the `ETag` and `Last-Modified` a cache needs to revalidate them later; for a 304
+    /// answering a revalidation, the 304's head. `nil` only when built without one.
+    public var response: DownloadResponse?
 
     /// Creates a value.
-    public init(data: Data, url: URL, metrics: DownloadMetrics) {
+    public init(data: Data, url: URL, metrics: DownloadMetrics, response: DownloadResponse? = nil) {
         self.data = data
         self.url = url
         self.metrics = metrics
+        self.response = response
     }
 }

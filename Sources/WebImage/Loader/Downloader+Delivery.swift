@@ -12,7 +12,7 @@ extension Downloader {
         data: Data? = nil,
         partials: PartialImageSource? = nil
     ) {
-        let subscribers = operation.snapshot().map { $0.subscriber }.filter { $0.progress != nil }
+        let subscribers = operation.progressSubscribers()
         guard !subscribers.isEmpty else { return }
         let ready = partials?.takeReady() ?? []
         for subscriber in subscribers {
@@ -31,9 +31,34 @@ extension Downloader {
         }
     }
 
+    /// The open event streams (see ``events()``).
+    struct EventListeners {
+        var continuations: [Int: AsyncStream<DownloadEvent>.Continuation] = [:]
+        var nextID = 0
+        /// Set by ``shutdown()``: later streams end at once.
+        var isClosed = false
+    }
+
+    /// Hands the body to every waiting caller, then marks the operation done. Callers that
+    /// want bytes only get them at once, on the calling thread (the transfer's event
+    /// loop); when an image or a decryptor is wanted, a task decodes first.
+    func deliver(_ body: TransferredBody, of operation: DownloadOperation) {
+        let decodes = operation.requestOptions.decryptor != nil || operation.snapshot().contains { $0.subscriber.decodeOptions != nil }
+        guard decodes else {
+            let delivery = DownloadOperation.Delivery(image: nil, data: body.data, url: body.response.url, metrics: body.metrics, response: body.response)
+            for subscriber in operation.removeAll() { subscriber.completion(.success(delivery)) }
+            operation.setPhase(.done)
+            return
+        }
+        Task {
+            await decodeAndDeliver(body, of: operation)
+            operation.setPhase(.done)
+        }
+    }
+
     /// Decrypts and decodes the body once per distinct decode options, in parallel, and
     /// hands each waiting caller the image made with its options.
-    func deliver(_ body: TransferredBody, of operation: DownloadOperation) async {
+    private func decodeAndDeliver(_ body: TransferredBody, of operation: DownloadOperation) async {
         var data = body.data
         if let decryptor = operation.requestOptions.decryptor {
             guard let decrypted = decryptor.decrypted(data, response: body.response) else {
@@ -72,7 +97,7 @@ extension Downloader {
             }
             guard operation.remove(id: id).subscriber != nil else { continue }
             subscriber.completion(result.map {
-                DownloadOperation.Delivery(image: $0, data: bytes, url: body.response.url, metrics: body.metrics)
+                DownloadOperation.Delivery(image: $0, data: bytes, url: body.response.url, metrics: body.metrics, response: body.response)
             })
         }
     }
@@ -97,24 +122,24 @@ extension Downloader {
     /// keeps the newest 1,024 events.
     public func events() -> AsyncStream<DownloadEvent> {
         let (stream, continuation) = AsyncStream.makeStream(of: DownloadEvent.self, bufferingPolicy: .bufferingNewest(1024))
-        let id: Int? = state.withLock { state in
-            guard !state.isShutDown else { return nil }
-            let id = state.makeID()
-            state.eventContinuations[id] = continuation
-            return id
+        let id: Int? = listeners.withLock { listeners in
+            guard !listeners.isClosed else { return nil }
+            listeners.nextID += 1
+            listeners.continuations[listeners.nextID] = continuation
+            return listeners.nextID
         }
         guard let id else {
             continuation.finish()
             return stream
         }
         continuation.onTermination = { [weak self] _ in
-            _ = self?.state.withLock { $0.eventContinuations.removeValue(forKey: id) }
+            _ = self?.listeners.withLock { $0.continuations.removeValue(forKey: id) }
         }
         return stream
     }
 
     func emit(_ event: DownloadEvent) {
-        let continuations = state.withLock { Array($0.eventContinuations.values) }
+        let continuations = listeners.withLock { $0.continuations.isEmpty ? [] : Array($0.continuations.values) }
         for continuation in continuations { continuation.yield(event) }
     }
 }
@@ -164,6 +189,9 @@ final class PartialImageSource: Sendable {
         let wanted = operation.snapshot().contains { $0.subscriber.progressive }
         decoder = wanted && operation.requestOptions.decryptor == nil ? makeDecoder() : nil
     }
+
+    /// Whether a caller wants partial images, so the bytes so far are worth offering.
+    var isActive: Bool { decoder != nil }
 
     /// Starts decoding `data` for each of `options` unless a decode is running.
     func offer(_ data: Data, for options: [ImageCoderOptions]) {

@@ -21,12 +21,12 @@ extension Downloader {
         /// The operation callers of each key join: queued or running, until its transfer ends.
         var operations: [DownloadOperation.Key: DownloadOperation] = [:]
         var pending: [QueuedDownload] = []
-        /// Running operations, until their task ends (a cancelled one still holds its slot
-        /// until its connection is really gone, so the server never sees more than the limit).
+        /// Running operations, until their transfer ends (a cancelled one still holds its
+        /// slot until its connection is really gone, so the server never sees more than the
+        /// limit).
         var running: [ObjectIdentifier: DownloadOperation] = [:]
         var secureClient: HTTPClient?
         var insecureClient: HTTPClient?
-        var eventContinuations: [Int: AsyncStream<DownloadEvent>.Continuation] = [:]
         var nextID = 0
 
         init(maxConcurrentDownloads: Int, headers: [String: String]) {
@@ -41,14 +41,15 @@ extension Downloader {
     }
 
     /// Attaches `subscriber` to the operation for `key`, creating and queueing one when
-    /// none is open. `nil` after shutdown.
+    /// none is open. Returns the token (`nil` after shutdown) and the operations that got a
+    /// slot, for the caller to ``begin(_:)`` once the lock is released.
     func enqueue(
         _ subscriber: DownloadOperation.Subscriber,
         key: DownloadOperation.Key,
         options: DownloadRequestOptions,
         state: inout State
-    ) -> DownloadToken? {
-        guard !state.isShutDown else { return nil }
+    ) -> (token: DownloadToken?, ready: [DownloadOperation]) {
+        guard !state.isShutDown else { return (nil, []) }
         let id = state.makeID()
         if let existing = state.operations[key], existing.add(subscriber, id: id) {
             // SDWebImage raises a queued operation's priority when a more urgent caller joins.
@@ -56,26 +57,33 @@ extension Downloader {
                state.pending[index].priority < options.priority {
                 state.pending[index].priority = options.priority
             }
-            return DownloadToken(url: key.url, id: id, operation: existing, downloader: self)
+            return (DownloadToken(url: key.url, id: id, operation: existing, downloader: self), [])
         }
         let operation = DownloadOperation(key: key, requestOptions: options)
         _ = operation.add(subscriber, id: id)
         state.operations[key] = operation
         state.pending.append(QueuedDownload(operation: operation, priority: options.priority, sequence: id))
-        startQueuedDownloads(&state)
-        return DownloadToken(url: key.url, id: id, operation: operation, downloader: self)
+        return (DownloadToken(url: key.url, id: id, operation: operation, downloader: self), takeStartableDownloads(&state))
     }
 
-    /// Starts queued operations while slots are free and the queue is not suspended.
-    func startQueuedDownloads(_ state: inout State) {
+    /// Moves queued operations to the running set while slots are free and the queue is
+    /// not suspended; the caller begins them outside the lock.
+    func takeStartableDownloads(_ state: inout State) -> [DownloadOperation] {
+        var ready: [DownloadOperation] = []
         while !state.isSuspended, !state.isShutDown,
               state.running.count < state.maxConcurrentDownloads,
               let index = nextQueuedIndex(state) {
             let operation = state.pending.remove(at: index).operation
             state.running[ObjectIdentifier(operation)] = operation
             operation.setPhase(.running)
-            operation.setTask(Task { await self.run(operation) })
+            ready.append(operation)
         }
+        return ready
+    }
+
+    /// Starts the transfers of operations that got a slot. Called outside the lock.
+    func begin(_ operations: [DownloadOperation]) {
+        for operation in operations { beginTransfer(operation) }
     }
 
     /// The queued download to start next: highest priority, then oldest (FIFO) or newest (LIFO).
@@ -94,58 +102,55 @@ extension Downloader {
         return best
     }
 
-    /// Runs one operation's transfer, frees its slot, then decodes and hands out results.
-    /// Runs on the operation's own task.
-    private func run(_ operation: DownloadOperation) async {
-        let outcome = await transfer(operation)
-        state.withLock { state in
+    /// Ends an operation's transfer: frees its slot (starting the next queued ones), then
+    /// hands out the outcome. Runs where the transfer ended, usually its event loop.
+    func transferEnded(_ operation: DownloadOperation, _ outcome: Result<TransferredBody, WebImageError>) {
+        let ready = state.withLock { state in
             state.running[ObjectIdentifier(operation)] = nil
             if state.operations[operation.key] === operation { state.operations[operation.key] = nil }
             operation.setPhase(.delivering)
-            startQueuedDownloads(&state)
+            return takeStartableDownloads(&state)
         }
+        begin(ready)
         switch outcome {
         case .success(let body):
-            await deliver(body, of: operation)
+            deliver(body, of: operation)
         case .failure(let error):
             for subscriber in operation.removeAll() { subscriber.completion(.failure(error)) }
+            operation.setPhase(.done)
         }
-        operation.setPhase(.done)
     }
 
     /// Ends one caller's load with `cancelled`; stops the operation when it was the last.
     func cancel(_ token: DownloadToken) {
         let operation = token.operation
-        let (subscriber, taskToCancel): (DownloadOperation.Subscriber?, Task<Void, Never>?) = state.withLock { state in
+        let (subscriber, stopsRequest): (DownloadOperation.Subscriber?, Bool) = state.withLock { state in
             let (subscriber, isEmpty) = operation.remove(id: token.id)
-            guard subscriber != nil, isEmpty else { return (subscriber, nil) }
+            guard subscriber != nil, isEmpty else { return (subscriber, false) }
             if state.operations[operation.key] === operation { state.operations[operation.key] = nil }
             if let index = state.pending.firstIndex(where: { $0.operation === operation }) {
                 state.pending.remove(at: index)
                 operation.setPhase(.done)
-                return (subscriber, nil)
+                return (subscriber, false)
             }
-            return (subscriber, operation.task)
+            return (subscriber, true)
         }
-        taskToCancel?.cancel()
+        if stopsRequest { operation.cancelRequest() }
         subscriber?.completion(.failure(.cancelled))
     }
 
     /// Empties the queue and the open operations; returns every waiting caller and the
-    /// tasks to cancel.
-    func takeEverything(_ state: inout State) -> ([DownloadOperation.Subscriber], [Task<Void, Never>]) {
+    /// running operations, whose requests the caller cancels.
+    func takeEverything(_ state: inout State) -> ([DownloadOperation.Subscriber], [DownloadOperation]) {
         var subscribers: [DownloadOperation.Subscriber] = []
         for queued in state.pending {
             subscribers += queued.operation.removeAll()
             queued.operation.setPhase(.done)
         }
         state.pending.removeAll()
-        var tasks: [Task<Void, Never>] = []
-        for operation in state.running.values {
-            subscribers += operation.removeAll()
-            if let task = operation.task { tasks.append(task) }
-        }
+        let running = Array(state.running.values)
+        for operation in running { subscribers += operation.removeAll() }
         state.operations.removeAll()
-        return (subscribers, tasks)
+        return (subscribers, running)
     }
 }

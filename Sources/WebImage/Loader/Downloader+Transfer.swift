@@ -15,40 +15,89 @@ extension Downloader {
     }
 
     /// What is known about a transfer so far, for its metrics.
-    private struct TransferRecord {
+    struct TransferRecord {
         var statusCode: Int?
         var bytesReceived = 0
         var timeToFirstByte: Duration?
         var redirectCount = 0
     }
 
-    /// Runs the request of `operation` and returns its checked body or a typed error.
-    func transfer(_ operation: DownloadOperation) async -> Result<TransferredBody, WebImageError> {
+    /// Builds and sends the request of `operation`, which just got a slot; the transfer
+    /// then runs on an event loop and ends in ``transferEnded(_:_:)``. Called outside the lock.
+    func beginTransfer(_ operation: DownloadOperation) {
         let options = operation.requestOptions
-        var request = DownloadRequest(url: operation.url, headers: HTTPHeaders(state.withLock { $0.headers.map { ($0.key, $0.value) } }))
+        let headers = state.withLock { $0.headers }
+        var request = DownloadRequest(url: operation.url, headers: HTTPHeaders(headers.map { ($0.key, $0.value) }))
         if let modifier = options.requestModifier {
             guard let modified = modifier.modified(request) else {
                 log("request refused by the request modifier", operation.url)
-                return .failure(.invalidDownloadOperation)
+                return transferEnded(operation, .failure(.invalidDownloadOperation))
             }
             request = modified
         }
-        guard Self.isDownloadable(request.url) else { return .failure(.invalidURL(request.url.absoluteString)) }
+        guard Self.isDownloadable(request.url) else { return transferEnded(operation, .failure(.invalidURL(request.url.absoluteString))) }
+        guard !operation.isCancelled else { return transferEnded(operation, .failure(.cancelled)) }
         guard let client = client(allowingInvalidCertificates: operation.key.allowsInvalidCertificates) else {
-            return .failure(.invalidDownloadOperation)
+            return transferEnded(operation, .failure(.invalidDownloadOperation))
         }
 
         emit(.started(operation.url))
         log("download started", operation.url)
         report(LoadProgress(receivedSize: 0, expectedSize: -1, url: operation.url), of: operation)
-        let start = ContinuousClock.now
-        var record = TransferRecord()
-        let result: Result<(Data, DownloadResponse), WebImageError>
+        let answersChallenge = basicAuthorization != nil && !request.headers.contains(name: "Authorization")
+        send(request, client: client, operation: operation, start: ContinuousClock.now, answersBasicChallenge: answersChallenge)
+    }
+
+    /// Sends one HTTP exchange, read on its event loop by a ``ResponseReader``. When the
+    /// server answers with a Basic challenge the downloader can meet, sends it once more
+    /// with the credential; otherwise ends the transfer with the outcome.
+    private func send(
+        _ request: DownloadRequest,
+        client: HTTPClient,
+        operation: DownloadOperation,
+        start: ContinuousClock.Instant,
+        answersBasicChallenge: Bool
+    ) {
+        let outgoing: HTTPClient.Request
         do {
-            result = .success(try await exchange(request, client: client, operation: operation, start: start, record: &record))
+            outgoing = try HTTPClient.Request(url: request.url, method: request.method, headers: request.headers, body: request.body.map { .bytes($0) })
         } catch {
-            result = .failure(Self.webImageError(from: error))
+            return exchangeEnded(operation, start: start, record: TransferRecord(), result: .failure(Self.webImageError(from: error)))
         }
+        let reader = ResponseReader(
+            downloader: self, operation: operation, requestURL: request.url, start: start,
+            answersBasicChallenge: answersBasicChallenge
+        )
+        // The current loop when the transfer starts from the end of another one, so the
+        // delegate and (usually) the reused connection stay on one thread.
+        let eventLoop = client.eventLoopGroup.any()
+        let task = client.execute(request: outgoing, delegate: reader, eventLoop: .delegate(on: eventLoop), deadline: nil, logger: nil)
+        // The configured timeout is an idle limit, enforced by the client's connect and read
+        // timeouts; this deadline only backs them up for a request that never gets a head.
+        reader.armHeadDeadline(eventLoop.scheduleTask(in: config.timeout.timeAmount * 4) {
+            task.fail(reason: HTTPClientError.deadlineExceeded)
+        })
+        if !operation.setRequest(task) { task.cancel() }
+        task.futureResult.whenComplete { result in
+            reader.disarmHeadDeadline()
+            if case .failure(let error) = result, error is ResponseReader.BasicChallenge, let authorization = self.basicAuthorization {
+                // SDWebImage answers a server's challenge once with the configured
+                // credential; a second 401 is the final answer.
+                var retry = request
+                retry.headers.replaceOrAdd(name: "Authorization", value: authorization)
+                return self.send(retry, client: client, operation: operation, start: start, answersBasicChallenge: false)
+            }
+            self.exchangeEnded(operation, start: start, record: reader.record, result: result.mapError { Self.webImageError(from: $0) })
+        }
+    }
+
+    /// Records the transfer's metrics, events and log line, then ends it.
+    private func exchangeEnded(
+        _ operation: DownloadOperation,
+        start: ContinuousClock.Instant,
+        record: TransferRecord,
+        result: Result<ResponseReader.Outcome, WebImageError>
+    ) {
         let metrics = DownloadMetrics(
             url: operation.url,
             statusCode: record.statusCode,
@@ -59,73 +108,19 @@ extension Downloader {
         )
         emit(.stopped(operation.url, metrics))
         switch result {
-        case .success(let (data, response)):
+        case .success(let outcome):
             emit(.finished(operation.url, metrics))
-            log("download finished", operation.url, ["status": "\(response.statusCode)", "bytes": "\(data.count)", "ms": "\(metrics.totalTime.milliseconds)"])
-            return .success(TransferredBody(data: data, response: response, metrics: metrics))
+            log("download finished", operation.url, ["status": "\(outcome.response.statusCode)", "bytes": "\(outcome.data.count)", "ms": "\(metrics.totalTime.milliseconds)"])
+            transferEnded(operation, .success(TransferredBody(data: outcome.data, response: outcome.response, metrics: metrics)))
         case .failure(let error):
             log("download failed", operation.url, ["error": "\(error)"])
-            return .failure(error)
+            transferEnded(operation, .failure(error))
         }
-    }
-
-    /// Sends the request, checks the response and reads the body.
-    private func exchange(
-        _ request: DownloadRequest,
-        client: HTTPClient,
-        operation: DownloadOperation,
-        start: ContinuousClock.Instant,
-        record: inout TransferRecord
-    ) async throws -> (Data, DownloadResponse) {
-        var request = request
-        var response = try await send(request, client: client)
-        if response.status == .unauthorized, let authorization = basicAuthorization,
-           !request.headers.contains(name: "Authorization"), Self.acceptsBasic(response.headers) {
-            // SDWebImage answers a server's challenge once with the configured credential;
-            // a second 401 is the final answer.
-            _ = try? await response.body.collect(upTo: 64 * 1024)
-            request.headers.replaceOrAdd(name: "Authorization", value: authorization)
-            response = try await send(request, client: client)
-        }
-        record.timeToFirstByte = ContinuousClock.now - start
-        record.statusCode = Int(response.status.code)
-        record.redirectCount = max(0, response.history.count - 1)
-
-        let head = try checkedResponse(
-            DownloadResponse(url: response.url ?? request.url, statusCode: Int(response.status.code), headers: response.headers),
-            options: operation.requestOptions
-        )
-        let expected = head.expectedContentLength
-        emit(.receivedResponse(operation.url, statusCode: head.statusCode, expectedSize: expected ?? -1))
-        if head.statusCode == 304, let cached = operation.requestOptions.cachedData {
-            return (cached, head)
-        }
-        let limit = config.maximumResponseSize
-        if let expected, expected > limit { throw WebImageError.responseTooLarge(limit: limit) }
-        report(LoadProgress(receivedSize: 0, expectedSize: expected ?? -1, url: operation.url), of: operation)
-
-        var data = Data()
-        data.reserveCapacity(min(expected ?? 0, limit))
-        var throttle = ProgressThrottle(expectedSize: expected, minimumInterval: config.minimumProgressInterval)
-        let partials = PartialImageSource(operation: operation, makeDecoder: config.partialImageDecoder)
-        for try await chunk in response.body {
-            guard chunk.readableBytes <= limit - data.count else { throw WebImageError.responseTooLarge(limit: limit) }
-            chunk.withUnsafeReadableBytes { bytes in
-                if let base = bytes.baseAddress { data.append(base.assumingMemoryBound(to: UInt8.self), count: bytes.count) }
-            }
-            record.bytesReceived = data.count
-            if throttle.shouldReport(receivedSize: data.count) {
-                report(LoadProgress(receivedSize: data.count, expectedSize: expected ?? -1, url: operation.url), of: operation, data: data, partials: partials)
-            }
-        }
-        try Task.checkCancellation()
-        report(LoadProgress(receivedSize: data.count, expectedSize: expected ?? data.count, url: operation.url), of: operation, partials: partials)
-        return (data, head)
     }
 
     /// SDWebImage's response checks, in its order: the modifier, the status code, the
     /// content type, then 304 without cached data.
-    private func checkedResponse(_ response: DownloadResponse, options: DownloadRequestOptions) throws -> DownloadResponse {
+    func checkedResponse(_ response: DownloadResponse, options: DownloadRequestOptions) throws -> DownloadResponse {
         var response = response
         if let modifier = options.responseModifier {
             guard let modified = modifier.modified(response) else { throw WebImageError.invalidDownloadResponse }
@@ -146,25 +141,10 @@ extension Downloader {
         return response
     }
 
-    private func send(_ request: DownloadRequest, client: HTTPClient) async throws -> HTTPClientResponse {
-        var outgoing = HTTPClientRequest(url: request.url.absoluteString)
-        outgoing.method = request.method
-        outgoing.headers = request.headers
-        if let body = request.body { outgoing.body = .bytes(body) }
-        // The configured timeout is an idle limit, enforced by the client's connect and read
-        // timeouts; the deadline only backs them up for a request that never gets a head.
-        return try await client.execute(outgoing, deadline: .now() + config.timeout.timeAmount * 4)
-    }
-
     private var basicAuthorization: String? {
         guard let username = config.username else { return nil }
         let credentials = Data("\(username):\(config.password ?? "")".utf8).base64EncodedString()
         return "Basic \(credentials)"
-    }
-
-    private static func acceptsBasic(_ headers: HTTPHeaders) -> Bool {
-        let challenges = headers[canonicalForm: "WWW-Authenticate"]
-        return challenges.isEmpty || challenges.contains { $0.lowercased().hasPrefix("basic") }
     }
 
     /// The HTTP client for this certificate policy, created on first use.

@@ -34,6 +34,9 @@ public final class Downloader: ImageLoader {
     /// The configuration the downloader was created with.
     public let config: DownloaderConfig
     let state: Mutex<State>
+    /// The open event streams, under their own lock: events are sent from every event
+    /// loop and must not wait for the queue.
+    let listeners = Mutex(EventListeners())
 
     /// Creates a downloader. No connection or client exists until the first download.
     public init(config: DownloaderConfig = DownloaderConfig()) {
@@ -46,10 +49,10 @@ public final class Downloader: ImageLoader {
     public var maxConcurrentDownloads: Int {
         get { state.withLock { $0.maxConcurrentDownloads } }
         set {
-            state.withLock { state in
+            begin(state.withLock { state in
                 state.maxConcurrentDownloads = max(1, newValue)
-                startQueuedDownloads(&state)
-            }
+                return takeStartableDownloads(&state)
+            })
         }
     }
 
@@ -57,16 +60,20 @@ public final class Downloader: ImageLoader {
     public var isSuspended: Bool {
         get { state.withLock { $0.isSuspended } }
         set {
-            state.withLock { state in
+            begin(state.withLock { state in
                 state.isSuspended = newValue
-                startQueuedDownloads(&state)
-            }
+                return takeStartableDownloads(&state)
+            })
         }
     }
 
-    /// Network requests queued or running (coalesced callers count once).
+    /// Network requests queued or running (coalesced callers count once). A request whose
+    /// last caller cancelled stops counting at once, though it keeps its slot until its
+    /// connection is closed.
     public var currentDownloadCount: Int {
-        state.withLock { $0.pending.count + $0.running.count }
+        state.withLock { state in
+            state.pending.count + state.running.values.reduce(0) { $0 + ($1.isCancelled ? 0 : 1) }
+        }
     }
 
     /// Sets (or with `nil` removes) a header sent with every later request.
@@ -107,7 +114,9 @@ public final class Downloader: ImageLoader {
             completion(result.flatMap { delivery in
                 // Every caller registered with `decode: true` gets an image or an error.
                 guard let image = delivery.image else { return .failure(.badImageData("no image decoded")) }
-                return .success(ImageLoaderResult(image: image, data: delivery.data, url: delivery.url, metrics: delivery.metrics))
+                return .success(ImageLoaderResult(
+                    image: image, data: delivery.data, url: delivery.url, metrics: delivery.metrics, response: delivery.response
+                ))
             })
         }
     }
@@ -123,7 +132,7 @@ public final class Downloader: ImageLoader {
         completion: @escaping @Sendable (Result<DownloadedData, WebImageError>) -> Void
     ) -> DownloadToken? {
         register(url, options: options, decode: false, progress: progress) { result in
-            completion(result.map { DownloadedData(data: $0.data, url: $0.url, metrics: $0.metrics) })
+            completion(result.map { DownloadedData(data: $0.data, url: $0.url, metrics: $0.metrics, response: $0.response) })
         }
     }
 
@@ -148,7 +157,8 @@ public final class Downloader: ImageLoader {
             url: url,
             allowsInvalidCertificates: options.allowInvalidCertificates || config.allowInvalidCertificates
         )
-        let token = state.withLock { state in enqueue(subscriber, key: key, options: options, state: &state) }
+        let (token, ready) = state.withLock { state in enqueue(subscriber, key: key, options: options, state: &state) }
+        begin(ready)
         if token == nil { completion(.failure(.invalidDownloadOperation)) }
         return token
     }
@@ -156,8 +166,8 @@ public final class Downloader: ImageLoader {
     /// Cancels every queued and running download; each caller gets
     /// ``WebImageError/cancelled``.
     public func cancelAllDownloads() {
-        let (subscribers, tasks) = state.withLock { state in takeEverything(&state) }
-        for task in tasks { task.cancel() }
+        let (subscribers, running) = state.withLock { state in takeEverything(&state) }
+        for operation in running { operation.cancelRequest() }
         for subscriber in subscribers { subscriber.completion(.failure(.cancelled)) }
     }
 
@@ -165,19 +175,22 @@ public final class Downloader: ImageLoader {
     /// and shuts the HTTP clients down. Later downloads fail with
     /// ``WebImageError/invalidDownloadOperation``. Safe to call more than once.
     public func shutdown() async throws {
-        let (subscribers, tasks, clients, streams) = state.withLock { state in
+        let (subscribers, running, clients) = state.withLock { state in
             state.isShutDown = true
-            let (subscribers, tasks) = takeEverything(&state)
+            let (subscribers, running) = takeEverything(&state)
             let clients = [state.secureClient, state.insecureClient].compactMap { $0 }
             state.secureClient = nil
             state.insecureClient = nil
-            let streams = Array(state.eventContinuations.values)
-            state.eventContinuations.removeAll()
-            return (subscribers, tasks, clients, streams)
+            return (subscribers, running, clients)
         }
-        for task in tasks { task.cancel() }
+        let streams = listeners.withLock { listeners in
+            listeners.isClosed = true
+            defer { listeners.continuations.removeAll() }
+            return Array(listeners.continuations.values)
+        }
+        for operation in running { operation.cancelRequest() }
         for subscriber in subscribers { subscriber.completion(.failure(.cancelled)) }
-        for task in tasks { await task.value }
+        for operation in running { await operation.waitUntilDone() }
         for stream in streams { stream.finish() }
         for client in clients { try await client.shutdown() }
     }

@@ -16,12 +16,17 @@ public struct ImageLoaderResult: Sendable {
     public var url: URL
     /// Timings and sizes of the HTTP transfer; `nil` for loaders that use no network.
     public var metrics: DownloadMetrics?
+    /// The HTTP response head the bytes came with (after the response modifier): its
+    /// `ETag` and `Last-Modified` headers let a cache revalidate the image later. For a
+    /// 304 answering a revalidation, the 304's head. `nil` for loaders that use no network.
+    public var response: DownloadResponse?
 
     /// Creates a result.
-    public init(image: Image, data: Data, url: URL, metrics: DownloadMetrics? = nil) {
+    public init(image: Image, data: Data, url: URL, metrics: DownloadMetrics? = nil, response: DownloadResponse? = nil) {
         self.image = image
         self.data = data
         self.url = url
         self.metrics = metrics
+        self.response = response
     }
 }

@@ -21,7 +21,7 @@ extension LoopbackServer {
                 let end = min(body.count, offset + max(1, chunkSize))
                 try await outbound.write(.body(.byteBuffer(ByteBuffer(bytes: body[offset..<end]))))
                 offset = end
-                if offset < body.count { try await pause(for: interval) }
+                if offset < body.count { try await pause(for: interval, while: channel) }
             }
             try await outbound.write(.end(nil))
         case .chunked(let body, let chunkSize):
@@ -34,9 +34,9 @@ extension LoopbackServer {
             try await outbound.write(.end(nil))
         case .stallAfterHeaders(let length):
             try await writeHead(200, [("Content-Type", "image/png"), ("Content-Length", "\(length)")], outbound)
-            try await pause(for: .seconds(3600))
+            try await pause(for: .seconds(3600), while: channel)
         case .stallBeforeHeaders:
-            try await pause(for: .seconds(3600))
+            try await pause(for: .seconds(3600), while: channel)
         case .resetMidBody(let body, let after):
             try await writeHead(200, [("Content-Type", "image/png"), ("Content-Length", "\(body.count)")], outbound)
             try await outbound.write(.body(.byteBuffer(ByteBuffer(bytes: body.prefix(after)))))
@@ -59,7 +59,7 @@ extension LoopbackServer {
                 try await send(status: 401, headers: [("WWW-Authenticate", "Basic realm=\"test\"")], body: Data(), outbound: outbound)
             }
         case .delayed(let delay, let then):
-            try await pause(for: delay)
+            try await pause(for: delay, while: channel)
             try await answer(then, to: request, outbound: outbound, channel: channel)
         case .gated(let body, let firstPart, let gate, let interval, let contentType):
             try await writeHead(200, [("Content-Type", contentType), ("Content-Length", "\(body.count)")], outbound)
@@ -67,7 +67,7 @@ extension LoopbackServer {
             try await outbound.write(.body(.byteBuffer(ByteBuffer(bytes: body[..<offset]))))
             var trickled = 0
             while !gate.isOpen, trickled < 500, offset < body.count - 1 {
-                try await pause(for: interval)
+                try await pause(for: interval, while: channel)
                 try await outbound.write(.body(.byteBuffer(ByteBuffer(bytes: body[offset..<offset + 1]))))
                 offset += 1
                 trickled += 1

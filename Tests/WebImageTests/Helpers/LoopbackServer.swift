@@ -132,6 +132,20 @@ final class LoopbackServer: Sendable {
         state.withLock { $0.requests.filter { $0.path == path }.count }
     }
 
+    /// How many client connections are open now (accepted and not yet closed by either side).
+    var openConnectionCount: Int { state.withLock { $0.connections.count } }
+
+    /// Waits until at most `count` connections are open (or two seconds passed); returns
+    /// whether that happened.
+    func waitForOpenConnections(atMost count: Int) async throws -> Bool {
+        let deadline = ContinuousClock.now + .seconds(2)
+        while openConnectionCount > count {
+            guard ContinuousClock.now < deadline else { return false }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        return true
+    }
+
     /// The most requests that were open (received, not yet fully answered) at once.
     var maxOpenRequests: Int { state.withLock { $0.maxOpenRequests } }
 
@@ -153,7 +167,8 @@ final class LoopbackServer: Sendable {
             throw ServerError.noPort
         }
         let server = LoopbackServer(port: port, usesTLS: tls, routes: routes, channel: serverChannel.channel)
-        let task = Task {
+        // Off the cooperative pool, so CPU-heavy tests running meanwhile cannot starve it.
+        let task = Task(executorPreference: SerialTaskExecutor.shared) {
             _ = try? await withThrowingDiscardingTaskGroup { group in
                 try await serverChannel.executeThenClose { connections in
                     for try await connection in connections {
@@ -182,11 +197,13 @@ final class LoopbackServer: Sendable {
         await runner.withLock { $0 }?.value
     }
 
-    /// Sleeps for `duration` in short slices, throwing as soon as the server stops.
-    func pause(for duration: Duration) async throws {
+    /// Sleeps for `duration` in short slices, throwing as soon as the server stops or the
+    /// client closes `channel` (so a stalled reply notices a cancelled request).
+    func pause(for duration: Duration, while channel: any Channel) async throws {
         let end = ContinuousClock.now + duration
         while ContinuousClock.now < end {
             guard !state.withLock({ $0.stopping }) else { throw ServerError.stopping }
+            guard channel.isActive else { throw ServerError.closedByClient }
             try await Task.sleep(for: min(.milliseconds(10), end - ContinuousClock.now))
         }
     }
@@ -202,7 +219,7 @@ final class LoopbackServer: Sendable {
         return try NIOSSLContext(configuration: configuration)
     }
 
-    private enum ServerError: Error { case noPort, stopping }
+    private enum ServerError: Error { case noPort, stopping, closedByClient }
 
     private func serve(_ connection: NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>) async {
         let channel = connection.channel

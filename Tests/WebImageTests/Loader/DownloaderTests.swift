@@ -29,6 +29,36 @@ struct DownloaderTests {
         }
     }
 
+    @Test func resultsCarryTheResponseHeadForRevalidation() async throws {
+        let headers = [("ETag", "\"v1\""), ("Last-Modified", "Sat, 21 Nov 2026 08:00:00 GMT")]
+        try await LoopbackServer.with(["/a.png": .ok(png, contentType: "image/png", headers: headers)]) { server in
+            try await LoaderTesting.withDownloader { downloader in
+                let image = try await downloader.loadImage(from: server.url("/a.png"))
+                let response = try #require(image.response)
+                #expect(response.statusCode == 200)
+                #expect(response.headers.first(name: "etag") == "\"v1\"")
+                #expect(response.headers.first(name: "Last-Modified") == "Sat, 21 Nov 2026 08:00:00 GMT")
+                let raw = try await downloader.loadData(from: server.url("/a.png"))
+                #expect(raw.response?.headers.first(name: "ETag") == "\"v1\"")
+                #expect(raw.data == png)
+            }
+        }
+    }
+
+    @Test func aRevalidated304CarriesItsOwnHead() async throws {
+        let reply = LoopbackServer.Reply.status(304, headers: [("ETag", "\"v2\"")])
+        try await LoopbackServer.with(["/a.png": reply]) { server in
+            try await LoaderTesting.withDownloader { downloader in
+                var options = DownloadRequestOptions()
+                options.cachedData = png
+                let result = try await downloader.loadImage(from: server.url("/a.png"), options: options)
+                #expect(result.data == png)
+                #expect(result.response?.statusCode == 304)
+                #expect(result.response?.headers.first(name: "ETag") == "\"v2\"")
+            }
+        }
+    }
+
     @Test func sendsTheAcceptHeaderAndUserAgent() async throws {
         try await LoopbackServer.with(["/a.png": .ok(png)]) { server in
             try await LoaderTesting.withDownloader { downloader in
@@ -171,6 +201,32 @@ struct DownloaderTests {
                 task.cancel()
                 await #expect(throws: WebImageError.cancelled) { try await task.value }
                 #expect(ContinuousClock.now - start < .seconds(1))
+            }
+        }
+    }
+
+    @Test func cancellingTheLastCallerMidBodyClosesTheConnectionAndFreesTheSlot() async throws {
+        // The head arrives, then the body stalls: only a cancelled request (not a time-out,
+        // 10 s here) can close this connection. One slot: the next download needs it back.
+        let routes: [String: LoopbackServer.Reply] = ["/stall.png": .stallAfterHeaders(contentLength: 5000), "/a.png": .ok(png)]
+        try await LoopbackServer.with(routes) { server in
+            let config = LoaderTesting.config(timeout: .seconds(10)) { $0.maxConcurrentDownloads = 1 }
+            try await LoaderTesting.withDownloader(config) { downloader in
+                let recorder = CompletionRecorder()
+                let token = downloader.downloadImage(with: server.url("/stall.png"), completion: recorder.completion(0))
+                try await server.waitForRequests(1)
+                #expect(server.openConnectionCount == 1)
+                let start = ContinuousClock.now
+                token?.cancel()
+                #expect(try await server.waitForOpenConnections(atMost: 0))
+                #expect(ContinuousClock.now - start < .seconds(1))
+                let outcomes = await recorder.outcomes(1)
+                #expect(throws: WebImageError.cancelled) { try outcomes[0]?.get() }
+                #expect(downloader.currentDownloadCount == 0)
+                let next = try await downloader.loadImage(from: server.url("/a.png"))
+                #expect(next.image.size == ImageSize(width: 300, height: 300))
+                #expect(ContinuousClock.now - start < .seconds(2))
+                #expect(recorder.callCounts == [0: 1])
             }
         }
     }

@@ -1,0 +1,197 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOHTTP1
+import Synchronization
+
+/// Reads the response of one HTTP exchange on the request's event loop (an
+/// AsyncHTTPClient response delegate): checks the head, bounds and collects the body into
+/// one `Data`, and reports progress and partial images as chunks arrive, so a download
+/// costs one hop to Swift concurrency (its end) instead of one per head and body chunk.
+///
+/// AsyncHTTPClient calls a delegate on the event loop the task is pinned to (the
+/// downloader passes `.delegate(on:)`, which redirects keep), one call at a time; the lock
+/// only makes that proof unnecessary, it is never contended. Handlers and modifiers run
+/// outside it. Thread-safe.
+final class ResponseReader: HTTPClientResponseDelegate {
+    /// What the exchange produced: the checked response and its whole body (the cached
+    /// data for a revalidated 304).
+    struct Outcome: Sendable {
+        var data: Data
+        var response: DownloadResponse
+    }
+
+    /// The server asked for Basic credentials the downloader has and the request lacks;
+    /// thrown from the head (closing that connection) so the caller sends again with them.
+    struct BasicChallenge: Error {}
+
+    private enum Phase {
+        case awaitingHead
+        case reading
+        /// A 304 answering a revalidation: the body (normally none) is ignored.
+        case notModified(Data)
+    }
+
+    private struct State {
+        var phase = Phase.awaitingHead
+        var record = Downloader.TransferRecord()
+        var visits = 0
+        var finalURL: URL?
+        var response: DownloadResponse?
+        var expected: Int?
+        var data = Data()
+        var throttle: ProgressThrottle
+        var headArrived = false
+        var headDeadline: Scheduled<Void>?
+    }
+
+    private let downloader: Downloader
+    private let operation: DownloadOperation
+    private let requestURL: URL
+    private let start: ContinuousClock.Instant
+    private let answersBasicChallenge: Bool
+    private let limit: Int
+    private let partials: PartialImageSource
+    private let state: Mutex<State>
+
+    /// A reader for one exchange of `operation`. With `answersBasicChallenge`, a 401 that
+    /// accepts Basic fails with ``BasicChallenge`` instead of the status error.
+    init(downloader: Downloader, operation: DownloadOperation, requestURL: URL, start: ContinuousClock.Instant, answersBasicChallenge: Bool) {
+        self.downloader = downloader
+        self.operation = operation
+        self.requestURL = requestURL
+        self.start = start
+        self.answersBasicChallenge = answersBasicChallenge
+        limit = downloader.config.maximumResponseSize
+        partials = PartialImageSource(operation: operation, makeDecoder: downloader.config.partialImageDecoder)
+        state = Mutex(State(throttle: ProgressThrottle(expectedSize: nil, minimumInterval: downloader.config.minimumProgressInterval)))
+    }
+
+    /// What is known about the transfer so far, for its metrics.
+    var record: Downloader.TransferRecord { state.withLock { $0.record } }
+
+    /// Cancels `deadline` when the response head arrives (at once if it already has): the
+    /// deadline only backs up the connect and read time-outs until then, so a slow but
+    /// steady body is never cut off by it.
+    func armHeadDeadline(_ deadline: Scheduled<Void>) {
+        let arrived = state.withLock { state in
+            if !state.headArrived { state.headDeadline = deadline }
+            return state.headArrived
+        }
+        if arrived { deadline.cancel() }
+    }
+
+    /// Cancels the head deadline, for a transfer that ended before its head arrived.
+    func disarmHeadDeadline() {
+        state.withLock { state in
+            defer { state.headDeadline = nil }
+            return state.headDeadline
+        }?.cancel()
+    }
+
+    /// Called for every response head, redirects included: counts them and remembers the
+    /// URL that answered last.
+    func didVisitURL(task: HTTPClient.Task<Outcome>, _ request: HTTPClient.Request, _ head: HTTPResponseHead) {
+        state.withLock { state in
+            state.visits += 1
+            state.finalURL = request.url
+        }
+    }
+
+    func didReceiveHead(task: HTTPClient.Task<Outcome>, _ head: HTTPResponseHead) -> EventLoopFuture<Void> {
+        let now = ContinuousClock.now
+        let url = state.withLock { state in
+            state.headArrived = true
+            state.record.timeToFirstByte = now - start
+            state.record.statusCode = Int(head.status.code)
+            state.record.redirectCount = max(0, state.visits - 1)
+            return state.finalURL ?? requestURL
+        }
+        disarmHeadDeadline()
+        if answersBasicChallenge, head.status == .unauthorized, Self.acceptsBasic(head.headers) {
+            return task.eventLoop.makeFailedFuture(BasicChallenge())
+        }
+        let response: DownloadResponse
+        do {
+            response = try downloader.checkedResponse(
+                DownloadResponse(url: url, statusCode: Int(head.status.code), headers: head.headers),
+                options: operation.requestOptions
+            )
+        } catch {
+            return task.eventLoop.makeFailedFuture(error)
+        }
+        let expected = response.expectedContentLength
+        downloader.emit(.receivedResponse(operation.url, statusCode: response.statusCode, expectedSize: expected ?? -1))
+        if response.statusCode == 304, let cached = operation.requestOptions.cachedData {
+            state.withLock { state in
+                state.response = response
+                state.phase = .notModified(cached)
+            }
+            return task.eventLoop.makeSucceededVoidFuture()
+        }
+        if let expected, expected > limit {
+            return task.eventLoop.makeFailedFuture(WebImageError.responseTooLarge(limit: limit))
+        }
+        state.withLock { state in
+            state.response = response
+            state.expected = expected
+            state.throttle = ProgressThrottle(expectedSize: expected, minimumInterval: downloader.config.minimumProgressInterval)
+            state.data.reserveCapacity(min(expected ?? 0, limit))
+            state.phase = .reading
+        }
+        downloader.report(LoadProgress(receivedSize: 0, expectedSize: expected ?? -1, url: operation.url), of: operation)
+        return task.eventLoop.makeSucceededVoidFuture()
+    }
+
+    func didReceiveBodyPart(task: HTTPClient.Task<Outcome>, _ buffer: ByteBuffer) -> EventLoopFuture<Void> {
+        let wantsData = partials.isActive
+        let step: Result<(progress: LoadProgress, data: Data?)?, WebImageError> = state.withLock { state in
+            guard case .reading = state.phase else { return .success(nil) }
+            guard buffer.readableBytes <= limit - state.data.count else { return .failure(.responseTooLarge(limit: limit)) }
+            buffer.withUnsafeReadableBytes { bytes in
+                if let base = bytes.baseAddress { state.data.append(base.assumingMemoryBound(to: UInt8.self), count: bytes.count) }
+            }
+            let received = state.data.count
+            state.record.bytesReceived = received
+            guard state.throttle.shouldReport(receivedSize: received) else { return .success(nil) }
+            let progress = LoadProgress(receivedSize: received, expectedSize: state.expected ?? -1, url: operation.url)
+            return .success((progress, wantsData ? state.data : nil))
+        }
+        switch step {
+        case .success(let report?):
+            downloader.report(report.progress, of: operation, data: report.data, partials: partials)
+        case .success(nil):
+            break
+        case .failure(let error):
+            // Failing the future stops the transfer and closes its connection.
+            return task.eventLoop.makeFailedFuture(error)
+        }
+        return task.eventLoop.makeSucceededVoidFuture()
+    }
+
+    func didReceiveError(task: HTTPClient.Task<Outcome>, _ error: any Error) {}
+
+    func didFinishRequest(task: HTTPClient.Task<Outcome>) throws -> Outcome {
+        let (phase, data, response, expected) = state.withLock { state in
+            defer { state.data = Data() }
+            return (state.phase, state.data, state.response, state.expected)
+        }
+        guard let response else { throw WebImageError.invalidDownloadResponse }
+        switch phase {
+        case .notModified(let cached):
+            return Outcome(data: cached, response: response)
+        case .reading, .awaitingHead:
+            downloader.report(
+                LoadProgress(receivedSize: data.count, expectedSize: expected ?? data.count, url: operation.url),
+                of: operation,
+                partials: partials
+            )
+            return Outcome(data: data, response: response)
+        }
+    }
+
+    private static func acceptsBasic(_ headers: HTTPHeaders) -> Bool {
+        let challenges = headers[canonicalForm: "WWW-Authenticate"]
+        return challenges.isEmpty || challenges.contains { $0.lowercased().hasPrefix("basic") }
+    }
+}
