@@ -36,6 +36,7 @@ extension Downloader {
             request = modified
         }
         guard Self.isDownloadable(request.url) else { return transferEnded(operation, .failure(.invalidURL(request.url.absoluteString))) }
+        addStoredHeaders(to: &request, options: options)
         guard !operation.isCancelled else { return transferEnded(operation, .failure(.cancelled)) }
         guard let client = client(allowingInvalidCertificates: operation.key.allowsInvalidCertificates) else {
             return transferEnded(operation, .failure(.invalidDownloadOperation))
@@ -46,6 +47,19 @@ extension Downloader {
         report(LoadProgress(receivedSize: 0, expectedSize: -1, url: operation.url), of: operation)
         let answersChallenge = basicAuthorization != nil && !request.headers.contains(name: "Authorization")
         send(request, client: client, operation: operation, start: ContinuousClock.now, answersBasicChallenge: answersChallenge)
+    }
+
+    /// What the downloader remembers for this request, after the request modifier (whose
+    /// own headers win), as URLSession adds them below `HTTPShouldHandleCookies` and its
+    /// cache: the jar's cookies with `handleCookies`, and the conditions of a revalidation.
+    private func addStoredHeaders(to request: inout DownloadRequest, options: DownloadRequestOptions) {
+        if options.handleCookies, !request.headers.contains(name: "Cookie"),
+           let cookies = config.cookieJar.cookieHeader(for: request.url) {
+            request.headers.add(name: "Cookie", value: cookies)
+        }
+        if options.cachedData != nil {
+            validators.addConditions(for: request.url, to: &request.headers)
+        }
     }
 
     /// Sends one HTTP exchange, read on its event loop by a ``ResponseReader``. When the

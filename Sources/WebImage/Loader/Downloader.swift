@@ -37,6 +37,8 @@ public final class Downloader: ImageLoader {
     /// The open event streams, under their own lock: events are sent from every event
     /// loop and must not wait for the queue.
     let listeners = Mutex(EventListeners())
+    /// The `ETag` / `Last-Modified` of recent responses, to make revalidations conditional.
+    let validators = HTTPValidatorStore()
 
     /// Creates a downloader. No connection or client exists until the first download.
     public init(config: DownloaderConfig = DownloaderConfig()) {

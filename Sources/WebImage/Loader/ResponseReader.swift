@@ -89,12 +89,17 @@ final class ResponseReader: HTTPClientResponseDelegate {
         }?.cancel()
     }
 
-    /// Called for every response head, redirects included: counts them and remembers the
-    /// URL that answered last.
+    /// Called for every response head, redirects included: counts them, remembers the
+    /// URL that answered last, and with `handleCookies` stores the cookies each one sets.
     func didVisitURL(task: HTTPClient.Task<Outcome>, _ request: HTTPClient.Request, _ head: HTTPResponseHead) {
         state.withLock { state in
             state.visits += 1
             state.finalURL = request.url
+        }
+        if operation.requestOptions.handleCookies {
+            // Not `canonicalForm`, which splits at commas: an `Expires` date has one.
+            let cookies = head.headers["Set-Cookie"]
+            if !cookies.isEmpty { downloader.config.cookieJar.setCookies(fromHeaders: cookies, for: request.url) }
         }
     }
 
@@ -181,6 +186,7 @@ final class ResponseReader: HTTPClientResponseDelegate {
         case .notModified(let cached):
             return Outcome(data: cached, response: response)
         case .reading, .awaitingHead:
+            if (200..<300).contains(response.statusCode) { downloader.validators.record(response.headers, for: requestURL) }
             downloader.report(
                 LoadProgress(receivedSize: data.count, expectedSize: expected ?? data.count, url: operation.url),
                 of: operation,

@@ -71,6 +71,30 @@ import Testing
         }
     }
 
+    @Test func refreshCachedAsksWithTheValidatorsOfTheCachedResponse() async throws {
+        let png = try pngData()
+        let validators = [("ETag", "\"v1\""), ("Last-Modified", "Wed, 21 Oct 2015 07:28:00 GMT")]
+        try await LoopbackServer.with(["/a.png": .ok(png, contentType: "image/png", headers: validators)]) { server in
+            try await ManagerHarness.with { harness in
+                let manager = harness.makeManager()
+                let url = server.url("/a.png")
+                let original = try await manager.loadImage(with: url, options: .waitStoreCache)
+                #expect(server.requests.first?.header("If-None-Match") == nil)
+                server.setRoute("/a.png", .status(304))
+                let refreshed = try await manager.loadImage(with: url, options: .refreshCached)
+                #expect(refreshed.image === original.image)
+                let revalidation = try #require(server.requests.last)
+                #expect(revalidation.header("If-None-Match") == "\"v1\"")
+                #expect(revalidation.header("If-Modified-Since") == "Wed, 21 Oct 2015 07:28:00 GMT")
+                // An ordinary load is never conditional: without cached bytes a 304 is useless.
+                server.setRoute("/a.png", pngReply(png))
+                _ = try await manager.loadImage(with: url, options: .fromLoaderOnly)
+                #expect(server.requests.last?.header("If-None-Match") == nil)
+                #expect(server.requestCount("/a.png") == 3)
+            }
+        }
+    }
+
     @Test func refreshCachedWithChangedBytesDeliversTheNewImage() async throws {
         let red = RGBAColor(red: 250, green: 0, blue: 0, alpha: 255)
         let green = RGBAColor(red: 0, green: 250, blue: 0, alpha: 255)
@@ -109,10 +133,13 @@ import Testing
                 let url = server.url("/slow.png")
                 let task = Task { try await manager.loadImage(with: url) }
                 try await server.waitForRequests(1)
+                #expect(server.openConnectionCount == 1)
                 let start = ContinuousClock.now
                 task.cancel()
                 await #expect(throws: WebImageError.cancelled) { try await task.value }
                 #expect(ContinuousClock.now - start < .seconds(1))
+                // The request itself ends, not only the wait for it: the server sees the close.
+                #expect(try await server.waitForOpenConnections(atMost: 0))
                 try await waitUntilIdle(manager)
                 #expect(!manager.isRunning)
                 #expect(harness.downloader.currentDownloadCount == 0)
