@@ -4,14 +4,6 @@ import Foundation
 /// The queue: coalescing, ordering, the concurrency limit and cancellation. Everything
 /// here runs under the downloader's lock except where a function says otherwise.
 extension Downloader {
-    /// A download waiting for a free slot.
-    struct QueuedDownload {
-        let operation: DownloadOperation
-        var priority: DownloadPriority
-        /// Arrival order, for FIFO and LIFO.
-        let sequence: Int
-    }
-
     /// Everything the downloader's lock protects.
     struct State {
         var maxConcurrentDownloads: Int
@@ -20,7 +12,7 @@ extension Downloader {
         var isShutDown = false
         /// The operation callers of each key join: queued or running, until its transfer ends.
         var operations: [DownloadOperation.Key: DownloadOperation] = [:]
-        var pending: [QueuedDownload] = []
+        var pending = DownloadQueue()
         /// Running operations, until their transfer ends (a cancelled one still holds its
         /// slot until its connection is really gone, so the server never sees more than the
         /// limit).
@@ -53,16 +45,13 @@ extension Downloader {
         let id = state.makeID()
         if let existing = state.operations[key], existing.add(subscriber, id: id) {
             // SDWebImage raises a queued operation's priority when a more urgent caller joins.
-            if let index = state.pending.firstIndex(where: { $0.operation === existing }),
-               state.pending[index].priority < options.priority {
-                state.pending[index].priority = options.priority
-            }
+            state.pending.raise(existing, to: options.priority)
             return (DownloadToken(url: key.url, id: id, operation: existing, downloader: self), [])
         }
         let operation = DownloadOperation(key: key, requestOptions: options)
         _ = operation.add(subscriber, id: id)
         state.operations[key] = operation
-        state.pending.append(QueuedDownload(operation: operation, priority: options.priority, sequence: id))
+        state.pending.append(operation, priority: options.priority, sequence: id)
         return (DownloadToken(url: key.url, id: id, operation: operation, downloader: self), takeStartableDownloads(&state))
     }
 
@@ -72,8 +61,7 @@ extension Downloader {
         var ready: [DownloadOperation] = []
         while !state.isSuspended, !state.isShutDown,
               state.running.count < state.maxConcurrentDownloads,
-              let index = nextQueuedIndex(state) {
-            let operation = state.pending.remove(at: index).operation
+              let operation = state.pending.takeNext(lifo: config.executionOrder == .lifo) {
             state.running[ObjectIdentifier(operation)] = operation
             operation.setPhase(.running)
             ready.append(operation)
@@ -81,37 +69,42 @@ extension Downloader {
         return ready
     }
 
-    /// Starts the transfers of operations that got a slot. Called outside the lock.
+    /// Starts the transfers of operations that got a slot. Called outside the lock. A
+    /// transfer that ends before it is sent (refused by the request modifier, cancelled)
+    /// frees its slot here, and the loop starts whatever that lets start: a long queue of
+    /// such failures must not become as many nested calls on one thread's stack.
     func begin(_ operations: [DownloadOperation]) {
-        for operation in operations { beginTransfer(operation) }
-    }
-
-    /// The queued download to start next: highest priority, then oldest (FIFO) or newest (LIFO).
-    private func nextQueuedIndex(_ state: State) -> Int? {
-        let lifo = config.executionOrder == .lifo
-        var best: Int?
-        for (index, candidate) in state.pending.enumerated() {
-            guard let current = best else { best = index; continue }
-            let chosen = state.pending[current]
-            if candidate.priority != chosen.priority {
-                if candidate.priority > chosen.priority { best = index }
-            } else if lifo ? candidate.sequence > chosen.sequence : candidate.sequence < chosen.sequence {
-                best = index
-            }
+        var queue = operations
+        var next = 0
+        while next < queue.count {
+            let operation = queue[next]
+            next += 1
+            guard let failure = beginTransfer(operation) else { continue }
+            queue += freeSlot(of: operation)
+            handOut(.failure(failure), of: operation)
         }
-        return best
     }
 
     /// Ends an operation's transfer: frees its slot (starting the next queued ones), then
     /// hands out the outcome. Runs where the transfer ended, usually its event loop.
     func transferEnded(_ operation: DownloadOperation, _ outcome: Result<TransferredBody, WebImageError>) {
-        let ready = state.withLock { state in
+        begin(freeSlot(of: operation))
+        handOut(outcome, of: operation)
+    }
+
+    /// Takes an ended operation out of the running set; returns the queued operations
+    /// that got its slot, for the caller to ``begin(_:)``.
+    private func freeSlot(of operation: DownloadOperation) -> [DownloadOperation] {
+        state.withLock { state in
             state.running[ObjectIdentifier(operation)] = nil
             if state.operations[operation.key] === operation { state.operations[operation.key] = nil }
             operation.setPhase(.delivering)
             return takeStartableDownloads(&state)
         }
-        begin(ready)
+    }
+
+    /// Gives an ended operation's outcome to its callers.
+    private func handOut(_ outcome: Result<TransferredBody, WebImageError>, of operation: DownloadOperation) {
         switch outcome {
         case .success(let body):
             deliver(body, of: operation)
@@ -128,8 +121,7 @@ extension Downloader {
             let (subscriber, isEmpty) = operation.remove(id: token.id)
             guard subscriber != nil, isEmpty else { return (subscriber, false) }
             if state.operations[operation.key] === operation { state.operations[operation.key] = nil }
-            if let index = state.pending.firstIndex(where: { $0.operation === operation }) {
-                state.pending.remove(at: index)
+            if state.pending.remove(operation) {
                 operation.setPhase(.done)
                 return (subscriber, false)
             }
@@ -143,11 +135,10 @@ extension Downloader {
     /// running operations, whose requests the caller cancels.
     func takeEverything(_ state: inout State) -> ([DownloadOperation.Subscriber], [DownloadOperation]) {
         var subscribers: [DownloadOperation.Subscriber] = []
-        for queued in state.pending {
-            subscribers += queued.operation.removeAll()
-            queued.operation.setPhase(.done)
+        for operation in state.pending.removeAll() {
+            subscribers += operation.removeAll()
+            operation.setPhase(.done)
         }
-        state.pending.removeAll()
         let running = Array(state.running.values)
         for operation in running { subscribers += operation.removeAll() }
         state.operations.removeAll()

@@ -23,30 +23,32 @@ extension Downloader {
     }
 
     /// Builds and sends the request of `operation`, which just got a slot; the transfer
-    /// then runs on an event loop and ends in ``transferEnded(_:_:)``. Called outside the lock.
-    func beginTransfer(_ operation: DownloadOperation) {
+    /// then runs on an event loop and ends in ``transferEnded(_:_:)``. Returns the error of
+    /// a transfer that ended before it was sent, for ``begin(_:)`` to end it without
+    /// nesting calls. Called outside the lock.
+    func beginTransfer(_ operation: DownloadOperation) -> WebImageError? {
         let options = operation.requestOptions
         let headers = state.withLock { $0.headers }
         var request = DownloadRequest(url: operation.url, headers: HTTPHeaders(headers.map { ($0.key, $0.value) }))
         if let modifier = options.requestModifier {
             guard let modified = modifier.modified(request) else {
                 log("request refused by the request modifier", operation.url)
-                return transferEnded(operation, .failure(.invalidDownloadOperation))
+                return .invalidDownloadOperation
             }
             request = modified
         }
-        guard Self.isDownloadable(request.url) else { return transferEnded(operation, .failure(.invalidURL(request.url.absoluteString))) }
+        guard Self.isDownloadable(request.url) else { return .invalidURL(request.url.absoluteString) }
         addStoredHeaders(to: &request, options: options)
-        guard !operation.isCancelled else { return transferEnded(operation, .failure(.cancelled)) }
+        guard !operation.isCancelled else { return .cancelled }
         guard let client = client(allowingInvalidCertificates: operation.key.allowsInvalidCertificates) else {
-            return transferEnded(operation, .failure(.invalidDownloadOperation))
+            return .invalidDownloadOperation
         }
 
         emit(.started(operation.url))
         log("download started", operation.url)
         report(LoadProgress(receivedSize: 0, expectedSize: -1, url: operation.url), of: operation)
         let answersChallenge = basicAuthorization != nil && !request.headers.contains(name: "Authorization")
-        send(request, client: client, operation: operation, start: ContinuousClock.now, answersBasicChallenge: answersChallenge)
+        return send(request, client: client, operation: operation, start: ContinuousClock.now, answersBasicChallenge: answersChallenge)
     }
 
     /// What the downloader remembers for this request, after the request modifier (whose
@@ -64,19 +66,22 @@ extension Downloader {
 
     /// Sends one HTTP exchange, read on its event loop by a ``ResponseReader``. When the
     /// server answers with a Basic challenge the downloader can meet, sends it once more
-    /// with the credential; otherwise ends the transfer with the outcome.
+    /// with the credential; otherwise ends the transfer with the outcome. Returns the error
+    /// when the request could not even be built (the transfer is then the caller's to end).
     private func send(
         _ request: DownloadRequest,
         client: HTTPClient,
         operation: DownloadOperation,
         start: ContinuousClock.Instant,
         answersBasicChallenge: Bool
-    ) {
+    ) -> WebImageError? {
         let outgoing: HTTPClient.Request
         do {
             outgoing = try HTTPClient.Request(url: request.url, method: request.method, headers: request.headers, body: request.body.map { .bytes($0) })
         } catch {
-            return exchangeEnded(operation, start: start, record: TransferRecord(), result: .failure(Self.webImageError(from: error)))
+            let failure = Self.webImageError(from: error)
+            _ = exchangeOutcome(operation, start: start, record: TransferRecord(), result: .failure(failure))
+            return failure
         }
         let reader = ResponseReader(
             downloader: self, operation: operation, requestURL: request.url, start: start,
@@ -99,19 +104,24 @@ extension Downloader {
                 // credential; a second 401 is the final answer.
                 var retry = request
                 retry.headers.replaceOrAdd(name: "Authorization", value: authorization)
-                return self.send(retry, client: client, operation: operation, start: start, answersBasicChallenge: false)
+                if let failure = self.send(retry, client: client, operation: operation, start: start, answersBasicChallenge: false) {
+                    self.transferEnded(operation, .failure(failure))
+                }
+                return
             }
-            self.exchangeEnded(operation, start: start, record: reader.record, result: result.mapError { Self.webImageError(from: $0) })
+            let outcome = self.exchangeOutcome(operation, start: start, record: reader.record, result: result.mapError { Self.webImageError(from: $0) })
+            self.transferEnded(operation, outcome)
         }
+        return nil
     }
 
-    /// Records the transfer's metrics, events and log line, then ends it.
-    private func exchangeEnded(
+    /// Records the transfer's metrics, events and log line; returns what to end it with.
+    private func exchangeOutcome(
         _ operation: DownloadOperation,
         start: ContinuousClock.Instant,
         record: TransferRecord,
         result: Result<ResponseReader.Outcome, WebImageError>
-    ) {
+    ) -> Result<TransferredBody, WebImageError> {
         let metrics = DownloadMetrics(
             url: operation.url,
             statusCode: record.statusCode,
@@ -125,10 +135,10 @@ extension Downloader {
         case .success(let outcome):
             emit(.finished(operation.url, metrics))
             log("download finished", operation.url, ["status": "\(outcome.response.statusCode)", "bytes": "\(outcome.data.count)", "ms": "\(metrics.totalTime.milliseconds)"])
-            transferEnded(operation, .success(TransferredBody(data: outcome.data, response: outcome.response, metrics: metrics)))
+            return .success(TransferredBody(data: outcome.data, response: outcome.response, metrics: metrics))
         case .failure(let error):
             log("download failed", operation.url, ["error": "\(error)"])
-            transferEnded(operation, .failure(error))
+            return .failure(error)
         }
     }
 
