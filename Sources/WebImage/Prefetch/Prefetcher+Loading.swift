@@ -3,21 +3,27 @@ import Foundation
 /// Starting loads within the concurrency limit, recording their outcomes, and delivering
 /// each list's callbacks in order without holding the lock.
 extension Prefetcher {
-    /// Starts queued loads while there are free slots.
+    /// Starts queued loads while there are free slots. One loop at a time does it: a load
+    /// that completes inside the manager call (a memory hit, a remembered failure) frees
+    /// its slot by asking the running loop to go round again, so a list of 100,000 memory
+    /// hits never becomes 100,000 nested calls on one stack.
     func startQueuedLoads() {
-        let starts = state.withLock { $0.takeStartableLoads() }
-        for start in starts {
-            let operation = manager.loadImage(
-                with: start.url,
-                options: start.options,
-                context: start.context,
-                progress: nil
-            ) { [self] result in
-                loadFinished(start.load, failed: (try? result.get()) == nil)
+        guard state.withLock({ $0.beginStarting() }) else { return }
+        repeat {
+            let starts = state.withLock { $0.takeStartableLoads() }
+            for start in starts {
+                let operation = manager.loadImage(
+                    with: start.url,
+                    options: start.options,
+                    context: start.context,
+                    progress: nil
+                ) { [self] result in
+                    loadFinished(start.load, failed: (try? result.get()) == nil)
+                }
+                let cancelNow = state.withLock { $0.attach(operation, to: start.load) }
+                if cancelNow { operation.cancel() }
             }
-            let cancelNow = state.withLock { $0.attach(operation, to: start.load) }
-            if cancelNow { operation.cancel() }
-        }
+        } while state.withLock({ $0.endStarting() })
     }
 
     private func loadFinished(_ load: PrefetchLoad, failed: Bool) {

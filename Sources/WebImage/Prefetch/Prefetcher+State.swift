@@ -13,6 +13,10 @@ extension Prefetcher {
         private var running: [PrefetchLoad: ImageLoadOperation?] = [:]
         private var queue: [PrefetchLoad] = []
         private var queueHead = 0
+        /// Whether a thread is in ``Prefetcher/startQueuedLoads()``'s loop, and whether a
+        /// slot freed meanwhile (see ``beginStarting()``).
+        private var isStarting = false
+        private var startAgain = false
 
         init(maxConcurrent: Int) {
             self.maxConcurrent = maxConcurrent
@@ -26,6 +30,28 @@ extension Prefetcher {
         mutating func clearQueue() {
             queue.removeAll()
             queueHead = 0
+        }
+
+        /// `true` when the caller is to run the start loop; `false` when another call (on
+        /// this thread, from inside a synchronous completion, or on another) runs it, which
+        /// is then told to go round once more.
+        mutating func beginStarting() -> Bool {
+            guard !isStarting else {
+                startAgain = true
+                return false
+            }
+            isStarting = true
+            return true
+        }
+
+        /// `true` when slots were freed while the loop ran, so it must go round again.
+        mutating func endStarting() -> Bool {
+            if startAgain {
+                startAgain = false
+                return true
+            }
+            isStarting = false
+            return false
         }
 
         /// A load to start outside the lock.
