@@ -218,14 +218,16 @@ struct DownloaderTests {
                 #expect(server.openConnectionCount == 1)
                 let start = ContinuousClock.now
                 token?.cancel()
+                // Bounds well under the 10 s time-out, which is what would otherwise end the
+                // request, yet loose enough for a loaded 2-core CI machine.
                 #expect(try await server.waitForOpenConnections(atMost: 0))
-                #expect(ContinuousClock.now - start < .seconds(1))
+                #expect(ContinuousClock.now - start < .seconds(3))
                 let outcomes = await recorder.outcomes(1)
                 #expect(throws: WebImageError.cancelled) { try outcomes[0]?.get() }
                 #expect(downloader.currentDownloadCount == 0)
                 let next = try await downloader.loadImage(from: server.url("/a.png"))
                 #expect(next.image.size == ImageSize(width: 300, height: 300))
-                #expect(ContinuousClock.now - start < .seconds(2))
+                #expect(ContinuousClock.now - start < .seconds(6))
                 #expect(recorder.callCounts == [0: 1])
             }
         }

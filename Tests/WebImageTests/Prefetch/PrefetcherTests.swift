@@ -140,17 +140,6 @@ import Testing
         #expect(manager.maxRunning == 1)
     }
 
-    @Test func aLongListOfSynchronousCompletionsRunsInALoop() async {
-        // 30,000 memory hits in a row: each completion frees a slot inside the manager call;
-        // nesting the next start there would overflow the stack.
-        let manager = TestImageManager { _ in TestImageManager.Plan(synchronous: true) }
-        let prefetcher = Prefetcher(manager: manager, maxConcurrentPrefetchCount: 3)
-        let result = await prefetcher.prefetch(urls: Self.urls(30_000))
-        #expect(result == PrefetchResult(finished: 30_000, skipped: 0, total: 30_000))
-        #expect(manager.loadCount == 30_000)
-        #expect(prefetcher.runningListCount == 0)
-    }
-
     @Test func cancellingFromInsideAProgressCallbackCompletesOnce() async {
         let manager = TestImageManager { url in TestImageManager.Plan(delay: url.lastPathComponent == "img0.png" ? .zero : .seconds(30)) }
         let prefetcher = Prefetcher(manager: manager)
