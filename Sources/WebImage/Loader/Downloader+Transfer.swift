@@ -93,7 +93,7 @@ extension Downloader {
         let task = client.execute(request: outgoing, delegate: reader, eventLoop: .delegate(on: eventLoop), deadline: nil, logger: nil)
         // The configured timeout is an idle limit, enforced by the client's connect and read
         // timeouts; this deadline only backs them up for a request that never gets a head.
-        reader.armHeadDeadline(eventLoop.scheduleTask(in: config.timeout.timeAmount * 4) {
+        reader.armHeadDeadline(eventLoop.scheduleTask(in: (config.timeout * 4).timeAmount) {
             task.fail(reason: HTTPClientError.deadlineExceeded)
         })
         if !operation.setRequest(task) { task.cancel() }
@@ -240,10 +240,14 @@ extension Downloader {
 }
 
 extension Duration {
-    /// The duration as a NIO `TimeAmount` (nanosecond precision).
+    /// The duration as a NIO `TimeAmount` (nanosecond precision). One too long for 64-bit
+    /// nanoseconds (about 292 years) becomes the longest amount, which NIO treats as "never".
     var timeAmount: TimeAmount {
         let (seconds, attoseconds) = components
-        return .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+        let (whole, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+        let (total, carry) = whole.addingReportingOverflow(attoseconds / 1_000_000_000)
+        guard !overflow, !carry else { return .nanoseconds(seconds < 0 ? .min : .max) }
+        return .nanoseconds(total)
     }
 
     /// Whole milliseconds, for logs.

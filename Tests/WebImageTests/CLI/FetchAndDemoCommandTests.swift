@@ -68,6 +68,25 @@ import Testing
         }
     }
 
+    @Test(arguments: ["1e10", "1e300", "inf"])
+    func fetchTakesAnyPositiveTimeout(timeout: String) async throws {
+        // Seconds beyond what the downloader can count mean "no practical limit", not a crash.
+        let png = try pngData(width: 8, height: 8)
+        let cache = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: cache) }
+        try await LoopbackServer.with(["/a.png": pngReply(png)]) { server in
+            let run = try await run("fetch", server.url("/a.png").absoluteString, "--cache-dir", cache.path, "--timeout", timeout)
+            #expect(run.status == 0, "\(run.stderr)")
+            #expect(sources(run.stdout) == ["network"])
+        }
+    }
+
+    @Test func fetchRefusesATimeoutThatIsNotANumberOfSeconds() async throws {
+        let run = try await run("fetch", "http://127.0.0.1:9/a.png", "--timeout", "nan")
+        #expect(run.status == 64)
+        #expect(run.stderr.contains("--timeout must be positive"))
+    }
+
     @Test func demoLoadsEveryImageFromNetworkThenDiskThenMemory() async throws {
         let corpus = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: corpus) }

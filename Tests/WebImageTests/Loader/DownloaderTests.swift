@@ -29,6 +29,16 @@ struct DownloaderTests {
         }
     }
 
+    @Test func aTimeoutLongerThanNanosecondsCanCountIsNoPracticalLimit() async throws {
+        // 10^11 s is 10^20 ns, more than a 64-bit count of nanoseconds holds.
+        try await LoopbackServer.with(["/a.png": .ok(png, contentType: "image/png")]) { server in
+            try await LoaderTesting.withDownloader(LoaderTesting.config(timeout: .seconds(100_000_000_000))) { downloader in
+                let result = try await downloader.load(server.url("/a.png"), options: DownloadRequestOptions(), progress: nil)
+                #expect(result.data == png)
+            }
+        }
+    }
+
     @Test func resultsCarryTheResponseHeadForRevalidation() async throws {
         let headers = [("ETag", "\"v1\""), ("Last-Modified", "Sat, 21 Nov 2026 08:00:00 GMT")]
         try await LoopbackServer.with(["/a.png": .ok(png, contentType: "image/png", headers: headers)]) { server in
