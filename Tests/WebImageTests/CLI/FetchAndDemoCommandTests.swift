@@ -81,6 +81,17 @@ import Testing
         }
     }
 
+    @Test func fetchWithAThumbnailWhosePixelCountOverflowsGivesTheWholeImage() async throws {
+        // 9,999,999,999² pixels do not fit in an Int; a box that large holds any image as it is.
+        let png = try pngData(width: 12, height: 8)
+        let cache = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: cache) }
+        let run = try await run("fetch", "data:image/png;base64," + png.base64EncodedString(), "--cache-dir", cache.path,
+                                "--thumbnail", "9999999999x9999999999")
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout.contains("12x8"))
+    }
+
     @Test func fetchRefusesATimeoutThatIsNotANumberOfSeconds() async throws {
         let run = try await run("fetch", "http://127.0.0.1:9/a.png", "--timeout", "nan")
         #expect(run.status == 64)
