@@ -94,12 +94,12 @@ struct DiskCacheTests {
 
         let entryWatch = FIFOWatch()
         let entryRead = entryWatch.run { cache.data(forKey: "https://a.com/pipe.png") }
-        #expect(await entryWatch.waitForDone(within: .seconds(1), releasing: entryFIFO), "reading an entry that is a FIFO blocked")
+        #expect(await entryWatch.waitForDone(within: .seconds(5), releasing: entryFIFO), "reading an entry that is a FIFO blocked")
         #expect(await entryRead.value == nil)
 
         let sidecarWatch = FIFOWatch()
         let sidecarRead = sidecarWatch.run { cache.entry(forKey: "https://a.com/b.png") }
-        #expect(await sidecarWatch.waitForDone(within: .seconds(1), releasing: sidecarFIFO), "reading a sidecar that is a FIFO blocked")
+        #expect(await sidecarWatch.waitForDone(within: .seconds(5), releasing: sidecarFIFO), "reading a sidecar that is a FIFO blocked")
         #expect(await sidecarRead.value == DiskCache.Entry(data: Data([1, 2, 3]), extendedData: nil))
     }
 

