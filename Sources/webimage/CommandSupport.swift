@@ -23,6 +23,13 @@ private func describe(_ error: any Error) -> String {
     return String(describing: error).replacingOccurrences(of: "\n", with: " ")
 }
 
+/// `--timeout` seconds as the downloader's timeout. Seconds past a Duration's reach in
+/// milliseconds (`1e300`, `inf`) are capped at about 31,700 years: "no practical limit",
+/// never a crash. `seconds` must be positive (the commands validate it).
+func downloaderTimeout(seconds: Double) -> Duration {
+    .milliseconds(Int64(min(seconds, 1e12) * 1000))
+}
+
 /// Reads a whole input file.
 func readInput(_ path: String) throws -> Data {
     try Data(contentsOf: URL(fileURLWithPath: path))

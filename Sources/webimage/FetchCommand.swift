@@ -36,12 +36,12 @@ struct FetchCommand: AsyncParsableCommand {
 
     func validate() throws {
         if urls.isEmpty { throw ValidationError("give at least one URL") }
-        if timeout <= 0 { throw ValidationError("--timeout must be positive") }
+        if !(timeout > 0) { throw ValidationError("--timeout must be positive") }
     }
 
     func run() async throws {
         var config = DownloaderConfig()
-        config.timeout = .milliseconds(Int(timeout * 1000))
+        config.timeout = downloaderTimeout(seconds: timeout)
         let downloader = Downloader(config: config)
         let base = cacheDirectory.map { URL(fileURLWithPath: $0, isDirectory: true) }
         let manager = ImageManager(

@@ -55,7 +55,7 @@ struct PrefetchCommand: AsyncParsableCommand {
             urls = try Self.parseURLList(text)
         }
         var config = DownloaderConfig()
-        config.timeout = .milliseconds(Int(timeout * 1000))
+        config.timeout = downloaderTimeout(seconds: timeout)
         // The prefetcher bounds the loads; the downloader must not bound them lower.
         config.maxConcurrentDownloads = max(config.maxConcurrentDownloads, concurrency)
         let downloader = Downloader(config: config)

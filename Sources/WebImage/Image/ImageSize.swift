@@ -19,8 +19,15 @@ public struct ImageSize: Sendable, Hashable, Codable, CustomStringConvertible {
         self.height = height
     }
 
-    /// `width × height`, or 0 when either side is not positive.
-    public var pixelCount: Int { width > 0 && height > 0 ? width * height : 0 }
+    /// `width × height`, or 0 when either side is not positive, or `Int.max` when the
+    /// product does not fit.
+    public var pixelCount: Int {
+        guard width > 0, height > 0 else { return 0 }
+        // A caller's box (a thumbnail size) may be too large to count: it then counts as
+        // larger than any image, never as a crash.
+        let (count, overflow) = width.multipliedReportingOverflow(by: height)
+        return overflow ? .max : count
+    }
 
     /// `"WxH"`, the form the command line reads and prints.
     public var description: String { "\(width)x\(height)" }

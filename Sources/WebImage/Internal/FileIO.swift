@@ -28,7 +28,9 @@ enum FileIO {
     /// cannot be read. The descriptor stays open in the result (closed when it is dropped),
     /// so attributes are read from the same file even if it is replaced meanwhile.
     static func read(_ path: String) -> ReadFile? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        // Non-blocking, so a FIFO found in place of a file (with no writer) is refused below
+        // instead of blocking the open forever; it changes nothing for a regular file.
+        let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         var info = stat()
         guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {

@@ -70,18 +70,19 @@ extension Downloader {
     }
 
     /// Starts the transfers of operations that got a slot. Called outside the lock. A
-    /// transfer that ends before it is sent (refused by the request modifier, cancelled)
-    /// frees its slot here, and the loop starts whatever that lets start: a long queue of
-    /// such failures must not become as many nested calls on one thread's stack.
+    /// transfer that ends before it is sent (refused by the request modifier or the HTTP
+    /// client, cancelled) frees its slot here, and the loop starts whatever that lets start:
+    /// a long queue of such failures must not become as many nested calls on one thread's
+    /// stack.
     func begin(_ operations: [DownloadOperation]) {
         var queue = operations
         var next = 0
         while next < queue.count {
             let operation = queue[next]
             next += 1
-            guard let failure = beginTransfer(operation) else { continue }
+            guard let outcome = beginTransfer(operation) else { continue }
             queue += freeSlot(of: operation)
-            handOut(.failure(failure), of: operation)
+            handOut(outcome, of: operation)
         }
     }
 

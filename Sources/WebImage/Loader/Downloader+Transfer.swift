@@ -23,25 +23,25 @@ extension Downloader {
     }
 
     /// Builds and sends the request of `operation`, which just got a slot; the transfer
-    /// then runs on an event loop and ends in ``transferEnded(_:_:)``. Returns the error of
-    /// a transfer that ended before it was sent, for ``begin(_:)`` to end it without
-    /// nesting calls. Called outside the lock.
-    func beginTransfer(_ operation: DownloadOperation) -> WebImageError? {
+    /// then runs on an event loop and ends in ``transferEnded(_:_:)``. Returns the outcome
+    /// of a transfer that ended before this call returned, for ``begin(_:)`` to end it
+    /// without nesting calls. Called outside the lock.
+    func beginTransfer(_ operation: DownloadOperation) -> Result<TransferredBody, WebImageError>? {
         let options = operation.requestOptions
         let headers = state.withLock { $0.headers }
         var request = DownloadRequest(url: operation.url, headers: HTTPHeaders(headers.map { ($0.key, $0.value) }))
         if let modifier = options.requestModifier {
             guard let modified = modifier.modified(request) else {
                 log("request refused by the request modifier", operation.url)
-                return .invalidDownloadOperation
+                return .failure(.invalidDownloadOperation)
             }
             request = modified
         }
-        guard Self.isDownloadable(request.url) else { return .invalidURL(request.url.absoluteString) }
+        guard Self.isDownloadable(request.url) else { return .failure(.invalidURL(request.url.absoluteString)) }
         addStoredHeaders(to: &request, options: options)
-        guard !operation.isCancelled else { return .cancelled }
+        guard !operation.isCancelled else { return .failure(.cancelled) }
         guard let client = client(allowingInvalidCertificates: operation.key.allowsInvalidCertificates) else {
-            return .invalidDownloadOperation
+            return .failure(.invalidDownloadOperation)
         }
 
         emit(.started(operation.url))
@@ -66,22 +66,22 @@ extension Downloader {
 
     /// Sends one HTTP exchange, read on its event loop by a ``ResponseReader``. When the
     /// server answers with a Basic challenge the downloader can meet, sends it once more
-    /// with the credential; otherwise ends the transfer with the outcome. Returns the error
-    /// when the request could not even be built (the transfer is then the caller's to end).
+    /// with the credential; otherwise ends the transfer with the outcome. Returns the outcome
+    /// when the exchange ended before this call returned (the request could not be built, or
+    /// the client rejected it at once): the transfer is then the caller's to end.
     private func send(
         _ request: DownloadRequest,
         client: HTTPClient,
         operation: DownloadOperation,
         start: ContinuousClock.Instant,
         answersBasicChallenge: Bool
-    ) -> WebImageError? {
+    ) -> Result<TransferredBody, WebImageError>? {
         let outgoing: HTTPClient.Request
         do {
             outgoing = try HTTPClient.Request(url: request.url, method: request.method, headers: request.headers, body: request.body.map { .bytes($0) })
         } catch {
             let failure = Self.webImageError(from: error)
-            _ = exchangeOutcome(operation, start: start, record: TransferRecord(), result: .failure(failure))
-            return failure
+            return exchangeOutcome(operation, start: start, record: TransferRecord(), result: .failure(failure))
         }
         let reader = ResponseReader(
             downloader: self, operation: operation, requestURL: request.url, start: start,
@@ -93,7 +93,7 @@ extension Downloader {
         let task = client.execute(request: outgoing, delegate: reader, eventLoop: .delegate(on: eventLoop), deadline: nil, logger: nil)
         // The configured timeout is an idle limit, enforced by the client's connect and read
         // timeouts; this deadline only backs them up for a request that never gets a head.
-        reader.armHeadDeadline(eventLoop.scheduleTask(in: config.timeout.timeAmount * 4) {
+        reader.armHeadDeadline(eventLoop.scheduleTask(in: (config.timeout * 4).timeAmount) {
             task.fail(reason: HTTPClientError.deadlineExceeded)
         })
         if !operation.setRequest(task) { task.cancel() }
@@ -104,15 +104,15 @@ extension Downloader {
                 // credential; a second 401 is the final answer.
                 var retry = request
                 retry.headers.replaceOrAdd(name: "Authorization", value: authorization)
-                if let failure = self.send(retry, client: client, operation: operation, start: start, answersBasicChallenge: false) {
-                    self.transferEnded(operation, .failure(failure))
+                if let outcome = self.send(retry, client: client, operation: operation, start: start, answersBasicChallenge: false) {
+                    self.transferEnded(operation, outcome)
                 }
                 return
             }
             let outcome = self.exchangeOutcome(operation, start: start, record: reader.record, result: result.mapError { Self.webImageError(from: $0) })
-            self.transferEnded(operation, outcome)
+            if reader.endsOutsideSend(outcome) { self.transferEnded(operation, outcome) }
         }
-        return nil
+        return reader.finishSending()
     }
 
     /// Records the transfer's metrics, events and log line; returns what to end it with.
@@ -240,10 +240,14 @@ extension Downloader {
 }
 
 extension Duration {
-    /// The duration as a NIO `TimeAmount` (nanosecond precision).
+    /// The duration as a NIO `TimeAmount` (nanosecond precision). One too long for 64-bit
+    /// nanoseconds (about 292 years) becomes the longest amount, which NIO treats as "never".
     var timeAmount: TimeAmount {
         let (seconds, attoseconds) = components
-        return .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+        let (whole, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+        let (total, carry) = whole.addingReportingOverflow(attoseconds / 1_000_000_000)
+        guard !overflow, !carry else { return .nanoseconds(seconds < 0 ? .min : .max) }
+        return .nanoseconds(total)
     }
 
     /// Whole milliseconds, for logs.

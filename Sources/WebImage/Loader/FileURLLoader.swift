@@ -4,7 +4,8 @@ import Foundation
 ///
 /// The read runs on a dispatch worker thread, not on the caller's thread nor on Swift's
 /// cooperative pool (blocking I/O there would stall other tasks), and refuses files larger
-/// than ``maximumFileSize`` before reading them. Thread-safe.
+/// than ``maximumFileSize``, and anything that is not a regular file (a FIFO, a device, a
+/// directory), before reading them. Thread-safe.
 ///
 /// ```swift
 /// let url = URL(fileURLWithPath: "/srv/images/cat.jpg")
@@ -43,16 +44,22 @@ public struct FileURLLoader: ImageLoader {
         return ImageLoaderResult(image: image, data: data, url: url)
     }
 
-    /// Reads at most `limit` bytes; a longer file (even one that grew since it was opened)
-    /// is refused rather than truncated.
+    /// Reads at most `limit` bytes of a regular file; a longer file (even one that grew
+    /// since it was opened) is refused rather than truncated. Anything else is refused
+    /// before a byte is read: a FIFO could block forever, a device (`/dev/zero`) reports no
+    /// size and never ends, a directory has no bytes.
     private static func read(_ url: URL, limit: Int) throws -> Data {
-        let handle: FileHandle
-        do {
-            handle = try FileHandle(forReadingFrom: url)
-        } catch {
-            throw WebImageError.network("cannot open \(url.path): \((error as NSError).localizedDescription)")
+        // Non-blocking, so opening a FIFO with no writer returns at once instead of waiting
+        // for one; it changes nothing for the regular files read below.
+        let fd = open(url.path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        guard fd >= 0 else {
+            throw WebImageError.network("cannot open \(url.path): \(String(cString: strerror(errno)))")
         }
-        defer { try? handle.close() }
+        let handle = FileHandle(fileDescriptor: fd, closeOnDealloc: true)
+        var info = stat()
+        guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
+            throw WebImageError.network("cannot read \(url.path): not a regular file")
+        }
         do {
             let size = try handle.seekToEnd()
             guard size <= UInt64(limit) else { throw WebImageError.responseTooLarge(limit: limit) }

@@ -43,6 +43,8 @@ final class ResponseReader: HTTPClientResponseDelegate {
         var throttle: ProgressThrottle
         var headArrived = false
         var headDeadline: Scheduled<Void>?
+        var isSending = true
+        var endedWhileSending: Result<Downloader.TransferredBody, WebImageError>?
     }
 
     private let downloader: Downloader
@@ -87,6 +89,28 @@ final class ResponseReader: HTTPClientResponseDelegate {
             defer { state.headDeadline = nil }
             return state.headDeadline
         }?.cancel()
+    }
+
+    /// Hands the exchange's outcome to the downloader's `send` when that call is still
+    /// running: a request the client rejects while building it (an invalid header) has
+    /// already failed, and on its own event loop the completion then runs inside `send`.
+    /// `false` means the outcome was kept for ``finishSending()`` and the caller must not
+    /// end the transfer itself.
+    func endsOutsideSend(_ outcome: Result<Downloader.TransferredBody, WebImageError>) -> Bool {
+        state.withLock { state in
+            guard state.isSending else { return true }
+            state.endedWhileSending = outcome
+            return false
+        }
+    }
+
+    /// Marks the end of `send`; returns the outcome of an exchange that ended inside it.
+    func finishSending() -> Result<Downloader.TransferredBody, WebImageError>? {
+        state.withLock { state in
+            state.isSending = false
+            defer { state.endedWhileSending = nil }
+            return state.endedWhileSending
+        }
     }
 
     /// Called for every response head, redirects included: counts them, remembers the

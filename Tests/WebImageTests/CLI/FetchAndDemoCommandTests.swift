@@ -68,6 +68,36 @@ import Testing
         }
     }
 
+    @Test func fetchTakesATimeoutLongerThanTheDownloaderCanCount() async throws {
+        // 1e300 s overflowed the conversion to milliseconds (as `inf` did); capped, it still
+        // overflows 64-bit nanoseconds in the downloader. It means "no practical limit".
+        let png = try pngData(width: 8, height: 8)
+        let cache = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: cache) }
+        try await LoopbackServer.with(["/a.png": pngReply(png)]) { server in
+            let run = try await run("fetch", server.url("/a.png").absoluteString, "--cache-dir", cache.path, "--timeout", "1e300")
+            #expect(run.status == 0, "\(run.stderr)")
+            #expect(sources(run.stdout) == ["network"])
+        }
+    }
+
+    @Test func fetchWithAThumbnailWhosePixelCountOverflowsGivesTheWholeImage() async throws {
+        // 9,999,999,999² pixels do not fit in an Int; a box that large holds any image as it is.
+        let png = try pngData(width: 12, height: 8)
+        let cache = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: cache) }
+        let run = try await run("fetch", "data:image/png;base64," + png.base64EncodedString(), "--cache-dir", cache.path,
+                                "--thumbnail", "9999999999x9999999999")
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout.contains("12x8"))
+    }
+
+    @Test func fetchRefusesATimeoutThatIsNotANumberOfSeconds() async throws {
+        let run = try await run("fetch", "http://127.0.0.1:9/a.png", "--timeout", "nan")
+        #expect(run.status == 64)
+        #expect(run.stderr.contains("--timeout must be positive"))
+    }
+
     @Test func demoLoadsEveryImageFromNetworkThenDiskThenMemory() async throws {
         let corpus = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: corpus) }

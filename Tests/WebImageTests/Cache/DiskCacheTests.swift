@@ -78,6 +78,31 @@ struct DiskCacheTests {
         #expect(cache.totalCount == 1)
     }
 
+    @Test func aFIFOWhereAnEntryOrItsSidecarShouldBeIsAMissAtOnce() async throws {
+        // Another process (or a shipped read-only directory) may hold anything; opening a
+        // FIFO that has no writer must not block the cache's I/O thread forever.
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        var configuration = DiskCache.Configuration()
+        configuration.extendedDataStorage = .sidecar
+        let cache = DiskCache(directory: directory.url, configuration: configuration)
+        let entryFIFO = cache.fileURL(forKey: "https://a.com/pipe.png").path
+        #expect(mkfifo(entryFIFO, 0o600) == 0)
+        try cache.setData(Data([1, 2, 3]), forKey: "https://a.com/b.png")
+        let sidecarFIFO = cache.sidecarPath(directory: directory.path, name: DiskCache.fileName(forKey: "https://a.com/b.png"))
+        #expect(mkfifo(sidecarFIFO, 0o600) == 0)
+
+        let entryWatch = FIFOWatch()
+        let entryRead = entryWatch.run { cache.data(forKey: "https://a.com/pipe.png") }
+        #expect(await entryWatch.waitForDone(within: .seconds(5), releasing: entryFIFO), "reading an entry that is a FIFO blocked")
+        #expect(await entryRead.value == nil)
+
+        let sidecarWatch = FIFOWatch()
+        let sidecarRead = sidecarWatch.run { cache.entry(forKey: "https://a.com/b.png") }
+        #expect(await sidecarWatch.waitForDone(within: .seconds(5), releasing: sidecarFIFO), "reading a sidecar that is a FIFO blocked")
+        #expect(await sidecarRead.value == DiskCache.Entry(data: Data([1, 2, 3]), extendedData: nil))
+    }
+
     @Test func removeAllDataEmptiesTheDirectoryButKeepsIt() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }

@@ -32,6 +32,37 @@ struct FileURLLoaderTests {
         }
     }
 
+    @Test(arguments: ["/dev/zero", "/tmp"])
+    func somethingOtherThanARegularFileIsAnIOError(path: String) async throws {
+        // /dev/zero reports size 0 and was read up to the size limit; /tmp failed as too large.
+        await #expect {
+            _ = try await FileURLLoader().load(URL(fileURLWithPath: path), options: DownloadRequestOptions(), progress: nil)
+        } throws: { error in
+            guard case .network(let reason) = error as? WebImageError else { return false }
+            return reason.contains("not a regular file")
+        }
+    }
+
+    @Test func fifoWithoutAWriterFailsAtOnce() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("fileloader-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("pipe.png").path
+        #expect(mkfifo(path, 0o600) == 0)
+        let watch = FIFOWatch()
+        let load = Task {
+            defer { watch.markDone() }
+            return try await FileURLLoader().load(URL(fileURLWithPath: path), options: DownloadRequestOptions(), progress: nil)
+        }
+        #expect(await watch.waitForDone(within: .seconds(5), releasing: path), "opening a FIFO with no writer waited for one")
+        await #expect {
+            _ = try await load.value
+        } throws: { error in
+            guard case .network(let reason) = error as? WebImageError else { return false }
+            return reason.contains("not a regular file")
+        }
+    }
+
     @Test func refusesOtherSchemes() throws {
         #expect(!FileURLLoader().canLoad(try #require(URL(string: "https://127.0.0.1/a.png"))))
     }

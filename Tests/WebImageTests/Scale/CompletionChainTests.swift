@@ -45,4 +45,35 @@ import Testing
         #expect(manager.loadCount == 30_000)
         #expect(prefetcher.runningListCount == 0)
     }
+
+    @Test func manyQueuedDownloadsTheHTTPClientRejectsAtOnceEndOneAfterAnother() async throws {
+        // A header value with a line break is rejected by the HTTP client while the request is
+        // being built, so the transfer has already failed when the downloader asks to hear of
+        // its end. On the event loop that frees each slot, that end must not start the next
+        // queued download from inside the same call (2,000 nested ends already overflowed its
+        // stack in debug).
+        let count = 5_000
+        let rejections = Mutex(0)
+        let config = LoaderTesting.config { $0.maxConcurrentDownloads = 1 }
+        try await LoaderTesting.withDownloader(config) { downloader in
+            downloader.isSuspended = true
+            var options = DownloadRequestOptions()
+            options.requestModifier = RequestModifier { request in
+                var request = request
+                request.headers.add(name: "X-Note", value: "one\ntwo")
+                return request
+            }
+            for index in 0..<count {
+                let url = try #require(URL(string: "http://127.0.0.1:9/\(index).png"))
+                downloader.downloadData(with: url, options: options) { result in
+                    if case .failure(.network) = result { rejections.withLock { $0 += 1 } }
+                }
+            }
+            downloader.isSuspended = false
+            let deadline = ContinuousClock.now + .seconds(30)
+            while rejections.withLock({ $0 }) < count, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+            #expect(rejections.withLock { $0 } == count)
+            #expect(downloader.currentDownloadCount == 0)
+        }
+    }
 }
