@@ -1,44 +1,38 @@
 import Foundation
 import Synchronization
 
-/// Watches work that might block forever opening or reading a FIFO with no writer. If the
-/// work has not called ``markDone()`` in time, the watch opens the FIFO for writing and
-/// closes it: the blocked reader then gets end-of-file, so the test reports the hang
-/// instead of hanging itself. Thread-safe.
-final class FIFOWatch: Sendable {
-    private let done = Atomic(false)
-
-    /// Called by the watched work when it ends.
-    func markDone() {
-        done.store(true, ordering: .releasing)
-    }
-
-    /// Runs blocking `work` on a thread of its own (not on the cooperative pool, which
-    /// other tests may keep busy), marking the watch done when it returns.
-    func run<T: Sendable>(_ work: @escaping @Sendable () -> T) -> Task<T, Never> {
-        Task {
-            await withCheckedContinuation { continuation in
-                Thread.detachNewThread {
-                    let result = work()
-                    self.markDone()
-                    continuation.resume(returning: result)
-                }
+/// Runs work that might block forever opening or reading a FIFO with no writer, with a
+/// watchdog: if the work has not returned within the limit, the watchdog opens the FIFO for
+/// writing and closes it, so the blocked reader gets end-of-file and the test reports the
+/// hang instead of hanging itself.
+///
+/// The work and the watchdog run on threads of their own and the limit is measured there,
+/// so the verdict does not depend on when a cooperative-pool thread is free (in `make test`
+/// the codec suites can keep both busy for many seconds).
+enum FIFOWatch {
+    /// Runs `work`; returns its result and whether the watchdog had to release `fifo`.
+    static func run<T: Sendable>(
+        releasing fifo: String,
+        within limit: Duration = .seconds(5),
+        _ work: @escaping @Sendable () -> T
+    ) async -> (value: T, hung: Bool) {
+        let done = Atomic(false)
+        let hung = Atomic(false)
+        let value: T = await withCheckedContinuation { continuation in
+            Thread.detachNewThread {
+                let deadline = ContinuousClock.now + limit
+                while !done.load(ordering: .acquiring), ContinuousClock.now < deadline { usleep(10_000) }
+                guard !done.load(ordering: .acquiring) else { return }
+                hung.store(true, ordering: .releasing)
+                let writer = open(fifo, O_WRONLY | O_NONBLOCK)
+                if writer >= 0 { close(writer) }
+            }
+            Thread.detachNewThread {
+                let result = work()
+                done.store(true, ordering: .releasing)
+                continuation.resume(returning: result)
             }
         }
-    }
-
-    /// Waits up to `limit` for ``markDone()``; `false` when it did not come (the reader of
-    /// `fifo` was then released).
-    func waitForDone(within limit: Duration, releasing fifo: String) async -> Bool {
-        let deadline = ContinuousClock.now + limit
-        while ContinuousClock.now < deadline {
-            if done.load(ordering: .acquiring) { return true }
-            try? await Task.sleep(for: .milliseconds(10))
-        }
-        // A busy machine may wake this task late; work that ended meanwhile did not hang.
-        if done.load(ordering: .acquiring) { return true }
-        let writer = open(fifo, O_WRONLY | O_NONBLOCK)
-        if writer >= 0 { close(writer) }
-        return false
+        return (value, hung.load(ordering: .acquiring))
     }
 }
