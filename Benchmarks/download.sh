@@ -13,22 +13,18 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 files=${1:-1000}
 
-command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || scripts/install-deps.sh nginx
-NGINX=$(command -v nginx || echo /usr/sbin/nginx)
+. Benchmarks/loopback-nginx.sh
 
 swift build -c release --product download-bench >/dev/null 2>&1
 BENCH=$(swift build -c release --show-bin-path)/download-bench
 
 work=$(mktemp -d)
 cleanup() {
-    [ -f "$work/nginx.pid" ] && kill "$(cat "$work/nginx.pid")" 2>/dev/null || true
-    sleep 0.2
+    stop_loopback_nginx "$work"
     rm -rf "$work"
 }
 trap cleanup EXIT
-# nginx's workers run as an unprivileged user; mktemp makes the folder private.
-chmod 755 "$work"
-mkdir -p "$work/www" "$work/logs"
+mkdir -p "$work/www"
 
 # ~100 KB JPEGs of noise (they do not compress), 20 distinct ones copied to $files names.
 python3 - "$work/www" "$files" <<'PY'
@@ -43,30 +39,7 @@ for i in range(count):
     shutil.copyfile(os.path.join(folder, f"base{i % 20}.jpg"), os.path.join(folder, f"img{i:04d}.jpg"))
 PY
 
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-cat > "$work/nginx.conf" <<CONF
-worker_processes 1;
-pid $work/nginx.pid;
-error_log $work/logs/error.log;
-events { worker_connections 1024; }
-http {
-    access_log $work/logs/access.log;
-    client_body_temp_path $work/tmp_body;
-    proxy_temp_path $work/tmp_proxy;
-    fastcgi_temp_path $work/tmp_fastcgi;
-    uwsgi_temp_path $work/tmp_uwsgi;
-    scgi_temp_path $work/tmp_scgi;
-    sendfile on;
-    keepalive_requests 100000;
-    types { image/jpeg jpg; }
-    server {
-        listen 127.0.0.1:$port;
-        root $work/www;
-    }
-}
-CONF
-"$NGINX" -p "$work" -c "$work/nginx.conf"
-for _ in $(seq 50); do [ -f "$work/nginx.pid" ] && break; sleep 0.1; done
+start_loopback_nginx "$work" "$work/www"
 
 base="http://127.0.0.1:$port"
 for i in $(seq 0 $((files - 1))); do printf '%s/img%04d.jpg\n' "$base" "$i"; done > "$work/urls.txt"

@@ -26,13 +26,12 @@ size=256
 quality=85
 PYTHON=${PYTHON:-python3}
 
-{ command -v nginx || [ -x /usr/sbin/nginx ]; } >/dev/null 2>&1 || scripts/install-deps.sh nginx
+. Benchmarks/loopback-nginx.sh
 [ -x /usr/bin/time ] || scripts/install-deps.sh time
 if ! "$PYTHON" -c 'import PIL' 2>/dev/null; then
     scripts/install-deps.sh python3-pil python3-requests
     PYTHON=/usr/bin/python3
 fi
-NGINX=$(command -v nginx || echo /usr/sbin/nginx)
 
 swift build -c release --product webimage >/dev/null 2>&1 || swift build -c release --product webimage
 OURS=$(swift build -c release --show-bin-path)/webimage
@@ -45,38 +44,11 @@ chmod 755 "$photos"
 
 work=$(mktemp -d)
 cleanup() {
-    [ -f "$work/nginx.pid" ] && kill "$(cat "$work/nginx.pid")" 2>/dev/null || true
-    sleep 0.2
+    stop_loopback_nginx "$work"
     rm -rf "$work"
 }
 trap cleanup EXIT
-chmod 755 "$work"
-mkdir -p "$work/logs"
-
-port=$("$PYTHON" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-cat > "$work/nginx.conf" <<CONF
-worker_processes 1;
-pid $work/nginx.pid;
-error_log $work/logs/error.log;
-events { worker_connections 1024; }
-http {
-    access_log $work/logs/access.log;
-    client_body_temp_path $work/tmp_body;
-    proxy_temp_path $work/tmp_proxy;
-    fastcgi_temp_path $work/tmp_fastcgi;
-    uwsgi_temp_path $work/tmp_uwsgi;
-    scgi_temp_path $work/tmp_scgi;
-    sendfile on;
-    keepalive_requests 100000;
-    types { image/jpeg jpg; }
-    server {
-        listen 127.0.0.1:$port;
-        root $photos;
-    }
-}
-CONF
-"$NGINX" -p "$work" -c "$work/nginx.conf"
-for _ in $(seq 50); do [ -f "$work/nginx.pid" ] && break; sleep 0.1; done
+start_loopback_nginx "$work" "$photos"
 
 for i in $(seq 0 $((count - 1))); do printf 'http://127.0.0.1:%s/photo%04d.jpg\n' "$port" "$i"; done > "$work/urls.txt"
 # Warm the page cache and nginx once, so neither side pays for the first touch.
