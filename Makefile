@@ -1,15 +1,21 @@
-# The two commands of the README, plus the benchmark.
+# The README's two commands (`make demo`, `make test`) and the rest of a user's entry points.
+# Every target installs the Debian packages it needs itself (scripts/install-deps.sh,
+# idempotent), and everything it generates goes under .build/ (git-ignored).
 SWIFT ?= swift
-CORPUS ?= $(firstword $(wildcard ../shared/corpus/sdwebimage ../../shared/corpus/sdwebimage))
+PREFIX ?= /usr/local
+DESTDIR ?=
+BUILD := scripts/swift-build-checked.sh
+DOCS_OUTPUT := .build/docs
 
-.PHONY: deps demo test bench
+.PHONY: deps demo test docs examples install uninstall bench
+
 deps:
 	@scripts/install-deps.sh
 
-# `webimage demo`: a local origin serving the corpus, loads cold, from disk, from memory.
+# `webimage demo`: a local origin serving Corpus/sdwebimage, loads cold, from disk, from memory.
 demo: deps
-	@$(SWIFT) build -c release --product webimage -Xswiftc -warnings-as-errors
-	@scripts/demo.sh "$$($(SWIFT) build -c release --show-bin-path)/webimage" "$(abspath $(CORPUS))"
+	@$(BUILD) -c release --product webimage
+	@scripts/demo.sh "$$($(SWIFT) build -c release --show-bin-path)/webimage" Corpus/sdwebimage
 
 # Suites that time real sockets or wait on the main actor run in a second pass: in one pass
 # with the CPU-heavy codec suites, Swift's two-thread cooperative pool (and the main thread)
@@ -17,10 +23,36 @@ demo: deps
 # AsyncHTTPClient's read timeout, and main-actor completions wait behind the decodes.
 ISOLATED_SUITES := Downloader|ImageManager|Prefetch|Fetch|Demo|WebImageBinding
 
+# Everything a change can break: both test passes, the documentation (warnings fail it),
+# the examples (built and run) and install/uninstall into a scratch prefix.
 test: deps
-	$(SWIFT) build --build-tests -Xswiftc -warnings-as-errors
-	WEBIMAGE_CORPUS="$(abspath $(CORPUS))" $(SWIFT) test --skip-build --skip '$(ISOLATED_SUITES)'
-	WEBIMAGE_CORPUS="$(abspath $(CORPUS))" $(SWIFT) test --skip-build --filter '$(ISOLATED_SUITES)'
+	$(BUILD) --build-tests
+	$(SWIFT) test --skip-build --skip '$(ISOLATED_SUITES)'
+	$(SWIFT) test --skip-build --filter '$(ISOLATED_SUITES)'
+	$(MAKE) --no-print-directory docs
+	$(MAKE) --no-print-directory examples
+	scripts/check-install.sh
+
+# DocC: a static site in .build/docs (open index.html through any static file server).
+# Any warning, a broken symbol link included, fails the build.
+docs: deps
+	$(SWIFT) package --allow-writing-to-directory $(DOCS_OUTPUT) \
+		generate-documentation --target WebImage --warnings-as-errors \
+		--transform-for-static-hosting --hosting-base-path swift-web-image \
+		--output-path $(DOCS_OUTPUT)
+	@echo "documentation: $(DOCS_OUTPUT)/index.html"
+
+# The packages in Examples/ and README's quick start depend on this one by path; built and
+# smoke-run so they cannot rot.
+examples: deps
+	Examples/check.sh
+	scripts/check-quickstart.sh
+
+install: deps
+	@PREFIX="$(PREFIX)" DESTDIR="$(DESTDIR)" scripts/install.sh install
+
+uninstall:
+	@PREFIX="$(PREFIX)" DESTDIR="$(DESTDIR)" scripts/install.sh uninstall
 
 bench: deps
-	@Benchmarks/run.sh "$(abspath $(CORPUS))"
+	@Benchmarks/run.sh Corpus/sdwebimage

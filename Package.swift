@@ -19,6 +19,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics", from: "2.4.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.60.0"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.25.0"),
+        // `make docs` only: the `generate-documentation` command; adds nothing to a build.
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.4.0"),
     ],
     targets: [
         .target(name: "CJPEG", linkerSettings: [.linkedLibrary("jpeg")]),

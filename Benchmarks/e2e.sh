@@ -16,7 +16,8 @@
 # Installs nginx and GNU time through scripts/install-deps.sh when missing, builds the
 # webimage tool in release mode, and starts and stops its own nginx on an unused loopback
 # port. Sends no traffic anywhere but 127.0.0.1. The photos are made from the JPEGs in
-# $WEBIMAGE_CORPUS (default ../shared/corpus/sdwebimage) by Benchmarks/e2e_photos.py.
+# $WEBIMAGE_CORPUS (default: the repository's Corpus/sdwebimage) by Benchmarks/e2e_photos.py,
+# into .build/bench-data/ (generated once, kept between runs, never committed).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 count=${1:-500}
@@ -36,9 +37,8 @@ fi
 swift build -c release --product webimage >/dev/null 2>&1 || swift build -c release --product webimage
 OURS=$(swift build -c release --show-bin-path)/webimage
 
-photos=${E2E_PHOTOS:-${TMPDIR:-/tmp}/swift-web-image-e2e-photos-v1-$count}
-corpus=${WEBIMAGE_CORPUS:-../shared/corpus/sdwebimage}
-[ -d "$corpus" ] || corpus=/work/shared/corpus/sdwebimage
+photos=${E2E_PHOTOS:-$PWD/.build/bench-data/e2e-photos-v1-$count}
+corpus=${WEBIMAGE_CORPUS:-Corpus/sdwebimage}
 "$PYTHON" Benchmarks/e2e_photos.py "$corpus" "$photos" "$count"
 chmod 755 "$photos"
 

@@ -512,3 +512,14 @@ int cjpeg_stream_read_rows(cjpeg_stream *stream, const unsigned char *data, size
     stream_detach(stream);
     return result;
 }
+
+#define CJPEG_STRINGIFY_(x) #x
+#define CJPEG_STRINGIFY(x) CJPEG_STRINGIFY_(x)
+
+const char *cjpeg_library_version(void) {
+#ifdef LIBJPEG_TURBO_VERSION
+    return CJPEG_STRINGIFY(LIBJPEG_TURBO_VERSION);
+#else
+    return "libjpeg " CJPEG_STRINGIFY(JPEG_LIB_VERSION);
+#endif
+}

@@ -319,3 +319,7 @@ void cpng_stream_destroy(cpng_stream *stream) {
     free(stream->canvas);
     free(stream);
 }
+
+const char *cpng_library_version(void) {
+    return png_get_libpng_ver(NULL);
+}

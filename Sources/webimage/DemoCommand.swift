@@ -13,7 +13,7 @@ struct DemoCommand: AsyncParsableCommand {
         abstract: "Serve the bundled image corpus locally and load it cold, from disk and from memory."
     )
 
-    @Option(help: "The images to serve (default: $WEBIMAGE_CORPUS, else ../shared/corpus/sdwebimage from here).")
+    @Option(help: "The images to serve (default: $WEBIMAGE_CORPUS, else Corpus/sdwebimage in the current directory, as in a clone).")
     var corpus: String?
 
     @Option(help: "Load thumbnails that fit WxH instead of full-size images.")
@@ -109,16 +109,16 @@ struct DemoCommand: AsyncParsableCommand {
         text.count >= width ? text + " " : text.padding(toLength: width, withPad: " ", startingAt: 0)
     }
 
-    /// The corpus: `--corpus`, else `$WEBIMAGE_CORPUS`, else `../shared/corpus/sdwebimage`
-    /// (or one level further up) from the current directory, as the Makefile looks.
+    /// The corpus: `--corpus`, else `$WEBIMAGE_CORPUS`, else `Corpus/sdwebimage` from the
+    /// current directory, where a clone of the repository keeps SDWebImage's test images.
     private func corpusDirectory() throws -> URL {
-        let candidates = [corpus, ProcessInfo.processInfo.environment["WEBIMAGE_CORPUS"],
-                          "../shared/corpus/sdwebimage", "../../shared/corpus/sdwebimage"].compactMap { $0 }.filter { !$0.isEmpty }
+        let candidates = [corpus, ProcessInfo.processInfo.environment["WEBIMAGE_CORPUS"], "Corpus/sdwebimage"]
+            .compactMap { $0 }.filter { !$0.isEmpty }
         var isDirectory: ObjCBool = false
         for path in candidates where FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue {
             return URL(fileURLWithPath: path, isDirectory: true)
         }
-        throw ValidationError("no corpus directory found; pass --corpus DIR")
+        throw ValidationError("no image folder found; pass --corpus DIR (a clone of swift-web-image has Corpus/sdwebimage)")
     }
 
     /// Every regular file directly in `directory` but the README.

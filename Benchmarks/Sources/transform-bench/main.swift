@@ -3,7 +3,7 @@
 //
 //   transform-bench [FILE] [--size WxH] [--seconds S]
 //
-// FILE defaults to the corpus' TestImageLarge.jpg (WEBIMAGE_CORPUS or ../shared/corpus);
+// FILE defaults to the corpus' TestImageLarge.jpg ($WEBIMAGE_CORPUS, else Corpus/sdwebimage);
 // it is decoded and, with --size, resized first so both sides start from the same pixels,
 // which are handed to Pillow as raw RGBA. The blur lines at growing radii show the cost
 // does not grow with the radius. Build with -c release.
@@ -60,7 +60,7 @@ func pillowTimings(_ raw: URL, size: ImageSize, budget: Double, cases: [(String,
 
 do {
     var arguments = Array(CommandLine.arguments.dropFirst())[...]
-    let corpus = ProcessInfo.processInfo.environment["WEBIMAGE_CORPUS"] ?? "../shared/corpus/sdwebimage"
+    let corpus = ProcessInfo.processInfo.environment["WEBIMAGE_CORPUS"] ?? "Corpus/sdwebimage"
     var file = corpus + "/TestImageLarge.jpg", budget = 1.0
     var size: ImageSize?
     while let argument = arguments.popFirst() {

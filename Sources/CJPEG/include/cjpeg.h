@@ -126,4 +126,10 @@ int cjpeg_stream_read_rows(cjpeg_stream *stream, const unsigned char *data, size
                            unsigned char *pixels, ptrdiff_t row_stride,
                            unsigned int *first_row, unsigned int *row_count);
 
+/* ---- Version ----------------------------------------------------------------------- */
+
+/* libjpeg-turbo's version as its headers give it ("2.1.5"): the library has no run-time
+ * version call, and its soname pins the ABI these headers describe. */
+const char *cjpeg_library_version(void);
+
 #endif

@@ -72,4 +72,7 @@ int cpng_stream_finished(const cpng_stream *stream);
 const char *cpng_stream_error(const cpng_stream *stream);
 void cpng_stream_destroy(cpng_stream *stream);
 
+/// The version of the libpng loaded at run time ("1.6.39").
+const char *cpng_library_version(void);
+
 #endif

@@ -4,7 +4,7 @@
 /// under the original cache key plus ``key`` (SDWebImage's `image-KEY.png` form), so two
 /// transformers that can give different pixels must have different keys, and one
 /// transformer must give the same key in every process. The built-ins use SDWebImage's
-/// key formats (see ``TransformerKey``).
+/// key formats (see `TransformerKey`).
 ///
 /// Implementations must be immutable values (they are shared across tasks); `transform`
 /// may run on any thread, and concurrently for different images.

@@ -169,3 +169,14 @@ public struct AVIFCoder: ImageCoder {
         throw WebImageError.badImageData("AVIF \(step) failed: \(reason)")
     }
 }
+
+extension AVIFCoder {
+    /// libavif with the AV1 codecs it was built with ("0.11.1 (dav1d [dec]:1.0.0, aom [enc/dec]:3.6.0)").
+    static var linkedLibrary: LinkedLibrary {
+        var codecs = [CChar](repeating: 0, count: 256)
+        avifCodecVersions(&codecs)
+        let codecText = String(decoding: codecs.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let version = String(cString: avifVersion())
+        return LinkedLibrary(name: "libavif", version: codecText.isEmpty ? version : "\(version) (\(codecText))")
+    }
+}

@@ -7,7 +7,7 @@ import Foundation
 /// alpha mask, or from the fourth byte of plain 32-bit pixels unless it is 0 everywhere),
 /// bottom-up and top-down rows, and RLE8/RLE4. Every offset and size is checked against
 /// the data, and the size against the pixel limit before anything is allocated. See
-/// ``BMPDecoder`` for the rules where decoders differ. Embedded JPEG/PNG bitmaps are
+/// `BMPDecoder` for the rules where decoders differ. Embedded JPEG/PNG bitmaps are
 /// ``WebImageError/unsupportedFormat(_:)``.
 ///
 /// Encodes 32-bit BGRA with a BITMAPV4HEADER alpha mask, rows bottom-up. BMP is

@@ -1,12 +1,13 @@
+import CGIF
 import Foundation
 
 /// Decodes GIF (87a and 89a), still and animated, with giflib.
 ///
-/// Frames are composited onto the logical screen the way browsers do it (see ``GIFCanvas``),
+/// Frames are composited onto the logical screen the way browsers do it (see `GIFCanvas`),
 /// so every ``ImageFrame`` is a full canvas ready to show. Timing and looping follow
 /// SDWebImage: delays under 0.011 s become 0.1 s; the NETSCAPE2.0 loop count is reported as
 /// stored (0 = forever) and a file without it plays once. A file cut short gives the frames
-/// that arrived whole. Encoding (still or animated) is ``GIFEncoder``'s: one quantised
+/// that arrived whole. Encoding (still or animated) is `GIFEncoder`'s: one quantised
 /// global palette, optional dithering, frames cropped to what changed.
 ///
 /// Thread-safe: the coder holds no state, and every decode uses its own giflib handle.
@@ -44,9 +45,16 @@ public struct GIFCoder: ImageCoder {
         format == .gif
     }
 
-    /// Encodes as GIF, animated when the image has several frames; see ``GIFEncoder``.
+    /// Encodes as GIF, animated when the image has several frames; see `GIFEncoder`.
     public func encode(_ image: Image, as format: ImageFormat, options: ImageCoderOptions) throws -> Data {
         guard format == .gif else { throw WebImageError.unsupportedFormat(format) }
         return try GIFEncoder.encode(image, options: options)
+    }
+}
+
+extension GIFCoder {
+    /// giflib, as its header names it (giflib has no run-time version call).
+    static var linkedLibrary: LinkedLibrary {
+        LinkedLibrary(name: "giflib", version: "\(GIFLIB_MAJOR).\(GIFLIB_MINOR).\(GIFLIB_RELEASE)")
     }
 }

@@ -4,8 +4,8 @@ import Foundation
 ///
 /// Opening the source walks the file's records once without decoding pixels, to learn the
 /// whole frames, their delays and the loop count. A frame is then composited by the same
-/// ``GIFCompositor`` the one-shot decode uses, continuing from the canvas the previous frame
-/// left (see ``SequentialFrameDecoder`` for seeking backwards), so frame N equals the one-shot
+/// `GIFCompositor` the one-shot decode uses, continuing from the canvas the previous frame
+/// left (see `SequentialFrameDecoder` for seeking backwards), so frame N equals the one-shot
 /// decode's frame N exactly. A truncated file gives the frames that arrived whole. Unlike the
 /// one-shot decode, the pixel limit applies to one canvas, not to all frames together,
 /// since only one is held. Memory: the file, one canvas and one finished frame.

@@ -147,3 +147,10 @@ public struct HEIFCoder: ImageCoder {
         throw WebImageError.badImageData("HEIF \(step) failed: \(message)")
     }
 }
+
+extension HEIFCoder {
+    /// libheif, as the loaded library reports itself.
+    static var linkedLibrary: LinkedLibrary {
+        LinkedLibrary(name: "libheif", version: String(cString: heif_get_version()))
+    }
+}

@@ -1,3 +1,4 @@
+import CJPEG
 import Foundation
 
 /// Decodes and encodes baseline and progressive JPEG with libjpeg-turbo.
@@ -50,7 +51,7 @@ public struct JPEGCoder: ImageCoder {
     /// Encodes the first frame of `image` as a JPEG.
     ///
     /// Quality is `compressionQuality × 100` on libjpeg's 1–100 scale; `maxPixelSize` and
-    /// `maxFileSize` are applied through ``EncodeConstraints``; transparent pixels are
+    /// `maxFileSize` are applied through `EncodeConstraints`; transparent pixels are
     /// composited onto `backgroundColor` (white by default), since JPEG has no alpha.
     public func encode(_ image: Image, as format: ImageFormat, options: ImageCoderOptions) throws -> Data {
         guard format == .jpeg else { throw WebImageError.unsupportedFormat(format) }
@@ -67,5 +68,12 @@ public struct JPEGCoder: ImageCoder {
         return try EncodeConstraints.fitFileSize(options: options) { quality in
             try Self.compress(pixels, quality: Self.libjpegQuality(quality))
         }
+    }
+}
+
+extension JPEGCoder {
+    /// libjpeg-turbo, as its headers name it (it has no run-time version call).
+    static var linkedLibrary: LinkedLibrary {
+        LinkedLibrary(name: "libjpeg-turbo", version: String(cString: cjpeg_library_version()))
     }
 }

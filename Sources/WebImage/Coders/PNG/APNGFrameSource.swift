@@ -5,8 +5,8 @@ import Foundation
 ///
 /// Opening the source walks the chunks (no pixel is decoded) to find the frames, their
 /// delays and the play count (0 = forever). Frames are composited by the same
-/// ``APNGCompositor`` the one-shot decode uses, forward from the canvas the previous frame
-/// left (see ``SequentialFrameDecoder`` for seeking backwards), so frame N equals the
+/// `APNGCompositor` the one-shot decode uses, forward from the canvas the previous frame
+/// left (see `SequentialFrameDecoder` for seeking backwards), so frame N equals the
 /// one-shot decode's frame N exactly. Unlike the one-shot decode, a file cut short gives
 /// the frames before the cut (the frame being cut is dropped, as is the last frame of a
 /// file missing only its IEND, since its data cannot be known complete), and the pixel

@@ -1,3 +1,4 @@
+import CPNG
 import Foundation
 
 /// Decodes and encodes PNG and animated PNG (APNG) with libpng.
@@ -97,5 +98,12 @@ public struct PNGCoder: ImageCoder {
             if chunk.type == PNGChunks.tRNS { return true }
         }
         return false
+    }
+}
+
+extension PNGCoder {
+    /// libpng, as the loaded library reports itself.
+    static var linkedLibrary: LinkedLibrary {
+        LinkedLibrary(name: "libpng", version: String(cString: cpng_library_version()))
     }
 }

@@ -157,3 +157,13 @@ public struct TIFFCoder: ImageCoder {
         } == 1
     }
 }
+
+extension TIFFCoder {
+    /// libtiff, from the first line of its banner ("LIBTIFF, Version 4.5.0").
+    static var linkedLibrary: LinkedLibrary {
+        let banner = String(cString: TIFFGetVersion())
+        let firstLine = banner.split(separator: "\n").first.map(String.init) ?? banner
+        let version = firstLine.components(separatedBy: "Version ").last ?? firstLine
+        return LinkedLibrary(name: "libtiff", version: version.trimmingCharacters(in: .whitespaces))
+    }
+}

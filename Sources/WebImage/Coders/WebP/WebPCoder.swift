@@ -95,3 +95,11 @@ public struct WebPCoder: ImageCoder {
         }
     }
 }
+
+extension WebPCoder {
+    /// libwebp's decoder, as the loaded library reports itself (0xMMmmpp packed).
+    static var linkedLibrary: LinkedLibrary {
+        let packed = WebPGetDecoderVersion()
+        return LinkedLibrary(name: "libwebp", version: "\(packed >> 16).\((packed >> 8) & 0xFF).\(packed & 0xFF)")
+    }
+}

@@ -7,7 +7,7 @@ import Foundation
 /// Opening the source reads the container (no pixel is decoded) for the frame count,
 /// durations and loop count. Frames come from libwebp's animation decoder, which composites
 /// each frame on the canvas the previous one left; asking for an earlier frame resets it
-/// and decodes forward again (see ``SequentialFrameDecoder``). A file cut short gives the
+/// and decodes forward again (see `SequentialFrameDecoder`). A file cut short gives the
 /// frames that arrived whole, as the one-shot decode does. Unlike the one-shot decode, the
 /// pixel limit applies to one canvas, not all frames together. Memory: a copy of the file
 /// (libwebp reads from it for the decoder's whole life), libwebp's canvas and one

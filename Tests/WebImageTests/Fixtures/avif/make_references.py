@@ -24,7 +24,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))  # fixture_tools.py, shared with the other scripts
 sys.dont_write_bytecode = True  # no __pycache__ inside the bundled Fixtures folder
 from fixture_tools import grid_samples, quadrants  # noqa: E402
-CORPUS = os.environ.get("WEBIMAGE_CORPUS", os.path.join(HERE, "../../../../../shared/corpus/sdwebimage"))
+CORPUS = os.environ.get("WEBIMAGE_CORPUS", os.path.join(HERE, "../../../../Corpus/sdwebimage"))
 
 
 def main():

@@ -2,7 +2,7 @@
 """Makes the hand-made GIF fixtures and the reference decodes GIFCoderTests compares against.
 
 Run from anywhere:  python3 make_gif_fixtures.py [corpus-dir]
-(corpus-dir defaults to $WEBIMAGE_CORPUS or /work/shared/corpus/sdwebimage).
+(corpus-dir defaults to $WEBIMAGE_CORPUS, else the repository's Corpus/sdwebimage).
 
 The fixtures are assembled block by block here, so every disposal method, local colour
 tables, interlacing and frames past the canvas edge appear exactly as intended; Pillow
@@ -327,7 +327,7 @@ def fixtures():
 
 
 def main():
-    corpus = sys.argv[1] if len(sys.argv) > 1 else os.environ.get("WEBIMAGE_CORPUS", "/work/shared/corpus/sdwebimage")
+    corpus = sys.argv[1] if len(sys.argv) > 1 else os.environ.get("WEBIMAGE_CORPUS", os.path.join(HERE, "../../../../Corpus/sdwebimage"))
     refs = {}
     for name, data in fixtures().items():
         with open(os.path.join(HERE, name), "wb") as fh:

@@ -2,7 +2,7 @@
 """Makes the JPEG test fixtures and Pillow's reference pixels for JPEGCoderTests.
 
 Run from anywhere:  python3 make_fixtures.py [CORPUS_DIR]
-(CORPUS_DIR defaults to $WEBIMAGE_CORPUS, else ../shared/corpus/sdwebimage beside the
+(CORPUS_DIR defaults to $WEBIMAGE_CORPUS, else Corpus/sdwebimage in this
 repository.) Pillow decodes with libjpeg-turbo's default accurate integer IDCT and fancy
 upsampling, as JPEGCoder does, so its pixels are an independent reference.
 
@@ -135,7 +135,7 @@ def make_corpus_references(references, corpus):
 
 
 def main():
-    default = os.environ.get("WEBIMAGE_CORPUS") or os.path.join(HERE, "../../../../../shared/corpus/sdwebimage")
+    default = os.environ.get("WEBIMAGE_CORPUS") or os.path.join(HERE, "../../../../Corpus/sdwebimage")
     corpus = sys.argv[1] if len(sys.argv) > 1 else default
     references = {}
     make_orientation_fixtures(references)

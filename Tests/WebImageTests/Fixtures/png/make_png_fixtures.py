@@ -44,7 +44,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))  # fixture_tools.py, shared with the other scripts
 sys.dont_write_bytecode = True  # no __pycache__ inside the bundled Fixtures folder
 from fixture_tools import compact_json, fnv1a64, pack_bits  # noqa: E402
-CORPUS = sys.argv[1] if len(sys.argv) > 1 else os.path.join(HERE, "../../../../../../shared/corpus/sdwebimage")
+CORPUS = sys.argv[1] if len(sys.argv) > 1 else os.path.join(HERE, "../../../../Corpus/sdwebimage")
 W, H = 17, 13  # odd sizes leave partial Adam7 blocks on both edges
 
 

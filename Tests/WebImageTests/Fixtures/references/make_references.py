@@ -18,7 +18,7 @@ JPEG/PNG/WebP, pillow_heif's original_orientation for HEIF, and null when there 
 Sample positions: x = floor((i + 0.5) * W / 16), y likewise, for i in 0..<16, row by row.
 
 Usage: python3 make_references.py [corpus directory]
-       (default: $WEBIMAGE_CORPUS, else ../../../../../shared/corpus/sdwebimage)
+       (default: $WEBIMAGE_CORPUS, else the repository's Corpus/sdwebimage)
 """
 import json
 import os
@@ -108,7 +108,7 @@ def describe(path):
 
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
-    default = os.environ.get("WEBIMAGE_CORPUS") or os.path.join(here, "../../../../../shared/corpus/sdwebimage")
+    default = os.environ.get("WEBIMAGE_CORPUS") or os.path.join(here, "../../../../Corpus/sdwebimage")
     corpus = sys.argv[1] if len(sys.argv) > 1 else default
     entries = []
     for name in sorted(os.listdir(corpus)):

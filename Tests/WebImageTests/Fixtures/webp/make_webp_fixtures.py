@@ -2,7 +2,7 @@
 """Makes the small WebP fixtures and the reference decodes WebPCoderTests compares against.
 
 Run from anywhere:  python3 make_webp_fixtures.py [corpus-dir]
-(corpus-dir defaults to $WEBIMAGE_CORPUS or /work/shared/corpus/sdwebimage).
+(corpus-dir defaults to $WEBIMAGE_CORPUS, else the repository's Corpus/sdwebimage).
 
 Pillow decodes with its own bundled libwebp (a different release from the system one the
 coder links), composited through libwebp's animation decoder. libwebp's decoders are
@@ -89,7 +89,7 @@ def reference(path):
 
 
 def main():
-    corpus = sys.argv[1] if len(sys.argv) > 1 else os.environ.get("WEBIMAGE_CORPUS", "/work/shared/corpus/sdwebimage")
+    corpus = sys.argv[1] if len(sys.argv) > 1 else os.environ.get("WEBIMAGE_CORPUS", os.path.join(HERE, "../../../../Corpus/sdwebimage"))
     refs = {}
     for name, data in fixtures().items():
         with open(os.path.join(HERE, name), "wb") as fh:

@@ -1,0 +1,35 @@
+/// A C library the codecs are built on, with the version it reports.
+///
+/// Image bugs are often bugs of one library version (a libheif that cannot read a phone's
+/// file, a libavif without an encoder), so `webimage --version` prints these and a bug
+/// report carries them. Where a library reports its version at run time the loaded copy
+/// answers; where it only has a header macro (libjpeg-turbo, giflib) the headers the
+/// package was compiled against answer.
+///
+/// ```swift
+/// for library in LinkedLibrary.all { print(library) }   // "libjpeg-turbo 2.1.5", ...
+/// ```
+///
+/// Thread-safe: a value type; ``all`` calls only version functions that read constants.
+public struct LinkedLibrary: Sendable, Hashable, CustomStringConvertible {
+    /// The library's usual name ("libpng").
+    public let name: String
+    /// Its version as the library words it ("1.6.39"); some add build details in brackets.
+    public let version: String
+
+    /// A library and its version.
+    public init(name: String, version: String) {
+        self.name = name
+        self.version = version
+    }
+
+    /// "name version", the form `--version` prints.
+    public var description: String { "\(name) \(version)" }
+
+    /// Every image library the built-in coders use, in the order formats are listed
+    /// (JPEG, PNG, GIF, WebP, AVIF, HEIF, TIFF). BMP is decoded by our own code.
+    public static var all: [LinkedLibrary] {
+        [JPEGCoder.linkedLibrary, PNGCoder.linkedLibrary, GIFCoder.linkedLibrary, WebPCoder.linkedLibrary,
+         AVIFCoder.linkedLibrary, HEIFCoder.linkedLibrary, TIFFCoder.linkedLibrary]
+    }
+}

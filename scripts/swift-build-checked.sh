@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# `swift build` that fails on any compiler warning in this repository's own code.
+#
+# Why not `-Xswiftc -warnings-as-errors`: flags given to the compiler change the build's
+# parameters, so every other build of the package without them (the DocC plugin's symbol
+# graphs, the manual generator, `swift test`) would recompile everything from scratch.
+# Reading the build's own log keeps one warm build folder for all of them.
+# Usage: scripts/swift-build-checked.sh [swift build options...]
+set -euo pipefail
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+status=0
+swift build "$@" 2>&1 | tee "$log" || status=$?
+((status == 0)) || exit "$status"
+root=$(cd "$(dirname "$0")/.." && pwd)
+if grep -E "^$root/(Sources|Tests|Benchmarks|Examples)/[^:]+:[0-9]+:[0-9]+: warning:" "$log" >/dev/null; then
+    echo "error: the build has warnings (the project builds with none):" >&2
+    grep -E "^$root/(Sources|Tests|Benchmarks|Examples)/[^:]+:[0-9]+:[0-9]+: warning:" "$log" | sort -u >&2
+    exit 1
+fi
