@@ -2,7 +2,8 @@ import Foundation
 import WebImage
 
 /// Wraps a manager and reports each finished callback load (its URL and outcome), so
-/// `webimage prefetch` can print per-URL lines and count bytes. Thread-safe when the
+/// `webimage prefetch` can print per-URL lines and count bytes. The `async` form is the
+/// protocol's default, over the callback form, so it is observed too. Thread-safe when the
 /// wrapped manager and `observe` are.
 struct ObservedImageManager: ImageManaging {
     let base: any ImageManaging
@@ -11,22 +12,6 @@ struct ObservedImageManager: ImageManaging {
     init(_ base: any ImageManaging, observe: @escaping @Sendable (URL?, Result<ImageLoadResult, WebImageError>) -> Void) {
         self.base = base
         self.observe = observe
-    }
-
-    func loadImage(
-        with url: URL?,
-        options: ImageOptions,
-        context: ImageContext,
-        progress: LoadProgressHandler?
-    ) async throws -> ImageLoadResult {
-        do {
-            let result = try await base.loadImage(with: url, options: options, context: context, progress: progress)
-            observe(url, .success(result))
-            return result
-        } catch {
-            observe(url, .failure(error as? WebImageError ?? .network(String(describing: error))))
-            throw error
-        }
     }
 
     func loadImage(

@@ -54,7 +54,7 @@ struct PrefetchCommand: AsyncParsableCommand {
             let text = String(decoding: from == "-" ? FileHandle.standardInput.readDataToEndOfFile() : try readInput(from), as: UTF8.self)
             urls = try Self.parseURLList(text)
         }
-        var config = DownloaderConfig()
+        var config = Downloader.Configuration()
         config.timeout = downloaderTimeout(seconds: timeout)
         // The prefetcher bounds the loads; the downloader must not bound them lower.
         config.maxConcurrentDownloads = max(config.maxConcurrentDownloads, concurrency)

@@ -51,8 +51,8 @@ public final class LoadersManager: ImageLoader {
 
     /// Loads with the first loader that accepts `url`; none fails with
     /// ``WebImageError/invalidURL(_:)``.
-    public func load(_ url: URL, options: DownloadRequestOptions, progress: LoadProgressHandler?) async throws -> ImageLoaderResult {
-        guard let loader = loader(for: url) else { throw WebImageError.invalidURL(url.absoluteString) }
+    public func load(_ url: URL, options: DownloadRequestOptions, progress: LoadProgressHandler?) async throws(WebImageError) -> ImageLoaderOutput {
+        guard let loader = loader(for: url) else { throw .invalidURL(url.absoluteString) }
         return try await loader.load(url, options: options, progress: progress)
     }
 }

@@ -4,12 +4,12 @@ import Foundation
 /// (``DownloadRequestOptions/progressiveLoad``).
 ///
 /// The downloader creates one instance per download (through
-/// ``DownloaderConfig/partialImageDecoder``) and calls it serially, each time with every
+/// ``Downloader.Configuration/partialImageDecoder``) and calls it serially, each time with every
 /// byte received so far, so an implementation may keep incremental state between calls.
 /// It runs on the download's task, never on an event loop.
 ///
 /// ```swift
-/// var config = DownloaderConfig()
+/// var config = Downloader.Configuration()
 /// config.partialImageDecoder = { PrefixPartialImageDecoder(coder: CodersManager.shared) }
 /// ```
 public protocol PartialImageDecoder: Sendable {

@@ -93,7 +93,7 @@ struct ImageCacheConcurrencyTests {
     }
 
     @Test func manyTasksStoringQueryingAndRemovingOverlappingKeys() async throws {
-        var config = ImageCacheConfig()
+        var config = ImageCache.Configuration()
         config.maxMemoryCount = 5
         config.shouldUseWeakMemoryCache = true
         let (cache, directory) = try makeImageCache(config: config)
@@ -111,7 +111,7 @@ struct ImageCacheConcurrencyTests {
                         case 0: try await cache.store(reference, data: png, forKey: key)
                         case 1, 2:
                             if let image = try await cache.image(forKey: key).image, image.pixels != reference.pixels { wrong += 1 }
-                        default: await cache.removeImage(forKey: key, fromDisk: i % 8 == 3)
+                        default: await cache.removeImage(forKey: key, cacheType: i % 8 == 3 ? .all : .memory)
                         }
                     }
                     return wrong
