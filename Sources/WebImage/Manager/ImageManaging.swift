@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// Something that loads images by URL through caches and loaders: what ``ImageManager``
 /// does, as a protocol so the prefetcher and the binding layer can be given any manager.
@@ -49,13 +48,11 @@ extension ImageManaging {
         progress: LoadProgressHandler?
     ) async throws(WebImageError) -> ImageLoadResult {
         let holder = PendingCancellation()
-        let resumed = Mutex(false)
         let result = await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Result<ImageLoadResult, WebImageError>, Never>) in
-                let operation = loadImage(with: url, options: options, context: context, progress: progress) { result in
-                    guard resumed.withLock({ resumed in defer { resumed = true }; return !resumed }) else { return }
-                    continuation.resume(returning: result)
-                }
+                // Only the first result resumes; a refresh's second one is dropped.
+                let once = CompletionOnce { continuation.resume(returning: $0) }
+                let operation = loadImage(with: url, options: options, context: context, progress: progress) { once.final($0) }
                 holder.store { operation.cancel() }
             }
         } onCancel: {

@@ -44,16 +44,6 @@ public struct PrefixPartialImageDecoder: PartialImageDecoder {
         // Partial frames of an animation are not worth showing; the final decode has them all.
         options.decodeFirstFrameOnly = true
         guard coder.canDecode(data), let image = try? coder.decode(data, options: options) else { return nil }
-        return Image(
-            frames: image.frames,
-            format: image.format,
-            scale: image.scale,
-            loopCount: image.loopCount,
-            orientation: image.orientation,
-            hasAlpha: image.hasAlpha,
-            isThumbnail: image.isThumbnail,
-            isTransformed: image.isTransformed,
-            isIncremental: true
-        )
+        return image.markedIncremental()
     }
 }
