@@ -69,7 +69,7 @@ struct DemoCommand: AsyncParsableCommand {
             let result = try await manager.loadImage(with: url, options: [.waitStoreCache, .retryFailed], context: context)
             return .success((result, ContinuousClock.now - start))
         } catch {
-            return .failure(error as? WebImageError ?? .network("\(error)"))
+            return .failure(error)
         }
     }
 

@@ -40,7 +40,7 @@ struct FetchCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        var config = DownloaderConfig()
+        var config = Downloader.Configuration()
         config.timeout = downloaderTimeout(seconds: timeout)
         let downloader = Downloader(config: config)
         let base = cacheDirectory.map { URL(fileURLWithPath: $0, isDirectory: true) }

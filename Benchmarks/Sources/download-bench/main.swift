@@ -55,7 +55,7 @@ func runList(_ path: String, concurrency: Int, decode: Bool) async throws {
     let urls = try String(contentsOfFile: path, encoding: .utf8)
         .split(whereSeparator: \.isNewline)
         .compactMap { URL(string: String($0)) }
-    var config = DownloaderConfig()
+    var config = Downloader.Configuration()
     config.maxConcurrentDownloads = concurrency
     config.timeout = .seconds(30)
     let downloader = Downloader(config: config)
@@ -136,7 +136,7 @@ func runRaw(_ path: String, concurrency: Int) async throws {
 }
 
 func runCoalesce(_ url: URL, callers: Int) async throws {
-    let downloader = Downloader(config: DownloaderConfig())
+    let downloader = Downloader(config: Downloader.Configuration())
     let start = ContinuousClock.now
     let successes = await withTaskGroup(of: Bool.self) { group in
         for _ in 0..<callers {

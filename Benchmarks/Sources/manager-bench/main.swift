@@ -12,8 +12,8 @@ import WebImage
 struct InstantLoader: ImageLoader {
     let image = Image(pixels: PixelBuffer(width: 1, height: 1, filling: RGBAColor(red: 1, green: 2, blue: 3, alpha: 255)), format: .png)
     func canLoad(_ url: URL) -> Bool { true }
-    func load(_ url: URL, options: DownloadRequestOptions, progress: LoadProgressHandler?) async throws -> ImageLoaderResult {
-        ImageLoaderResult(image: image, data: Data([0]), url: url)
+    func load(_ url: URL, options: DownloadRequestOptions, progress: LoadProgressHandler?) async throws(WebImageError) -> ImageLoaderOutput {
+        ImageLoaderOutput(image: image, data: Data([0]), url: url)
     }
 }
 

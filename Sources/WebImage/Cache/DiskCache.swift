@@ -96,7 +96,8 @@ public final class DiskCache: Sendable {
     }
 
     /// Adds a directory searched, read-only, after the main one (SDWebImage's
-    /// `addReadOnlyCachePath`). Adding one twice has no effect.
+    /// `addReadOnlyCachePath`; for an ``ImageCache``, call it on its ``ImageCache/diskCache``).
+    /// Adding one twice has no effect.
     public func addReadOnlyDirectory(_ url: URL) {
         state.withLock { state in
             let url = url.standardizedFileURL

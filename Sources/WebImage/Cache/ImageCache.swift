@@ -28,7 +28,7 @@ public final class ImageCache: ImageCaching {
     /// The coder that decodes disk hits and encodes stores without data.
     public let coder: any ImageCoder
 
-    private let configuration: Mutex<ImageCacheConfig>
+    private let configuration: Mutex<ImageCache.Configuration>
     let decodes = TaskCoalescer<DecodeRequest, DiskQueryOutcome>()
 
     /// Creates a cache whose disk level lives in `directory/namespace`; `directory`
@@ -37,7 +37,7 @@ public final class ImageCache: ImageCaching {
     public init(
         namespace: String,
         directory: URL? = nil,
-        config: ImageCacheConfig = ImageCacheConfig(),
+        config: ImageCache.Configuration = ImageCache.Configuration(),
         coder: any ImageCoder = CodersManager.shared
     ) {
         let base = directory ?? DiskCache.defaultBaseDirectory
@@ -56,7 +56,7 @@ public final class ImageCache: ImageCaching {
 
     /// The configuration; setting it applies the memory limits at once and the disk ones
     /// at the next cleanup.
-    public var config: ImageCacheConfig {
+    public var config: ImageCache.Configuration {
         get { configuration.withLock { $0 } }
         set {
             configuration.withLock { $0 = newValue }
@@ -67,11 +67,6 @@ public final class ImageCache: ImageCaching {
         }
     }
 
-    /// Adds a directory searched, read-only, after the cache's own.
-    public func addReadOnlyCachePath(_ url: URL) {
-        diskCache.addReadOnlyDirectory(url)
-    }
-
     // MARK: Synchronous access
 
     /// The image in memory for `key`, or `nil`. O(1), never touches the disk.
@@ -79,7 +74,7 @@ public final class ImageCache: ImageCaching {
         memoryCache.value(forKey: key)
     }
 
-    /// Puts `image` in memory under `key` (when ``ImageCacheConfig/shouldCacheImagesInMemory``).
+    /// Puts `image` in memory under `key` (when ``ImageCache/Configuration/shouldCacheImagesInMemory``).
     public func storeImageToMemory(_ image: Image, forKey key: String) {
         guard config.shouldCacheImagesInMemory else { return }
         memoryCache.setValue(image, forKey: key, cost: image.memoryCost)
@@ -109,12 +104,9 @@ public final class ImageCache: ImageCaching {
 
     // MARK: Removing
 
-    /// Removes `key` from memory, and from disk when `fromDisk` is set.
-    public func removeImage(forKey key: String, fromDisk: Bool = true) async {
-        await removeImage(forKey: key, cacheType: fromDisk ? .all : .memory)
-    }
-
-    public func removeImage(forKey key: String, cacheType: ImageCacheType) async {
+    /// Removes `key` from the levels `cacheType` selects: memory, disk, or both (the
+    /// default). The disk part runs off the cooperative pool.
+    public func removeImage(forKey key: String, cacheType: ImageCacheType = .all) async {
         if cacheType.includesMemory { memoryCache.removeValue(forKey: key) }
         if cacheType.includesDisk {
             let disk = diskCache

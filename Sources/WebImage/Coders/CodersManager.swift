@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// The ordered set of coders, itself a coder: it hands each job to the right one.
 ///
@@ -15,38 +14,59 @@ public final class CodersManager: ImageCoder {
     /// The process-wide manager with every built-in coder.
     public static let shared = CodersManager()
 
-    private let storage: Mutex<[any ImageCoder]>
+    /// The built-in coders, in the order they are added (the last is asked first).
+    /// Every one checks magic bytes, so the order only matters for user coders added later.
+    public static var builtInCoders: [any ImageCoder] {
+        [BMPCoder(), TIFFCoder(), HEIFCoder(), AVIFCoder(), GIFCoder(), WebPCoder(), PNGCoder(), JPEGCoder()]
+    }
+
+    private let registry: OrderedRegistry<any ImageCoder>
 
     /// Creates a manager with `coders`, the last of which is asked first.
     /// Defaults to the built-in coders.
     public init(coders: [any ImageCoder] = CodersManager.builtInCoders) {
-        storage = Mutex(coders)
+        registry = OrderedRegistry(coders)
     }
 
     /// The coders in the order they were added (the last is asked first).
     public var coders: [any ImageCoder] {
-        get { storage.withLock { $0 } }
-        set { storage.withLock { $0 = newValue } }
+        get { registry.entries }
+        set { registry.entries = newValue }
     }
 
     /// Adds a coder that is asked before every coder already present.
     public func addCoder(_ coder: any ImageCoder) {
-        storage.withLock { $0.append(coder) }
+        registry.add(coder)
     }
 
     /// Removes every coder for which `shouldRemove` returns `true`.
     public func removeCoders(where shouldRemove: (any ImageCoder) -> Bool) {
-        storage.withLock { $0.removeAll(where: shouldRemove) }
+        registry.removeAll(where: shouldRemove)
     }
 
     /// The coder that will decode `data`, if any.
     public func decoder(for data: Data) -> (any ImageCoder)? {
-        coders.reversed().first { $0.canDecode(data) }
+        registry.first { $0.canDecode(data) }
     }
 
     /// The coder that will encode to `format`, if any.
     public func encoder(for format: ImageFormat) -> (any ImageCoder)? {
-        coders.reversed().first { $0.canEncode(to: format) }
+        registry.first { $0.canEncode(to: format) }
+    }
+
+    /// A progressive decoder for a download whose first bytes are `data`, or `nil` when
+    /// the format has none (or the bytes do not tell the format yet).
+    ///
+    /// It is the ``ImageCoder/makeProgressiveDecoder()`` of the coder this manager would
+    /// pick for the finished bytes, so a user's coder that overrides a built-in one
+    /// decodes the partial images too (or shows none, by default) and they cannot
+    /// disagree with its final image.
+    ///
+    /// ```swift
+    /// let decoder = CodersManager.shared.progressiveDecoder(for: firstChunk)
+    /// ```
+    public func progressiveDecoder(for data: Data) -> (any ProgressiveImageCoder)? {
+        decoder(for: data)?.makeProgressiveDecoder()
     }
 
     public func canDecode(_ data: Data) -> Bool {

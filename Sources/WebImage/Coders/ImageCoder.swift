@@ -3,7 +3,8 @@ import Foundation
 /// Something that turns encoded bytes of one or more formats into an ``Image`` and back.
 ///
 /// Each built-in format has one coder (`JPEGCoder`, `PNGCoder`, ...), and ``CodersManager``
-/// picks among them. Users can add their own for formats the library lacks.
+/// picks among them. Users can add their own for formats the library lacks, and give them a
+/// progressive decoder with ``makeProgressiveDecoder()``.
 /// Implementations must be thread-safe: one coder instance decodes many images at once.
 ///
 /// ```swift
@@ -20,4 +21,14 @@ public protocol ImageCoder: Sendable {
     func canEncode(to format: ImageFormat) -> Bool
     /// Encodes `image` as `format`.
     func encode(_ image: Image, as format: ImageFormat, options: ImageCoderOptions) throws -> Data
+    /// A new decoder that shows this coder's format while it downloads (one per download),
+    /// or `nil` when the coder has none. ``CodersManager/progressiveDecoder(for:)`` asks the
+    /// coder it would pick for the bytes, so partial images come from the same coder as the
+    /// final one. Default `nil`.
+    func makeProgressiveDecoder() -> (any ProgressiveImageCoder)?
+}
+
+extension ImageCoder {
+    /// No progressive decoder: partial images are not shown for this coder's formats.
+    public func makeProgressiveDecoder() -> (any ProgressiveImageCoder)? { nil }
 }

@@ -77,4 +77,11 @@ public final class Image: Sendable {
     public var duration: TimeInterval { frames.reduce(0) { $0 + $1.duration } }
     /// The bytes of pixel storage this image really holds; caches charge this.
     public var memoryCost: Int { frames.reduce(0) { $0 + $1.pixels.memoryCost } }
+
+    /// This image again, marked as a partial image from data still arriving.
+    func markedIncremental() -> Image {
+        Image(
+            frames: frames, format: format, scale: scale, loopCount: loopCount, orientation: orientation,
+            hasAlpha: hasAlpha, isThumbnail: isThumbnail, isTransformed: isTransformed, isIncremental: true)
+    }
 }

@@ -11,7 +11,32 @@ import Foundation
 /// if format == .undefined { throw WebImageError.badImageData("not an image") }
 /// ```
 public enum ImageFormat: String, Sendable, CaseIterable, Codable {
-    case jpeg, png, gif, webp, heic, heif, avif, tiff, bmp, svg, pdf, jpegXL, undefined
+    /// JPEG (JFIF/EXIF), baseline or progressive; decoded and encoded with libjpeg-turbo.
+    case jpeg
+    /// PNG, and animated PNG (APNG); decoded and encoded with libpng.
+    case png
+    /// GIF 87a/89a, still or animated; decoded with giflib, encoded by our own quantiser.
+    case gif
+    /// WebP, lossy or lossless, still or animated; libwebp.
+    case webp
+    /// HEIC: HEIF holding HEVC images (a phone camera's photos); decoded with libheif.
+    case heic
+    /// HEIF with another codec or the generic brands (`mif1`, `msf1`); libheif.
+    case heif
+    /// AVIF: HEIF holding AV1 images; libavif (encoded when libavif has an encoder).
+    case avif
+    /// TIFF; libtiff (the first page).
+    case tiff
+    /// Windows BMP; decoded and encoded by our own code.
+    case bmp
+    /// SVG: recognised by its bytes, not decoded yet.
+    case svg
+    /// PDF: recognised by its bytes, not decoded yet.
+    case pdf
+    /// JPEG XL (bare codestream or ISO BMFF container): recognised, not decoded yet.
+    case jpegXL
+    /// Not a format this library recognises: what sniffing returns for anything else.
+    case undefined
 
     /// Detects the format from the first bytes of `data` (SDWebImage's rules, with AVIF's
     /// `ftypavif`/`ftypavis` brands and JPEG XL's codestream and container signatures).

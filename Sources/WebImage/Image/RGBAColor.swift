@@ -8,9 +8,13 @@
 /// options.backgroundColor = RGBAColor(red: 0, green: 0, blue: 0)
 /// ```
 public struct RGBAColor: Sendable, Hashable {
+    /// Red, 0...255 (sRGB-encoded, not linear).
     public var red: UInt8
+    /// Green, 0...255 (sRGB-encoded, not linear).
     public var green: UInt8
+    /// Blue, 0...255 (sRGB-encoded, not linear).
     public var blue: UInt8
+    /// Opacity, 0 (transparent) ... 255 (opaque); the colour channels are not multiplied by it.
     public var alpha: UInt8
 
     /// Creates a colour; `alpha` defaults to opaque.

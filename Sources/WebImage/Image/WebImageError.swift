@@ -36,8 +36,10 @@ public enum WebImageError: Error, Sendable, Equatable, CustomStringConvertible {
     case encodingFailed(String)
     /// The operation took longer than its time limit.
     case timedOut
-    /// A transport failure, with the underlying description.
-    case network(String)
+    /// A transport or file-system failure: a one-line reason and, when the failure came
+    /// from another library (AsyncHTTPClient, NIO, Foundation), that library's error, so a
+    /// caller can inspect it instead of parsing the reason.
+    case network(String, underlying: (any Error)? = nil)
     /// A download's body (or a file) is larger than the configured limit, in bytes.
     case responseTooLarge(limit: Int)
     /// The image is in no cache and the load may not use the loader (`fromCacheOnly`).
@@ -46,6 +48,8 @@ public enum WebImageError: Error, Sendable, Equatable, CustomStringConvertible {
     /// a result size of zero pixels).
     case transformFailed(String)
 
+    /// One line naming the error and its reason, fit for a log or a command line's stderr
+    /// (the CLI prints exactly this).
     public var description: String {
         switch self {
         case .invalidURL(let url): "invalid URL: \(url)"
@@ -61,10 +65,52 @@ public enum WebImageError: Error, Sendable, Equatable, CustomStringConvertible {
         case .unsupportedFormat(let format): "unsupported format: \(format.rawValue)"
         case .encodingFailed(let reason): "encoding failed: \(reason)"
         case .timedOut: "timed out"
-        case .network(let reason): "network error: \(reason)"
+        case .network(let reason, _): "network error: \(reason)"
         case .responseTooLarge(let limit): "response larger than the limit of \(limit) bytes"
         case .notInCache: "not in the cache and loading was not allowed"
         case .transformFailed(let reason): "transform failed: \(reason)"
+        }
+    }
+
+    /// `error` as a ``WebImageError``: itself when it is one, ``cancelled`` for Swift's
+    /// `CancellationError`, else ``network(_:underlying:)`` keeping it as the underlying error.
+    public init(_ error: any Error) {
+        if let error = error as? WebImageError {
+            self = error
+        } else if error is CancellationError {
+            self = .cancelled
+        } else {
+            self = .network(String(describing: error), underlying: error)
+        }
+    }
+
+    /// Equal when the cases and their values are; two ``network(_:underlying:)`` errors
+    /// compare their reasons and whether both have an underlying error of the same
+    /// description (an arbitrary error is not `Equatable`).
+    public static func == (lhs: WebImageError, rhs: WebImageError) -> Bool {
+        switch (lhs, rhs) {
+        case let (.network(a, ua), .network(b, ub)):
+            return a == b && ua.map { String(reflecting: $0) } == ub.map { String(reflecting: $0) }
+        case let (.invalidURL(a), .invalidURL(b)), let (.badImageData(a), .badImageData(b)),
+             let (.encodingFailed(a), .encodingFailed(b)), let (.transformFailed(a), .transformFailed(b)):
+            return a == b
+        case let (.invalidDownloadStatusCode(a), .invalidDownloadStatusCode(b)):
+            return a == b
+        case let (.invalidDownloadContentType(a), .invalidDownloadContentType(b)):
+            return a == b
+        case let (.imageTooLarge(w1, h1, l1), .imageTooLarge(w2, h2, l2)):
+            return w1 == w2 && h1 == h2 && l1 == l2
+        case let (.unsupportedFormat(a), .unsupportedFormat(b)):
+            return a == b
+        case let (.responseTooLarge(a), .responseTooLarge(b)):
+            return a == b
+        case (.cacheNotModified, .cacheNotModified), (.blackListed, .blackListed),
+             (.invalidDownloadOperation, .invalidDownloadOperation), (.cancelled, .cancelled),
+             (.invalidDownloadResponse, .invalidDownloadResponse), (.timedOut, .timedOut),
+             (.notInCache, .notInCache):
+            return true
+        default:
+            return false
         }
     }
 }

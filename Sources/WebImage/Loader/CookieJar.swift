@@ -10,7 +10,7 @@ import Synchronization
 /// cannot grow it without end. Thread-safe.
 ///
 /// ```swift
-/// var config = DownloaderConfig()
+/// var config = Downloader.Configuration()
 /// config.cookieJar = CookieJar()          // a jar of its own instead of the shared one
 /// let result = try await ImageManager.shared.loadImage(with: url, options: .handleCookies)
 /// ```

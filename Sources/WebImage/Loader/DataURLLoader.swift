@@ -23,18 +23,22 @@ public struct DataURLLoader: ImageLoader {
         url.scheme?.lowercased() == "data"
     }
 
-    public func load(_ url: URL, options: DownloadRequestOptions, progress: LoadProgressHandler?) async throws -> ImageLoaderResult {
-        try Task.checkCancellation()
-        guard canLoad(url) else { throw WebImageError.invalidURL(url.absoluteString) }
+    public func load(_ url: URL, options: DownloadRequestOptions, progress: LoadProgressHandler?) async throws(WebImageError) -> ImageLoaderOutput {
+        guard !Task.isCancelled else { throw .cancelled }
+        guard canLoad(url) else { throw .invalidURL(url.absoluteString) }
         let data = try Self.payload(of: url.absoluteString)
         progress?(LoadProgress(receivedSize: data.count, expectedSize: data.count, url: url))
-        let image = try coder.decode(data, options: options.decodeOptions)
-        return ImageLoaderResult(image: image, data: data, url: url)
+        do {
+            let image = try coder.decode(data, options: options.decodeOptions)
+            return ImageLoaderOutput(image: image, data: data, url: url)
+        } catch {
+            throw WebImageError(error)
+        }
     }
 
     /// The bytes a `data:` URL carries. Throws ``WebImageError/invalidURL(_:)`` for a URL
     /// without a comma or with malformed base64 or percent escapes.
-    static func payload(of string: String) throws -> Data {
+    static func payload(of string: String) throws(WebImageError) -> Data {
         guard let colon = string.firstIndex(of: ":"), let comma = string[colon...].firstIndex(of: ",") else {
             throw WebImageError.invalidURL("data URL without a comma")
         }

@@ -4,7 +4,7 @@ import Foundation
 /// `SDWebImageDownloaderDecryptor`), for servers that encrypt or wrap their images.
 ///
 /// Returning `nil` fails the download with ``WebImageError/badImageData(_:)``. The
-/// decrypted bytes are what ``ImageLoaderResult/data`` holds. Progressive partial images
+/// decrypted bytes are what ``ImageLoaderOutput/data`` holds. Progressive partial images
 /// are not made when a decryptor is set (the bytes so far are not image bytes).
 ///
 /// ```swift

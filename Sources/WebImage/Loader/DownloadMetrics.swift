@@ -2,7 +2,7 @@ import Foundation
 
 /// Measurements of one HTTP transfer, for logs, dashboards and benchmarks.
 ///
-/// Reported in ``ImageLoaderResult/metrics`` and in ``DownloadEvent/stopped(_:_:)`` /
+/// Reported in ``ImageLoaderOutput/metrics`` and in ``DownloadEvent/stopped(_:_:)`` /
 /// ``DownloadEvent/finished(_:_:)``. One transfer may serve many callers (coalescing), so
 /// they all see the same metrics.
 ///

@@ -2,7 +2,7 @@
 /// `highPriority` options).
 ///
 /// Queued downloads start highest priority first; within one priority, in the order of
-/// ``DownloaderConfig/executionOrder``. A priority never interrupts a running download.
+/// ``Downloader/Configuration/executionOrder``. A priority never interrupts a running download.
 ///
 /// ```swift
 /// var options = DownloadRequestOptions()

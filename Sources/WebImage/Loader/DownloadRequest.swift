@@ -3,7 +3,7 @@ import NIOHTTP1
 
 /// The HTTP request the downloader is about to send, as a ``RequestModifier`` sees it.
 ///
-/// It starts as a `GET` of the URL with the downloader's headers (``DownloaderConfig/httpHeaders``
+/// It starts as a `GET` of the URL with the downloader's headers (``Downloader/Configuration/httpHeaders``
 /// plus those set at run time); a modifier may change any field.
 ///
 /// ```swift

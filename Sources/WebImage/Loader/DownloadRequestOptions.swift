@@ -31,7 +31,7 @@ public struct DownloadRequestOptions: Sendable {
     public var responseModifier: ResponseModifier?
     /// Turns the body into image bytes before decoding. Default `nil`.
     public var decryptor: Decryptor?
-    /// Send the cookies of ``DownloaderConfig/cookieJar`` that match the URL and store the
+    /// Send the cookies of ``Downloader/Configuration/cookieJar`` that match the URL and store the
     /// ones the response sets (SDWebImage's `HandleCookies`). Off by default, as in
     /// SDWebImage: an image request carries no cookies unless asked. Default `false`.
     public var handleCookies = false

@@ -8,7 +8,7 @@ extension Downloader {
         _ url: URL,
         options: DownloadRequestOptions,
         progress: LoadProgressHandler?
-    ) async throws -> ImageLoaderResult {
+    ) async throws(WebImageError) -> ImageLoaderOutput {
         try await loadImage(from: url, options: options, progress: progress)
     }
 
@@ -18,17 +18,9 @@ extension Downloader {
         from url: URL?,
         options: DownloadRequestOptions = DownloadRequestOptions(),
         progress: LoadProgressHandler? = nil
-    ) async throws -> ImageLoaderResult {
-        let holder = PendingCancellation()
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<ImageLoaderResult, any Error>) in
-                let token = downloadImage(with: url, options: options, progress: progress) { result in
-                    continuation.resume(with: result.mapError { $0 as any Error })
-                }
-                if let token { holder.store { token.cancel() } }
-            }
-        } onCancel: {
-            holder.cancel()
+    ) async throws(WebImageError) -> ImageLoaderOutput {
+        try await Self.awaitDownload { completion in
+            downloadImage(with: url, options: options, progress: progress, completion: completion)
         }
     }
 
@@ -37,17 +29,27 @@ extension Downloader {
         from url: URL?,
         options: DownloadRequestOptions = DownloadRequestOptions(),
         progress: LoadProgressHandler? = nil
-    ) async throws -> DownloadedData {
+    ) async throws(WebImageError) -> DownloadedData {
+        try await Self.awaitDownload { completion in
+            downloadData(with: url, options: options, progress: progress, completion: completion)
+        }
+    }
+
+    /// Starts one callback download with `start` and waits for its completion; cancelling
+    /// the calling task cancels the token `start` returned (or, when it has not returned
+    /// yet, cancels it as soon as it does).
+    private static func awaitDownload<Value: Sendable>(
+        _ start: (@escaping @Sendable (Result<Value, WebImageError>) -> Void) -> DownloadToken?
+    ) async throws(WebImageError) -> Value {
         let holder = PendingCancellation()
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<DownloadedData, any Error>) in
-                let token = downloadData(with: url, options: options, progress: progress) { result in
-                    continuation.resume(with: result.mapError { $0 as any Error })
-                }
+        let result = await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Result<Value, WebImageError>, Never>) in
+                let token = start { continuation.resume(returning: $0) }
                 if let token { holder.store { token.cancel() } }
             }
         } onCancel: {
             holder.cancel()
         }
+        return try result.get()
     }
 }

@@ -1,83 +1,90 @@
 import Foundation
 import Logging
 
-/// The settings of a ``Downloader`` (SDWebImage's `SDWebImageDownloaderConfig`), with
-/// SDWebImage's defaults.
-///
-/// The downloader copies the configuration when it is created; ``Downloader/maxConcurrentDownloads``,
-/// ``Downloader/isSuspended`` and the headers can also be changed on the downloader while it runs.
-///
-/// ```swift
-/// var config = DownloaderConfig()
-/// config.maxConcurrentDownloads = 2
-/// config.timeout = .seconds(5)
-/// let downloader = Downloader(config: config)
-/// ```
-public struct DownloaderConfig: Sendable {
-    /// The order in which queued downloads start, within one priority.
-    public enum ExecutionOrder: Sendable, Equatable {
-        /// Oldest first (the default).
-        case fifo
-        /// Newest first: the last image asked for is the one on screen now.
-        case lifo
+extension Downloader {
+    /// The settings of a ``Downloader`` (SDWebImage's `SDWebImageDownloaderConfig`), with
+    /// SDWebImage's defaults.
+    ///
+    /// The downloader copies the configuration when it is created; ``Downloader/maxConcurrentDownloads``,
+    /// ``Downloader/isSuspended`` and the headers can also be changed on the downloader while it runs.
+    ///
+    /// ```swift
+    /// var config = Downloader.Configuration()
+    /// config.maxConcurrentDownloads = 2
+    /// config.timeout = .seconds(5)
+    /// let downloader = Downloader(config: config)
+    /// ```
+    public struct Configuration: Sendable {
+        /// The order in which queued downloads start, within one priority.
+        public enum ExecutionOrder: Sendable, Equatable {
+            /// Oldest first (the default).
+            case fifo
+            /// Newest first: the last image asked for is the one on screen now.
+            case lifo
+        }
+
+        /// The `Accept` header sent by default, SDWebImage's.
+        public static let defaultAccept = "image/*,*/*;q=0.8"
+        /// The `User-Agent` header sent by default: the library's name.
+        public static let defaultUserAgent = "WebImage/1.0 (swift-web-image; Linux)"
+
+        /// How many downloads run at once; the rest wait in the queue. Default 6.
+        public var maxConcurrentDownloads = 6
+        /// How long a request may go without receiving a byte (connecting, waiting for the
+        /// head, or between body chunks) before it fails with ``WebImageError/timedOut``.
+        /// Like `NSURLRequest.timeoutInterval` it is an idle limit, so a slow but steady
+        /// download is not cut off. Default 15 seconds.
+        public var timeout: Duration = .seconds(15)
+        /// FIFO or LIFO among queued downloads of one priority. Default ``ExecutionOrder/fifo``.
+        public var executionOrder: ExecutionOrder = .fifo
+        /// Status codes that count as success; any other fails with
+        /// ``WebImageError/invalidDownloadStatusCode(_:)``. Default 200..<300.
+        public var acceptableStatusCodes: Set<Int> = Set(200..<300)
+        /// Media types (`image/png`, lowercased, without parameters) that count as success;
+        /// any other fails with ``WebImageError/invalidDownloadContentType(_:)``. A response
+        /// without `Content-Type` is not checked, as in SDWebImage. Default `nil` (any).
+        public var acceptableContentTypes: Set<String>?
+        /// The smallest change of the fraction done (0...1) between two progress reports;
+        /// the final report is always sent. Default 0 (every chunk).
+        public var minimumProgressInterval: Double = 0
+        /// Headers sent with every request. Default `Accept: image/*,*/*;q=0.8` and a
+        /// `User-Agent` naming the library.
+        public var httpHeaders: [String: String] = [
+            "Accept": Configuration.defaultAccept,
+            "User-Agent": Configuration.defaultUserAgent,
+        ]
+        /// HTTP Basic credentials, sent once when a server answers 401. Default `nil`.
+        public var username: String?
+        /// The password for ``username``. Default `nil`.
+        public var password: String?
+        /// Accept any server certificate for every download. Default `false`.
+        public var allowInvalidCertificates = false
+        /// The largest body accepted, in bytes; a larger announced length fails at once and a
+        /// body that grows past it is stopped, both with ``WebImageError/responseTooLarge(limit:)``.
+        /// Default 100 MiB.
+        public var maximumResponseSize = 100 * 1024 * 1024
+        /// How many redirects are followed before failing; cycles always fail. Default 10.
+        public var maximumRedirects = 10
+        /// The cookies sent and stored by downloads with ``DownloadRequestOptions/handleCookies``.
+        /// Default ``CookieJar/shared``.
+        public var cookieJar = CookieJar.shared
+        /// The coder that decodes downloaded bytes. Default ``CodersManager/shared``.
+        public var coder: any ImageCoder = CodersManager.shared
+        /// Makes the partial-image decoder of each progressive download. Default: a
+        /// ``ProgressivePartialImageDecoder`` over the shared coders manager's incremental decoders.
+        public var partialImageDecoder: @Sendable () -> any PartialImageDecoder = {
+            ProgressivePartialImageDecoder(coders: CodersManager.shared)
+        }
+        /// Where the downloader logs (debug level, one line per request event; URLs without
+        /// credentials or query, never header values). Default: a logger labelled
+        /// `WebImage.Downloader`.
+        public var logger = Logger(label: "WebImage.Downloader")
+
+        /// A configuration with every default.
+        public init() {}
     }
-
-    /// The `Accept` header sent by default, SDWebImage's.
-    public static let defaultAccept = "image/*,*/*;q=0.8"
-    /// The `User-Agent` header sent by default: the library's name.
-    public static let defaultUserAgent = "WebImage/1.0 (swift-web-image; Linux)"
-
-    /// How many downloads run at once; the rest wait in the queue. Default 6.
-    public var maxConcurrentDownloads = 6
-    /// How long a request may go without receiving a byte (connecting, waiting for the
-    /// head, or between body chunks) before it fails with ``WebImageError/timedOut``.
-    /// Like `NSURLRequest.timeoutInterval` it is an idle limit, so a slow but steady
-    /// download is not cut off. Default 15 seconds.
-    public var timeout: Duration = .seconds(15)
-    /// FIFO or LIFO among queued downloads of one priority. Default ``ExecutionOrder/fifo``.
-    public var executionOrder: ExecutionOrder = .fifo
-    /// Status codes that count as success; any other fails with
-    /// ``WebImageError/invalidDownloadStatusCode(_:)``. Default 200..<300.
-    public var acceptableStatusCodes: Set<Int> = Set(200..<300)
-    /// Media types (`image/png`, lowercased, without parameters) that count as success;
-    /// any other fails with ``WebImageError/invalidDownloadContentType(_:)``. A response
-    /// without `Content-Type` is not checked, as in SDWebImage. Default `nil` (any).
-    public var acceptableContentTypes: Set<String>?
-    /// The smallest change of the fraction done (0...1) between two progress reports;
-    /// the final report is always sent. Default 0 (every chunk).
-    public var minimumProgressInterval: Double = 0
-    /// Headers sent with every request. Default `Accept: image/*,*/*;q=0.8` and a
-    /// `User-Agent` naming the library.
-    public var httpHeaders: [String: String] = [
-        "Accept": DownloaderConfig.defaultAccept,
-        "User-Agent": DownloaderConfig.defaultUserAgent,
-    ]
-    /// HTTP Basic credentials, sent once when a server answers 401. Default `nil`.
-    public var username: String?
-    /// The password for ``username``. Default `nil`.
-    public var password: String?
-    /// Accept any server certificate for every download. Default `false`.
-    public var allowInvalidCertificates = false
-    /// The largest body accepted, in bytes; a larger announced length fails at once and a
-    /// body that grows past it is stopped, both with ``WebImageError/responseTooLarge(limit:)``.
-    /// Default 100 MiB.
-    public var maximumResponseSize = 100 * 1024 * 1024
-    /// How many redirects are followed before failing; cycles always fail. Default 10.
-    public var maximumRedirects = 10
-    /// The cookies sent and stored by downloads with ``DownloadRequestOptions/handleCookies``.
-    /// Default ``CookieJar/shared``.
-    public var cookieJar = CookieJar.shared
-    /// The coder that decodes downloaded bytes. Default ``CodersManager/shared``.
-    public var coder: any ImageCoder = CodersManager.shared
-    /// Makes the partial-image decoder of each progressive download. Default: a
-    /// ``ProgressivePartialImageDecoder`` over the shared coders manager's incremental decoders.
-    public var partialImageDecoder: @Sendable () -> any PartialImageDecoder = {
-        ProgressivePartialImageDecoder(coders: CodersManager.shared)
-    }
-    /// Where the downloader logs (debug level, one line per request event; URLs without
-    /// credentials or query, never header values).
-    public var logger = Logger(label: "WebImage.Downloader")
-
-    /// A configuration with every default.
-    public init() {}
 }
+
+/// The old name of ``Downloader/Configuration``, kept for one release.
+@available(*, deprecated, renamed: "Downloader.Configuration")
+public typealias DownloaderConfig = Downloader.Configuration

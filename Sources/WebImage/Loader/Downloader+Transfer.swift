@@ -199,8 +199,6 @@ extension Downloader {
 
     /// Maps whatever the transfer threw to the library's typed error.
     static func webImageError(from error: any Error) -> WebImageError {
-        if let error = error as? WebImageError { return error }
-        if error is CancellationError { return .cancelled }
         if let error = error as? HTTPClientError {
             switch error {
             case .readTimeout, .connectTimeout, .deadlineExceeded, .writeTimeout, .tlsHandshakeTimeout,
@@ -209,14 +207,14 @@ extension Downloader {
             case .cancelled:
                 return .cancelled
             case .redirectLimitReached:
-                return .network("too many redirects")
+                return .network("too many redirects", underlying: error)
             case .redirectCycleDetected:
-                return .network("redirect loop")
+                return .network("redirect loop", underlying: error)
             default:
-                return .network(String(describing: error))
+                break
             }
         }
-        return .network(String(describing: error))
+        return WebImageError(error)
     }
 
     /// Logs one request event at debug level: the URL without credentials, query or

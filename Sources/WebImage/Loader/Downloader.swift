@@ -18,21 +18,19 @@ import Synchronization
 /// (``shared`` lives as long as the process).
 ///
 /// ```swift
-/// let downloader = Downloader(config: DownloaderConfig())
+/// let downloader = Downloader(config: Downloader.Configuration())
 /// let result = try await downloader.load(url, options: DownloadRequestOptions(), progress: nil)
 /// try await downloader.shutdown()
 /// ```
 public final class Downloader: ImageLoader {
-    /// The downloader's settings type.
-    public typealias Configuration = DownloaderConfig
     /// Receives the outcome of one caller's download; called exactly once.
-    public typealias Completion = @Sendable (Result<ImageLoaderResult, WebImageError>) -> Void
+    public typealias Completion = @Sendable (Result<ImageLoaderOutput, WebImageError>) -> Void
 
     /// The process-wide downloader with the default configuration.
     public static let shared = Downloader()
 
     /// The configuration the downloader was created with.
-    public let config: DownloaderConfig
+    public let config: Downloader.Configuration
     let state: Mutex<State>
     /// The open event streams, under their own lock: events are sent from every event
     /// loop and must not wait for the queue.
@@ -41,13 +39,13 @@ public final class Downloader: ImageLoader {
     let validators = HTTPValidatorStore()
 
     /// Creates a downloader. No connection or client exists until the first download.
-    public init(config: DownloaderConfig = DownloaderConfig()) {
+    public init(config: Downloader.Configuration = Downloader.Configuration()) {
         self.config = config
         state = Mutex(State(maxConcurrentDownloads: max(1, config.maxConcurrentDownloads), headers: config.httpHeaders))
     }
 
     /// How many downloads run at once; changing it starts queued ones at once when it
-    /// grows. Values below 1 count as 1. Starts as ``DownloaderConfig/maxConcurrentDownloads``.
+    /// grows. Values below 1 count as 1. Starts as ``Downloader/Configuration/maxConcurrentDownloads``.
     public var maxConcurrentDownloads: Int {
         get { state.withLock { $0.maxConcurrentDownloads } }
         set {
@@ -116,7 +114,7 @@ public final class Downloader: ImageLoader {
             completion(result.flatMap { delivery in
                 // Every caller registered with `decode: true` gets an image or an error.
                 guard let image = delivery.image else { return .failure(.badImageData("no image decoded")) }
-                return .success(ImageLoaderResult(
+                return .success(ImageLoaderOutput(
                     image: image, data: delivery.data, url: delivery.url, metrics: delivery.metrics, response: delivery.response
                 ))
             })

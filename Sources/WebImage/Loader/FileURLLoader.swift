@@ -29,19 +29,23 @@ public struct FileURLLoader: ImageLoader {
         url.isFileURL
     }
 
-    public func load(_ url: URL, options: DownloadRequestOptions, progress: LoadProgressHandler?) async throws -> ImageLoaderResult {
-        guard canLoad(url) else { throw WebImageError.invalidURL(url.absoluteString) }
-        progress?(LoadProgress(receivedSize: 0, expectedSize: -1, url: url))
-        let limit = maximumFileSize
-        let data: Data = try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global(qos: .userInitiated).async {
-                continuation.resume(with: Result { try Self.read(url, limit: limit) })
+    public func load(_ url: URL, options: DownloadRequestOptions, progress: LoadProgressHandler?) async throws(WebImageError) -> ImageLoaderOutput {
+        do {
+            guard canLoad(url) else { throw WebImageError.invalidURL(url.absoluteString) }
+            progress?(LoadProgress(receivedSize: 0, expectedSize: -1, url: url))
+            let limit = maximumFileSize
+            let data: Data = try await withCheckedThrowingContinuation { continuation in
+                DispatchQueue.global(qos: .userInitiated).async {
+                    continuation.resume(with: Result { try Self.read(url, limit: limit) })
+                }
             }
+            try Task.checkCancellation()
+            progress?(LoadProgress(receivedSize: data.count, expectedSize: data.count, url: url))
+            let image = try coder.decode(data, options: options.decodeOptions)
+            return ImageLoaderOutput(image: image, data: data, url: url)
+        } catch {
+            throw WebImageError(error)
         }
-        try Task.checkCancellation()
-        progress?(LoadProgress(receivedSize: data.count, expectedSize: data.count, url: url))
-        let image = try coder.decode(data, options: options.decodeOptions)
-        return ImageLoaderResult(image: image, data: data, url: url)
     }
 
     /// Reads at most `limit` bytes of a regular file; a longer file (even one that grew
@@ -70,7 +74,7 @@ public struct FileURLLoader: ImageLoader {
         } catch let error as WebImageError {
             throw error
         } catch {
-            throw WebImageError.network("cannot read \(url.path): \((error as NSError).localizedDescription)")
+            throw WebImageError.network("cannot read \(url.path): \((error as NSError).localizedDescription)", underlying: error)
         }
     }
 }

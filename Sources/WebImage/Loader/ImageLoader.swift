@@ -17,14 +17,15 @@ public protocol ImageLoader: Sendable {
     /// Whether this loader handles `url` (usually a check of its scheme; cheap).
     func canLoad(_ url: URL) -> Bool
 
-    /// Loads and decodes the image at `url`. Throws ``WebImageError``.
+    /// Loads and decodes the image at `url`; every failure is a ``WebImageError`` (a
+    /// loader wraps a foreign error with ``WebImageError/init(_:)``).
     ///
     /// `progress`, when given, is called zero or more times before the result, never after it.
     func load(
         _ url: URL,
         options: DownloadRequestOptions,
         progress: LoadProgressHandler?
-    ) async throws -> ImageLoaderResult
+    ) async throws(WebImageError) -> ImageLoaderOutput
 }
 
 /// Receives progress reports during a load; see ``LoadProgress``. Called from an arbitrary

@@ -5,7 +5,7 @@ import Foundation
 ///
 /// The downloader reports `(0, -1)` when a request starts, `(0, expected)` when the
 /// response arrives, then one report per chunk (throttled by
-/// ``DownloaderConfig/minimumProgressInterval``), always including the final one, where
+/// ``Downloader/Configuration/minimumProgressInterval``), always including the final one, where
 /// `receivedSize == expectedSize`.
 ///
 /// ```swift

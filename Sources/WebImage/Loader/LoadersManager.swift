@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// The ordered set of loaders, itself a loader: it hands each URL to the right one
 /// (SDWebImage's `SDImageLoadersManager`).
@@ -17,32 +16,32 @@ public final class LoadersManager: ImageLoader {
     /// The process-wide manager with the built-in loaders.
     public static let shared = LoadersManager()
 
-    private let storage: Mutex<[any ImageLoader]>
+    private let registry: OrderedRegistry<any ImageLoader>
 
     /// Creates a manager with `loaders`, the last of which is asked first.
     public init(loaders: [any ImageLoader] = [Downloader.shared, FileURLLoader(), DataURLLoader()]) {
-        storage = Mutex(loaders)
+        registry = OrderedRegistry(loaders)
     }
 
     /// The loaders in the order they were added (the last is asked first).
     public var loaders: [any ImageLoader] {
-        get { storage.withLock { $0 } }
-        set { storage.withLock { $0 = newValue } }
+        get { registry.entries }
+        set { registry.entries = newValue }
     }
 
     /// Adds a loader that is asked before every loader already present.
     public func addLoader(_ loader: any ImageLoader) {
-        storage.withLock { $0.append(loader) }
+        registry.add(loader)
     }
 
     /// Removes every loader for which `shouldRemove` returns `true`.
     public func removeLoaders(where shouldRemove: (any ImageLoader) -> Bool) {
-        storage.withLock { $0.removeAll(where: shouldRemove) }
+        registry.removeAll(where: shouldRemove)
     }
 
     /// The loader that will load `url`, if any.
     public func loader(for url: URL) -> (any ImageLoader)? {
-        loaders.reversed().first { $0.canLoad(url) }
+        registry.first { $0.canLoad(url) }
     }
 
     public func canLoad(_ url: URL) -> Bool {
@@ -51,8 +50,8 @@ public final class LoadersManager: ImageLoader {
 
     /// Loads with the first loader that accepts `url`; none fails with
     /// ``WebImageError/invalidURL(_:)``.
-    public func load(_ url: URL, options: DownloadRequestOptions, progress: LoadProgressHandler?) async throws -> ImageLoaderResult {
-        guard let loader = loader(for: url) else { throw WebImageError.invalidURL(url.absoluteString) }
+    public func load(_ url: URL, options: DownloadRequestOptions, progress: LoadProgressHandler?) async throws(WebImageError) -> ImageLoaderOutput {
+        guard let loader = loader(for: url) else { throw .invalidURL(url.absoluteString) }
         return try await loader.load(url, options: options, progress: progress)
     }
 }

@@ -31,7 +31,7 @@ extension ImageManager {
             }
             return outcome
         } catch {
-            let error = Self.webImageError(error)
+            let error = WebImageError(error)
             metrics.failed(error)
             if error != .cancelled, error != .notInCache { failedURLs.record(plan.url, error: error) }
             logger.debug("load failed", metadata: ["url": "\(plan.url.absoluteString)", "error": "\(error)"])
@@ -82,7 +82,7 @@ extension ImageManager {
             let final = try await finish(loaded, plan: plan, storeOriginal: true)
             return .fresh(ImageLoadResult(image: final, data: loaded.data, cacheType: .none, url: plan.url))
         } catch {
-            let error = Self.webImageError(error)
+            let error = WebImageError(error)
             if error == .cancelled || Task.isCancelled { throw WebImageError.cancelled }
             if error != .cacheNotModified {
                 metrics.failed(error)
@@ -182,10 +182,4 @@ extension ImageManager {
         }
     }
 
-    /// Any error as a ``WebImageError``; Swift's cancellation is ``WebImageError/cancelled``.
-    static func webImageError(_ error: any Error) -> WebImageError {
-        if let error = error as? WebImageError { return error }
-        if error is CancellationError { return .cancelled }
-        return .network(String(describing: error))
-    }
 }

@@ -16,7 +16,7 @@ extension ImageManager {
         options: ImageOptions = [],
         context: ImageContext = ImageContext(),
         progress: LoadProgressHandler? = nil
-    ) async throws -> ImageLoadResult {
+    ) async throws(WebImageError) -> ImageLoadResult {
         let (url, options, context) = try prepared(url, options: options, context: context)
         if let image = memoryHit(url, options: options, context: context) {
             metrics.memoryHit()
@@ -31,11 +31,12 @@ extension ImageManager {
             }
         }
         slot.attach { task.cancel() }
-        return try await withTaskCancellationHandler {
-            try await task.value
+        let result = await withTaskCancellationHandler {
+            await task.result
         } onCancel: {
             task.cancel()
         }
+        return try result.mapError { WebImageError($0) }.get()
     }
 
     /// Loads the image at `url`, calling `completion` exactly once (twice with
@@ -84,7 +85,7 @@ extension ImageManager {
                 case .unchanged: once.final(nil)
                 }
             } catch {
-                once.final(.failure(Self.webImageError(error)))
+                once.final(.failure(WebImageError(error)))
             }
         }
         slot.attach { task.cancel() }

@@ -46,5 +46,6 @@ public struct TransformSpec: Sendable, CustomStringConvertible {
     /// All steps as one transformer; its key identifies the whole chain.
     public var transformer: PipelineTransformer { PipelineTransformer(transformers) }
 
+    /// The spec as it was written, so it can be printed back or logged as given.
     public var description: String { text }
 }

@@ -205,9 +205,9 @@ import Testing
         // Three 256-byte frames always fit in a fifth of the available memory.
         #expect(player.maxBufferCount == 3)
         let meminfo = "MemTotal:       16318496 kB\nMemFree:         1270784 kB\nMemAvailable:    9261572 kB\n"
-        #expect(SystemMemory.parseAvailable(meminfo) == 9_261_572 * 1024)
-        #expect(SystemMemory.parseAvailable("MemTotal: 5 kB\n") == nil)
-        #expect(try #require(SystemMemory.availableBytes()) > 0)
+        #expect(AnimatedImagePlayer.Configuration.SystemMemory.parseAvailable(meminfo) == 9_261_572 * 1024)
+        #expect(AnimatedImagePlayer.Configuration.SystemMemory.parseAvailable("MemTotal: 5 kB\n") == nil)
+        #expect(try #require(AnimatedImagePlayer.Configuration.SystemMemory.availableBytes()) > 0)
     }
 
     @Test func playsAPreloadedImageWithoutDecoding() throws {

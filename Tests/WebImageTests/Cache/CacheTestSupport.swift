@@ -79,7 +79,7 @@ final class CountingCoder: ImageCoder {
 /// An ``ImageCache`` in a fresh temporary directory, with its directory for cleanup.
 func makeImageCache(
     _ label: String = #function,
-    config: ImageCacheConfig = ImageCacheConfig(),
+    config: ImageCache.Configuration = ImageCache.Configuration(),
     coder: any ImageCoder = CodersManager.shared
 ) throws -> (ImageCache, TemporaryDirectory) {
     let directory = try TemporaryDirectory(label)

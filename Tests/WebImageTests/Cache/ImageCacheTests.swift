@@ -41,13 +41,13 @@ struct ImageCacheTests {
         let png = try Corpus.data("TestImage.png")
         let image = try CodersManager.shared.decode(png)
         try await cache.store(image, data: png, forKey: "k")
-        await cache.removeImage(forKey: "k", fromDisk: false)
+        await cache.removeImage(forKey: "k", cacheType: .memory)
         #expect(cache.imageFromMemoryCache(forKey: "k") == nil)
         let fromDisk = try await cache.image(forKey: "k")
         #expect(fromDisk.cacheType == .disk)
         #expect(fromDisk.data == png)
         #expect(fromDisk.image?.pixels == image.pixels)
-        await cache.removeImage(forKey: "k", fromDisk: true)
+        await cache.removeImage(forKey: "k", cacheType: .all)
         #expect(try await cache.image(forKey: "k").cacheType == .none)
     }
 
@@ -215,7 +215,7 @@ struct ImageCacheTests {
     }
 
     @Test func shouldCacheImagesInMemoryOffKeepsMemoryEmpty() async throws {
-        var config = ImageCacheConfig()
+        var config = ImageCache.Configuration()
         config.shouldCacheImagesInMemory = false
         let (cache, directory) = try makeImageCache(config: config)
         defer { directory.remove() }

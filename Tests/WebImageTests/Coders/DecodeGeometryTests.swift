@@ -117,17 +117,17 @@ import Testing
         var options = ImageCoderOptions()
         options.thumbnailPixelSize = Self.size(400, 300)
         // Stored 3450 wide and 5250 tall, turned to 5250×3450 by orientation 6.
-        let target = DecodedFrameFinisher.targetSize(sourceSize: Self.size(3450, 5250), orientation: .right, frameCount: 1, options: options)
+        let target = DecodeGeometry.targetSize(sourceSize: Self.size(3450, 5250), orientation: .right, frameCount: 1, options: options)
         #expect(target == Self.size(400, 263))
         options.applyOrientation = false
-        let unturned = DecodedFrameFinisher.targetSize(sourceSize: Self.size(3450, 5250), orientation: .right, frameCount: 1, options: options)
+        let unturned = DecodeGeometry.targetSize(sourceSize: Self.size(3450, 5250), orientation: .right, frameCount: 1, options: options)
         #expect(unturned == Self.size(197, 300))
     }
 
     @Test func finisherResizesThenOrients() {
         var pixels = PixelBuffer(width: 40, height: 20, filling: .black)
         for y in 0..<20 { for x in 0..<20 { pixels[pixel: x, y] = .white } }   // white left half
-        let finished = DecodedFrameFinisher.finish(pixels, orientation: .right, target: Self.size(5, 10), options: ImageCoderOptions())
+        let finished = DecodeGeometry.finish(pixels, orientation: .right, target: Self.size(5, 10), options: ImageCoderOptions())
         #expect(finished.size == Self.size(5, 10))
         // Turned clockwise, the white left half becomes the top half.
         #expect(finished[pixel: 2, 0] == .white)

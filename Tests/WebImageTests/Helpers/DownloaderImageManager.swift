@@ -27,16 +27,6 @@ struct DownloaderImageManager: ImageManaging {
         return ImageLoadOperation { token?.cancel() }
     }
 
-    func loadImage(
-        with url: URL?,
-        options: ImageOptions,
-        context: ImageContext,
-        progress: LoadProgressHandler?
-    ) async throws -> ImageLoadResult {
-        let result = try await downloader.loadImage(from: url, options: requestOptions(options), progress: progress)
-        return ImageLoadResult(image: result.image, data: result.data, cacheType: .none, url: result.url)
-    }
-
     func cacheKey(for url: URL?, context: ImageContext) -> String? {
         url?.absoluteString
     }

@@ -102,26 +102,6 @@ final class TestImageManager: ImageManaging {
         }
     }
 
-    func loadImage(
-        with url: URL?,
-        options: ImageOptions,
-        context: ImageContext,
-        progress: LoadProgressHandler?
-    ) async throws -> ImageLoadResult {
-        let operation = Mutex<ImageLoadOperation?>(nil)
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { continuation in
-                let started = loadImage(with: url, options: options, context: context, progress: progress) { result in
-                    continuation.resume(with: result.mapError { $0 as any Error })
-                }
-                operation.withLock { $0 = started }
-                if Task.isCancelled { started.cancel() }
-            }
-        } onCancel: {
-            operation.withLock { $0 }?.cancel()
-        }
-    }
-
     func cacheKey(for url: URL?, context: ImageContext) -> String? {
         url?.absoluteString
     }

@@ -6,8 +6,8 @@ import Synchronization
 /// down, and a recorder that counts how often each callback ran.
 enum LoaderTesting {
     /// A configuration with time-outs short enough for tests.
-    static func config(timeout: Duration = .seconds(2), _ change: (inout DownloaderConfig) -> Void = { _ in }) -> DownloaderConfig {
-        var config = DownloaderConfig()
+    static func config(timeout: Duration = .seconds(2), _ change: (inout Downloader.Configuration) -> Void = { _ in }) -> Downloader.Configuration {
+        var config = Downloader.Configuration()
         config.timeout = timeout
         change(&config)
         return config
@@ -15,7 +15,7 @@ enum LoaderTesting {
 
     /// Runs `body` with a new downloader and shuts it down afterwards, however `body` ends.
     static func withDownloader<T: Sendable>(
-        _ config: DownloaderConfig = LoaderTesting.config(),
+        _ config: Downloader.Configuration = LoaderTesting.config(),
         _ body: (Downloader) async throws -> T
     ) async throws -> T {
         let downloader = Downloader(config: config)
@@ -39,7 +39,7 @@ enum LoaderTesting {
             _ = try await downloader.loadImage(from: url, options: options)
             return nil
         } catch {
-            return error as? WebImageError ?? .network("not a WebImageError: \(error)")
+            return error
         }
     }
 }
@@ -47,7 +47,7 @@ enum LoaderTesting {
 /// Collects the completions of callback-style downloads and counts each one, so a test
 /// can check that every completion ran exactly once.
 final class CompletionRecorder: Sendable {
-    typealias Outcome = Result<ImageLoaderResult, WebImageError>
+    typealias Outcome = Result<ImageLoaderOutput, WebImageError>
     private let counts = Mutex<[Int: Int]>([:])
     private let stream: AsyncStream<(Int, Outcome)>
     private let continuation: AsyncStream<(Int, Outcome)>.Continuation

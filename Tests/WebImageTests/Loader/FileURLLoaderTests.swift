@@ -38,7 +38,7 @@ struct FileURLLoaderTests {
         await #expect {
             _ = try await FileURLLoader().load(URL(fileURLWithPath: path), options: DownloadRequestOptions(), progress: nil)
         } throws: { error in
-            guard case .network(let reason) = error as? WebImageError else { return false }
+            guard case .network(let reason, _) = error as? WebImageError else { return false }
             return reason.contains("not a regular file")
         }
     }
@@ -56,7 +56,7 @@ struct FileURLLoaderTests {
         #expect {
             _ = try outcome.get()
         } throws: { error in
-            guard case .network(let reason) = error as? WebImageError else { return false }
+            guard case .network(let reason, _) = error as? WebImageError else { return false }
             return reason.contains("not a regular file")
         }
     }

@@ -8,9 +8,13 @@ private struct CorpusLoader: ImageLoader {
 
     func canLoad(_ url: URL) -> Bool { url.scheme == "corpus" }
 
-    func load(_ url: URL, options: DownloadRequestOptions, progress: LoadProgressHandler?) async throws -> ImageLoaderResult {
-        let data = try Corpus.data(url.absoluteString.replacingOccurrences(of: "corpus:", with: ""))
-        return ImageLoaderResult(image: try coder.decode(data, options: options.decodeOptions), data: data, url: url)
+    func load(_ url: URL, options: DownloadRequestOptions, progress: LoadProgressHandler?) async throws(WebImageError) -> ImageLoaderOutput {
+        do {
+            let data = try Corpus.data(url.absoluteString.replacingOccurrences(of: "corpus:", with: ""))
+            return ImageLoaderOutput(image: try coder.decode(data, options: options.decodeOptions), data: data, url: url)
+        } catch {
+            throw WebImageError(error)
+        }
     }
 }
 

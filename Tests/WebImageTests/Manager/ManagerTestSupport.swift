@@ -22,7 +22,7 @@ struct ManagerHarness: Sendable {
     /// Runs `body` with a fresh harness and removes everything afterwards.
     static func with<T: Sendable>(timeout: Duration = .seconds(2), _ body: (ManagerHarness) async throws -> T) async throws -> T {
         let directory = try TemporaryDirectory()
-        var config = DownloaderConfig()
+        var config = Downloader.Configuration()
         config.timeout = timeout
         let harness = ManagerHarness(directoryURL: directory.url, downloader: Downloader(config: config))
         defer { directory.remove() }

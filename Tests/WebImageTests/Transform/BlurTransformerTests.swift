@@ -36,7 +36,7 @@ struct BlurTransformerTests {
         let total = blurred.bytes.enumerated().filter { $0.offset % 4 == 0 }.reduce(0) { $0 + Int($1.element) }
         // Energy is conserved up to rounding: each pixel the kernel reaches rounds by at
         // most ½ (the faint tail, below ½, rounds to 0, so the total only drops).
-        let reach = 2 * BoxBlur.passes * (BoxBlur(sigma: 2).whole + 1) + 1
+        let reach = 2 * BlurTransformer.BoxBlur.passes * (BlurTransformer.BoxBlur(sigma: 2).whole + 1) + 1
         #expect(total <= sum && sum - total <= reach * reach * points.count / 2)
         #expect(sum - total < sum / 10)
     }

@@ -96,7 +96,7 @@ public struct AVIFCoder: ImageCoder {
         let orientation = AVIFCoder.orientation(of: parsed.pointee)
         let hasAlpha = decoder.pointee.alphaPresent == AVIF_TRUE
         let source = ImageSize(width: width, height: height)
-        let target = DecodedFrameFinisher.targetSize(
+        let target = DecodeGeometry.targetSize(
             sourceSize: source, orientation: orientation, frameCount: frameCount, options: options
         )
         // All frames stay in memory, so the limit applies to their sum, counted at the size
@@ -118,7 +118,7 @@ public struct AVIFCoder: ImageCoder {
                 )
             }
             let pixels = try AVIFCoder.rgba(from: decoded, width: width, height: height)
-            let finished = DecodedFrameFinisher.finish(pixels, orientation: orientation, target: target, options: options)
+            let finished = DecodeGeometry.finish(pixels, orientation: orientation, target: target, options: options)
             frames.append(ImageFrame(pixels: finished, duration: frameCount > 1 ? decoder.pointee.imageTiming.duration : 0))
         }
         return Image(

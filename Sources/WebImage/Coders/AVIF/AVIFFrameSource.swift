@@ -54,7 +54,7 @@ public final class AVIFFrameSource: AnimatedImageCoder {
         }
         guard !durations.isEmpty else { throw WebImageError.badImageData("AVIF has no whole frame") }
         let orientation = AVIFCoder.orientation(of: parsed.pointee)
-        let target = DecodedFrameFinisher.targetSize(
+        let target = DecodeGeometry.targetSize(
             sourceSize: source, orientation: orientation, frameCount: durations.count, options: options)
         let upright = (options.applyOrientation ? orientation : .up).orientedSize(source)
         animatedImageData = data
@@ -142,7 +142,7 @@ public final class AVIFFrameSource: AnimatedImageCoder {
             }
             let pixels = try AVIFCoder.rgba(from: decoded, width: source.width, height: source.height)
             nextIndex += 1
-            return DecodedFrameFinisher.finish(pixels, orientation: orientation, target: target, options: options)
+            return DecodeGeometry.finish(pixels, orientation: orientation, target: target, options: options)
         }
     }
 }

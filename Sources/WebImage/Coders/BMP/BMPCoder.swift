@@ -36,8 +36,8 @@ public struct BMPCoder: ImageCoder {
             let header = try BMPHeader(bytes)
             try DecodeGeometry.checkPixelLimit(width: header.width, height: header.height, options: options)
             let (pixels, hasAlpha) = try BMPDecoder.decode(bytes, header: header)
-            let target = DecodedFrameFinisher.targetSize(sourceSize: pixels.size, orientation: .up, frameCount: 1, options: options)
-            let finished = DecodedFrameFinisher.finish(pixels, orientation: .up, target: target, options: options)
+            let target = DecodeGeometry.targetSize(sourceSize: pixels.size, orientation: .up, frameCount: 1, options: options)
+            let finished = DecodeGeometry.finish(pixels, orientation: .up, target: target, options: options)
             return Image(
                 frames: [ImageFrame(pixels: finished)], format: .bmp, scale: options.scaleFactor,
                 hasAlpha: hasAlpha, isThumbnail: finished.size.pixelCount < pixels.size.pixelCount

@@ -48,7 +48,7 @@ extension GIFCoder {
     /// to the target size. A failure after at least one frame ends the animation there.
     static func composite(_ bytes: UnsafeRawBufferPointer, plan: DecodePlan, options: ImageCoderOptions) throws -> Image {
         try withReader(bytes) { reader in
-            let target = DecodedFrameFinisher.targetSize(
+            let target = DecodeGeometry.targetSize(
                 sourceSize: plan.canvas, orientation: .up, frameCount: plan.frameCount, options: options)
             let globalPalette = reader.globalPalette
             var compositor = GIFCompositor(canvasSize: plan.canvas, target: target, options: options)

@@ -41,6 +41,11 @@ public struct GIFCoder: ImageCoder {
     }
 
     /// GIF only.
+    /// A ``GIFProgressiveDecoder``, which shows the image while it downloads.
+    public func makeProgressiveDecoder() -> (any ProgressiveImageCoder)? {
+        GIFProgressiveDecoder()
+    }
+
     public func canEncode(to format: ImageFormat) -> Bool {
         format == .gif
     }

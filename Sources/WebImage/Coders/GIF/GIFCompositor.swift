@@ -52,7 +52,7 @@ struct GIFCompositor {
                 hasAlpha = hasAlpha || transparentIndex != nil || (frameIndex == 0 && uncovered)
                 let pixels = try PixelBuffer(width: canvasSize.width, height: canvasSize.height, bytes: canvas.rgba)
                 let frame = ImageFrame(
-                    pixels: DecodedFrameFinisher.finish(pixels, orientation: .up, target: target, options: options),
+                    pixels: DecodeGeometry.finish(pixels, orientation: .up, target: target, options: options),
                     duration: control.duration)
                 canvas.dispose()
                 control = GIFCoder.FrameControl()

@@ -30,7 +30,7 @@ public final class GIFFrameSource: AnimatedImageCoder {
         guard !data.isEmpty else { throw WebImageError.badImageData("empty data") }
         guard Self.canDecodeAnimation(data) else { throw WebImageError.badImageData("not a GIF (no GIF8 signature)") }
         let scan = try data.withUnsafeBytes { try Self.scan($0, options: options) }
-        let target = DecodedFrameFinisher.targetSize(
+        let target = DecodeGeometry.targetSize(
             sourceSize: scan.canvas, orientation: .up, frameCount: scan.durations.count, options: options)
         animatedImageData = data
         properties = AnimatedImageProperties(

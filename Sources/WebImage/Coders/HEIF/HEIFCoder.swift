@@ -73,8 +73,8 @@ public struct HEIFCoder: ImageCoder {
                 pixels = HEIFOrientation.inverse(of: orientation).apply(to: pixels)
             }
             let source = options.applyOrientation ? stored : pixels.size
-            let target = DecodedFrameFinisher.targetSize(sourceSize: source, orientation: .up, frameCount: 1, options: options)
-            let finished = DecodedFrameFinisher.finish(pixels, orientation: .up, target: target, options: options)
+            let target = DecodeGeometry.targetSize(sourceSize: source, orientation: .up, frameCount: 1, options: options)
+            let finished = DecodeGeometry.finish(pixels, orientation: .up, target: target, options: options)
             return Image(
                 frames: [ImageFrame(pixels: finished)],
                 format: format,

@@ -47,7 +47,7 @@ struct APNGCompositor {
         let saved = dispose == .previous ? canvas.region(of: control) : nil
         canvas.draw(pixels, at: control)
         let composed = try PixelBuffer(width: canvas.size.width, height: canvas.size.height, bytes: canvas.bytes)
-        let finished = DecodedFrameFinisher.finish(composed, orientation: orientation, target: target, options: options)
+        let finished = DecodeGeometry.finish(composed, orientation: orientation, target: target, options: options)
         switch dispose {
         case .none: break
         case .background: canvas.clear(control)

@@ -130,7 +130,7 @@ enum APNGDecoder {
         options: ImageCoderOptions
     ) throws -> [ImageFrame] {
         let canvasSize = ImageSize(width: header.width, height: header.height)
-        let target = DecodedFrameFinisher.targetSize(
+        let target = DecodeGeometry.targetSize(
             sourceSize: canvasSize, orientation: orientation, frameCount: animation.frames.count, options: options
         )
         var compositor = APNGCompositor(

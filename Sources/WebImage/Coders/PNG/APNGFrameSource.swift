@@ -54,7 +54,7 @@ public final class APNGFrameSource: AnimatedImageCoder {
             return (animation, header, orientation, header.hasAlphaChannel || coder.hasTransparencyChunk(in: layout))
         }
         let source = ImageSize(width: header.width, height: header.height)
-        let target = DecodedFrameFinisher.targetSize(
+        let target = DecodeGeometry.targetSize(
             sourceSize: source, orientation: orientation, frameCount: animation.frames.count, options: options)
         animatedImageData = data
         properties = AnimatedImageProperties(

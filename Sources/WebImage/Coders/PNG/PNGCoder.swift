@@ -55,8 +55,8 @@ public struct PNGCoder: ImageCoder {
             }
 
             let pixels = try PNGDecoder.decode(bytes, options: options)
-            let target = DecodedFrameFinisher.targetSize(sourceSize: source, orientation: orientation, frameCount: 1, options: options)
-            let finished = DecodedFrameFinisher.finish(pixels, orientation: orientation, target: target, options: options)
+            let target = DecodeGeometry.targetSize(sourceSize: source, orientation: orientation, frameCount: 1, options: options)
+            let finished = DecodeGeometry.finish(pixels, orientation: orientation, target: target, options: options)
             return Image(
                 frames: [ImageFrame(pixels: finished)], format: .png, scale: options.scaleFactor,
                 orientation: orientation, hasAlpha: hasAlpha,
@@ -66,6 +66,11 @@ public struct PNGCoder: ImageCoder {
     }
 
     /// PNG only.
+    /// A ``PNGProgressiveDecoder``, which shows the image while it downloads.
+    public func makeProgressiveDecoder() -> (any ProgressiveImageCoder)? {
+        PNGProgressiveDecoder()
+    }
+
     public func canEncode(to format: ImageFormat) -> Bool {
         format == .png
     }
@@ -80,7 +85,7 @@ public struct PNGCoder: ImageCoder {
         if frames.count == 1 {
             return Data(try PNGEncoder.encode(frames[0].pixels, keepAlpha: keepAlpha))
         }
-        return Data(try APNGEncoder.encode(frames, loopCount: image.loopCount, keepAlpha: keepAlpha))
+        return Data(try PNGEncoder.encodeAnimation(frames, loopCount: image.loopCount, keepAlpha: keepAlpha))
     }
 
     // MARK: Metadata

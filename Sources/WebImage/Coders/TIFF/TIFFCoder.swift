@@ -112,8 +112,8 @@ public struct TIFFCoder: ImageCoder {
         }
 
         let source = ImageSize(width: Int(width), height: Int(height))
-        let target = DecodedFrameFinisher.targetSize(sourceSize: source, orientation: orientation, frameCount: 1, options: options)
-        let finished = DecodedFrameFinisher.finish(pixels, orientation: orientation, target: target, options: options)
+        let target = DecodeGeometry.targetSize(sourceSize: source, orientation: orientation, frameCount: 1, options: options)
+        let finished = DecodeGeometry.finish(pixels, orientation: orientation, target: target, options: options)
         let upright = (options.applyOrientation ? orientation : .up).orientedSize(source)
         return Image(
             frames: [ImageFrame(pixels: finished)],

@@ -43,7 +43,7 @@ extension WebPCoder {
             throw WebImageError.imageTooLarge(width: canvas.width, height: canvas.height, limit: options.pixelLimit)
         }
         let orientation = WebPAnimDecoderGetDemuxer(decoder).flatMap { exifOrientation(in: $0) } ?? .up
-        let target = DecodedFrameFinisher.targetSize(
+        let target = DecodeGeometry.targetSize(
             sourceSize: canvas, orientation: orientation, frameCount: frameCount, options: options)
 
         var frames: [ImageFrame] = []
@@ -58,7 +58,7 @@ extension WebPCoder {
                 buffer.baseAddress?.update(from: canvasBytes, count: buffer.count)
             }
             frames.append(ImageFrame(
-                pixels: DecodedFrameFinisher.finish(pixels, orientation: orientation, target: target, options: options),
+                pixels: DecodeGeometry.finish(pixels, orientation: orientation, target: target, options: options),
                 duration: frameDuration(milliseconds: Int(timestamp) - Int(previousTimestamp))))
             previousTimestamp = timestamp
         }

@@ -10,7 +10,7 @@ extension WebPCoder {
         }
         let source = ImageSize(width: Int(features.width), height: Int(features.height))
         let orientation = withDemuxer(bytes) { exifOrientation(in: $0) } ?? .up
-        let target = DecodedFrameFinisher.targetSize(sourceSize: source, orientation: orientation, frameCount: 1, options: options)
+        let target = DecodeGeometry.targetSize(sourceSize: source, orientation: orientation, frameCount: 1, options: options)
         let applied: ImageOrientation = options.applyOrientation ? orientation : .up
         let stored = applied.orientedSize(target)
 
@@ -37,7 +37,7 @@ extension WebPCoder {
             }
         }
         return Image(
-            frames: [ImageFrame(pixels: DecodedFrameFinisher.finish(pixels, orientation: orientation, target: target, options: options))],
+            frames: [ImageFrame(pixels: DecodeGeometry.finish(pixels, orientation: orientation, target: target, options: options))],
             format: .webp, scale: options.scaleFactor, loopCount: 1, orientation: orientation,
             hasAlpha: features.has_alpha != 0, isThumbnail: stored != source)
     }

@@ -53,6 +53,11 @@ public struct WebPCoder: ImageCoder {
     }
 
     /// `true` for ``ImageFormat/webp``.
+    /// A ``WebPProgressiveDecoder``, which shows the image while it downloads.
+    public func makeProgressiveDecoder() -> (any ProgressiveImageCoder)? {
+        WebPProgressiveDecoder()
+    }
+
     public func canEncode(to format: ImageFormat) -> Bool {
         format == .webp
     }

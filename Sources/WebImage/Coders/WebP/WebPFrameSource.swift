@@ -69,7 +69,7 @@ public final class WebPFrameSource: AnimatedImageCoder {
         }
         guard !durations.isEmpty else { throw WebImageError.badImageData("WebP animation has no whole frame") }
         let orientation = WebPCoder.exifOrientation(in: demuxer) ?? .up
-        let target = DecodedFrameFinisher.targetSize(
+        let target = DecodeGeometry.targetSize(
             sourceSize: canvas, orientation: orientation, frameCount: durations.count, options: options)
         animatedImageData = data
         properties = AnimatedImageProperties(
@@ -161,7 +161,7 @@ public final class WebPFrameSource: AnimatedImageCoder {
                 buffer.baseAddress?.update(from: canvasBytes, count: buffer.count)
             }
             nextIndex += 1
-            return DecodedFrameFinisher.finish(pixels, orientation: orientation, target: target, options: options)
+            return DecodeGeometry.finish(pixels, orientation: orientation, target: target, options: options)
         }
     }
 }

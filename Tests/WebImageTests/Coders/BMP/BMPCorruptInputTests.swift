@@ -29,10 +29,6 @@ import Testing
         return Data(out + payload)
     }
 
-    @Test func emptyDataIsBadImageData() {
-        #expect(throws: WebImageError.badImageData("empty data")) { try coder.decode(Data(), options: ImageCoderOptions()) }
-    }
-
     @Test func hugeDeclaredSizeIsRefusedBeforeAnyWork() {
         let start = ContinuousClock.now
         #expect(throws: WebImageError.imageTooLarge(width: 60000, height: 60000, limit: ImageCoderOptions().pixelLimit)) {

@@ -23,12 +23,6 @@ import Testing
         return sos + 2 + (Int(bytes[sos + 2]) << 8 | Int(bytes[sos + 3]))
     }
 
-    @Test func emptyDataIsBadImageData() {
-        #expect(throws: WebImageError.badImageData("empty data")) {
-            try coder.decode(Data(), options: ImageCoderOptions())
-        }
-    }
-
     @Test func nonJPEGIsBadImageData() throws {
         guard case .failure(.badImageData)? = outcome(try Corpus.data("TestImage.png")) else {
             Issue.record("PNG bytes should be badImageData")

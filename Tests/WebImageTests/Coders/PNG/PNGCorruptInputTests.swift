@@ -26,10 +26,6 @@ import Testing
         }
     }
 
-    @Test func emptyDataIsBadImageData() {
-        #expect(throws: WebImageError.badImageData("empty data")) { try coder.decode(Data(), options: ImageCoderOptions()) }
-    }
-
     @Test func nonPNGDataIsBadImageData() {
         guard case .failure(.badImageData) = attempt(Data("GIF89a not a png".utf8)) else {
             Issue.record("expected badImageData"); return

@@ -6,12 +6,12 @@ import Synchronization
 /// rows, each decoded once as the bytes arrive instead of re-decoding the whole prefix.
 ///
 /// The downloader makes one per progressive download (it is the default
-/// ``DownloaderConfig/partialImageDecoder``). The format's decoder is chosen from the first
+/// ``Downloader/Configuration/partialImageDecoder``). The format's decoder is chosen from the first
 /// bytes that identify it; a format without an incremental decoder gives no partial
 /// images. Thread-safe: the decoder is created under a lock and serialises its own calls.
 ///
 /// ```swift
-/// var config = DownloaderConfig()
+/// var config = Downloader.Configuration()
 /// config.partialImageDecoder = { ProgressivePartialImageDecoder(coders: .shared) }
 /// ```
 public final class ProgressivePartialImageDecoder: PartialImageDecoder {

@@ -1,13 +1,16 @@
 import Foundation
 
-/// What a loader hands back: the decoded image, the bytes it came from, and where they
-/// were found.
+/// What an ``ImageLoader`` hands back: the decoded image, the bytes it came from, and
+/// where they were found.
+///
+/// It is the loader's output, before the manager transforms and caches it; the manager's
+/// answer to a caller is ``ImageLoadResult``. A plain value, safe to share between tasks.
 ///
 /// ```swift
 /// let result = try await Downloader.shared.load(url, options: .init(), progress: nil)
 /// cache.store(result.image, data: result.data, forKey: url.absoluteString)
 /// ```
-public struct ImageLoaderResult: Sendable {
+public struct ImageLoaderOutput: Sendable {
     /// The image, decoded with the caller's ``DownloadRequestOptions/decodeOptions``.
     public var image: Image
     /// The bytes as received (after the decryptor, if any), for the disk cache.
@@ -30,3 +33,8 @@ public struct ImageLoaderResult: Sendable {
         self.response = response
     }
 }
+
+/// The old name of ``ImageLoaderOutput``, kept for one release: it read as a typo of
+/// ``ImageLoadResult`` (the manager's result), which is a different thing.
+@available(*, deprecated, renamed: "ImageLoaderOutput")
+public typealias ImageLoaderResult = ImageLoaderOutput

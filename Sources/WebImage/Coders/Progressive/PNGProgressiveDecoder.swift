@@ -1,6 +1,5 @@
 import CPNG
 import Foundation
-import Synchronization
 
 /// Shows a PNG while it downloads: the rows decoded so far, and for an interlaced (Adam7)
 /// file the passes so far, combined.
@@ -23,7 +22,7 @@ import Synchronization
 /// let partial = try decoder.currentImage(options: ImageCoderOptions())
 /// ```
 public final class PNGProgressiveDecoder: ProgressiveImageCoder {
-    private let state = Mutex(State())
+    private let core = ProgressiveDecoderCore<State>(coder: PNGCoder())
 
     /// Creates a decoder with no bytes yet.
     public init() {}
@@ -33,30 +32,21 @@ public final class PNGProgressiveDecoder: ProgressiveImageCoder {
 
     /// Records the bytes received so far; see ``ProgressiveImageCoder/update(_:isFinal:)``.
     public func update(_ data: Data, isFinal: Bool) {
-        state.withLock { state in
-            if state.input.update(data, isFinal: isFinal) || isFinal { state.session = nil }
-        }
+        core.update(data, isFinal: isFinal)
     }
 
     /// The best image so far; see ``ProgressiveImageCoder/currentImage(options:)``.
     public func currentImage(options: ImageCoderOptions) throws -> Image? {
-        try state.withLock { state in
-            if state.input.isFinal {
-                return try state.input.finalImage(options: options) { try PNGCoder().decode($0, options: $1) }
-            }
-            return try state.partialImage(options: options)
-        }
+        try core.currentImage(options: options)
     }
 
     /// Signature (8) + IHDR's length and type (8) + its 13 bytes + CRC (4).
     private static let headerLength = 33
 
-    private struct State {
-        var input = ProgressiveInput()
+    private struct State: PartialImageState {
         var session: Session?
 
-        mutating func partialImage(options: ImageCoderOptions) throws -> Image? {
-            let data = input.data
+        mutating func partialImage(from data: Data, options: ImageCoderOptions) throws -> Image? {
             guard data.count >= PNGProgressiveDecoder.headerLength else { return nil }
             let source = try PNGProgressiveDecoder.declaredSize(data)
             try DecodeGeometry.checkPixelLimit(width: source.width, height: source.height, options: options)
@@ -69,9 +59,9 @@ public final class PNGProgressiveDecoder: ProgressiveImageCoder {
             }
             let chunks = PNGProgressiveDecoder.metadata(data)
             let frameCount = options.decodeFirstFrameOnly ? 1 : chunks.declaredFrames
-            let target = DecodedFrameFinisher.targetSize(
+            let target = DecodeGeometry.targetSize(
                 sourceSize: source, orientation: chunks.orientation, frameCount: frameCount, options: options)
-            let finished = DecodedFrameFinisher.finish(canvas, orientation: chunks.orientation, target: target, options: options)
+            let finished = DecodeGeometry.finish(canvas, orientation: chunks.orientation, target: target, options: options)
             return Image(
                 frames: [ImageFrame(pixels: finished)], format: .png, scale: options.scaleFactor, loopCount: 1,
                 orientation: chunks.orientation, hasAlpha: header.color_type & 4 != 0 || header.has_trns != 0,

@@ -103,7 +103,7 @@ extension JPEGCoder {
         let source = ImageSize(width: width, height: height)
         let orientation = orientation(decoder)
         let applied: ImageOrientation = options.applyOrientation ? orientation : .up
-        let target = DecodedFrameFinisher.targetSize(sourceSize: source, orientation: orientation, frameCount: 1, options: options)
+        let target = DecodeGeometry.targetSize(sourceSize: source, orientation: orientation, frameCount: 1, options: options)
         // Scale in stored orientation: a 90° orientation swaps which side must cover which.
         let numerator = scaleNumerator(for: source, covering: applied.orientedSize(target))
         return DecodePlan(
@@ -163,7 +163,7 @@ extension JPEGCoder {
         if orientInPlace {
             return DecodedFrame(pixels: pixels, plan: plan, isPartial: isPartial)
         }
-        let finished = DecodedFrameFinisher.finish(pixels, orientation: plan.orientation, target: plan.target, options: options)
+        let finished = DecodeGeometry.finish(pixels, orientation: plan.orientation, target: plan.target, options: options)
         return DecodedFrame(pixels: finished, plan: plan, isPartial: isPartial)
     }
 
@@ -181,5 +181,38 @@ extension JPEGCoder {
     private static func failure(_ decoder: OpaquePointer) -> WebImageError {
         let message = String(cString: cjpeg_decoder_message(decoder))
         return .badImageData(message.isEmpty ? "libjpeg failed" : message)
+    }
+}
+
+extension JPEGCoder {
+    /// Converts CMYK pixels (as libjpeg outputs them, four bytes each) to opaque RGBA in place.
+    ///
+    /// Photoshop writes CMYK JPEGs inverted (0 = full ink) and marks them with an Adobe
+    /// APP14 marker, so, like libvips, the values are inverted when that marker is present.
+    /// The conversion itself is Pillow's naive one — `R = (255 − C)(255 − K) / 255`, rounded
+    /// the same way — so results match Pillow exactly on Adobe files. (Pillow assumes
+    /// inversion even without the marker; there the two differ.) No ICC profile is applied.
+    static func convertCMYKToRGBA(_ pixels: UnsafeMutableBufferPointer<UInt8>, inverted: Bool) {
+        // After optional inversion `value` is ink amount; Pillow's formula is
+        // nk − nk·C/255 with nk = 255 − K.
+        let flip: UInt32 = inverted ? 255 : 0
+        var i = 0
+        while i + 3 < pixels.count {
+            let black = UInt32(pixels[i + 3]) ^ flip           // K as ink (0...255)
+            let paper = 255 - black
+            for channel in 0..<3 {
+                let ink = UInt32(pixels[i + channel]) ^ flip
+                pixels[i + channel] = UInt8(truncatingIfNeeded: paper - divideBy255(ink * paper))
+            }
+            pixels[i + 3] = 255
+            i += 4
+        }
+    }
+
+    /// `value / 255` rounded to nearest, exact for products of two bytes (Pillow's MULDIV255).
+    @inline(__always)
+    private static func divideBy255(_ value: UInt32) -> UInt32 {
+        let t = value + 128
+        return ((t >> 8) + t) >> 8
     }
 }

@@ -1,6 +1,5 @@
 import CWebP
 import Foundation
-import Synchronization
 
 /// Shows a WebP while it downloads: the rows decoded so far of a still image, the whole
 /// frames so far of an animation.
@@ -22,7 +21,7 @@ import Synchronization
 /// let partial = try decoder.currentImage(options: ImageCoderOptions())
 /// ```
 public final class WebPProgressiveDecoder: ProgressiveImageCoder {
-    private let state = Mutex(State())
+    private let core = ProgressiveDecoderCore<State>(coder: WebPCoder())
 
     /// Creates a decoder with no bytes yet.
     public init() {}
@@ -32,32 +31,20 @@ public final class WebPProgressiveDecoder: ProgressiveImageCoder {
 
     /// Records the bytes received so far; see ``ProgressiveImageCoder/update(_:isFinal:)``.
     public func update(_ data: Data, isFinal: Bool) {
-        state.withLock { state in
-            if state.input.update(data, isFinal: isFinal) || isFinal {
-                state.still = nil
-                state.animation = nil
-            }
-        }
+        core.update(data, isFinal: isFinal)
     }
 
     /// The best image so far; see ``ProgressiveImageCoder/currentImage(options:)``.
     public func currentImage(options: ImageCoderOptions) throws -> Image? {
-        try state.withLock { state in
-            if state.input.isFinal {
-                return try state.input.finalImage(options: options) { try WebPCoder().decode($0, options: $1) }
-            }
-            return try state.partialImage(options: options)
-        }
+        try core.currentImage(options: options)
     }
 
-    private struct State {
-        var input = ProgressiveInput()
+    private struct State: PartialImageState {
         var still: StillSession?
         /// The last partial animation, the options it was made for and its whole frames.
         var animation: (options: ImageCoderOptions, frames: Int, image: Image)?
 
-        mutating func partialImage(options: ImageCoderOptions) throws -> Image? {
-            let data = input.data
+        mutating func partialImage(from data: Data, options: ImageCoderOptions) throws -> Image? {
             var features = WebPBitstreamFeatures()
             let status = data.withUnsafeBytes { bytes in
                 WebPGetFeatures(bytes.bindMemory(to: UInt8.self).baseAddress, bytes.count, &features)
@@ -68,25 +55,25 @@ public final class WebPProgressiveDecoder: ProgressiveImageCoder {
             }
             let source = ImageSize(width: Int(features.width), height: Int(features.height))
             try DecodeGeometry.checkPixelLimit(width: source.width, height: source.height, options: options)
-            if features.has_animation != 0 { return try partialAnimation(options: options) }
+            if features.has_animation != 0 { return try partialAnimation(from: data, options: options) }
 
             let orientation = WebPProgressiveDecoder.orientationSoFar(data)
-            let target = DecodedFrameFinisher.targetSize(sourceSize: source, orientation: orientation, frameCount: 1, options: options)
+            let target = DecodeGeometry.targetSize(sourceSize: source, orientation: orientation, frameCount: 1, options: options)
             let stored = (options.applyOrientation ? orientation : .up).orientedSize(target)
             if still?.size != stored { still = try StillSession(source: source, output: stored) }
             guard let still, let pixels = try still.decode(data) else { return nil }
             return Image(
-                frames: [ImageFrame(pixels: DecodedFrameFinisher.finish(pixels, orientation: orientation, target: target, options: options))],
+                frames: [ImageFrame(pixels: DecodeGeometry.finish(pixels, orientation: orientation, target: target, options: options))],
                 format: .webp, scale: options.scaleFactor, loopCount: 1, orientation: orientation,
                 hasAlpha: features.has_alpha != 0, isThumbnail: stored != source, isIncremental: true)
         }
 
         /// The frames so far, decoded again only when another one has completed.
-        private mutating func partialAnimation(options: ImageCoderOptions) throws -> Image? {
-            let frames = WebPProgressiveDecoder.wholeFrames(input.data)
+        private mutating func partialAnimation(from data: Data, options: ImageCoderOptions) throws -> Image? {
+            let frames = WebPProgressiveDecoder.wholeFrames(data)
             guard frames > 0 else { return nil }
             if let animation, animation.options == options, animation.frames == frames { return animation.image }
-            let image = ProgressiveInput.markedIncremental(try WebPCoder().decode(input.data, options: options))
+            let image = try WebPCoder().decode(data, options: options).markedIncremental()
             animation = (options, frames, image)
             return image
         }

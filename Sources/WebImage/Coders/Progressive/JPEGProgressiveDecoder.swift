@@ -1,6 +1,5 @@
 import CJPEG
 import Foundation
-import Synchronization
 
 /// Shows a JPEG while it downloads: each scan of a progressive file as it arrives, the
 /// rows so far of a baseline one.
@@ -23,7 +22,7 @@ import Synchronization
 /// let partial = try decoder.currentImage(options: ImageCoderOptions())
 /// ```
 public final class JPEGProgressiveDecoder: ProgressiveImageCoder {
-    private let state = Mutex(State())
+    private let core = ProgressiveDecoderCore<State>(coder: JPEGCoder())
 
     /// Creates a decoder with no bytes yet.
     public init() {}
@@ -33,32 +32,20 @@ public final class JPEGProgressiveDecoder: ProgressiveImageCoder {
 
     /// Records the bytes received so far; see ``ProgressiveImageCoder/update(_:isFinal:)``.
     public func update(_ data: Data, isFinal: Bool) {
-        state.withLock { state in
-            if state.input.update(data, isFinal: isFinal) || isFinal {
-                state.session = nil
-                state.plan = nil
-            }
-        }
+        core.update(data, isFinal: isFinal)
     }
 
     /// The best image so far; see ``ProgressiveImageCoder/currentImage(options:)``.
     public func currentImage(options: ImageCoderOptions) throws -> Image? {
-        try state.withLock { state in
-            if state.input.isFinal {
-                return try state.input.finalImage(options: options) { try JPEGCoder().decode($0, options: $1) }
-            }
-            return try state.partialImage(options: options)
-        }
+        try core.currentImage(options: options)
     }
 
-    private struct State {
-        var input = ProgressiveInput()
+    private struct State: PartialImageState {
         var session: Session?
         /// The last plan made, for the options it was made with: the header does not change.
         var plan: (options: ImageCoderOptions, plan: JPEGCoder.DecodePlan)?
 
-        mutating func partialImage(options: ImageCoderOptions) throws -> Image? {
-            let data = input.data
+        mutating func partialImage(from data: Data, options: ImageCoderOptions) throws -> Image? {
             guard !data.isEmpty else { return nil }
             if session == nil { session = try Session() }
             guard let current = session, try current.readHeader(data) else { return nil }
@@ -72,10 +59,10 @@ public final class JPEGProgressiveDecoder: ProgressiveImageCoder {
             // The DCT scale is fixed once decompression starts; other options start over.
             if let started = current.plan, started.scaleNumerator != plan.scaleNumerator || started.isCMYK != plan.isCMYK {
                 session = nil
-                return try partialImage(options: options)
+                return try partialImage(from: data, options: options)
             }
             guard let pixels = try current.decode(data, plan: plan) else { return nil }
-            let finished = DecodedFrameFinisher.finish(pixels, orientation: plan.orientation, target: plan.target, options: options)
+            let finished = DecodeGeometry.finish(pixels, orientation: plan.orientation, target: plan.target, options: options)
             return Image(
                 frames: [ImageFrame(pixels: finished)], format: .jpeg, scale: options.scaleFactor, loopCount: 1,
                 orientation: plan.orientation, hasAlpha: false, isThumbnail: plan.isThumbnail, isIncremental: true)

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// Shows a GIF while it downloads: the frames that have arrived whole.
 ///
@@ -19,7 +18,7 @@ import Synchronization
 /// let partial = try decoder.currentImage(options: ImageCoderOptions())
 /// ```
 public final class GIFProgressiveDecoder: ProgressiveImageCoder {
-    private let state = Mutex(State())
+    private let core = ProgressiveDecoderCore<State>(coder: GIFCoder())
 
     /// Creates a decoder with no bytes yet.
     public init() {}
@@ -29,33 +28,24 @@ public final class GIFProgressiveDecoder: ProgressiveImageCoder {
 
     /// Records the bytes received so far; see ``ProgressiveImageCoder/update(_:isFinal:)``.
     public func update(_ data: Data, isFinal: Bool) {
-        state.withLock { state in
-            if state.input.update(data, isFinal: isFinal) || isFinal { state.partial = nil }
-        }
+        core.update(data, isFinal: isFinal)
     }
 
     /// The best image so far; see ``ProgressiveImageCoder/currentImage(options:)``.
     public func currentImage(options: ImageCoderOptions) throws -> Image? {
-        try state.withLock { state in
-            if state.input.isFinal {
-                return try state.input.finalImage(options: options) { try GIFCoder().decode($0, options: $1) }
-            }
-            return try state.partialImage(options: options)
-        }
+        try core.currentImage(options: options)
     }
 
-    private struct State {
-        var input = ProgressiveInput()
+    private struct State: PartialImageState {
         /// The last partial image, the options it was made for and its whole frames.
         var partial: (options: ImageCoderOptions, frames: Int, image: Image)?
 
-        mutating func partialImage(options: ImageCoderOptions) throws -> Image? {
-            let data = input.data
+        mutating func partialImage(from data: Data, options: ImageCoderOptions) throws -> Image? {
             var frames = GIFProgressiveDecoder.wholeFrames(data)
             if options.decodeFirstFrameOnly { frames = min(frames, 1) }
             guard frames > 0 else { return nil }
             if let partial, partial.options == options, partial.frames == frames { return partial.image }
-            let image = ProgressiveInput.markedIncremental(try GIFCoder().decode(data, options: options))
+            let image = try GIFCoder().decode(data, options: options).markedIncremental()
             partial = (options, frames, image)
             return image
         }

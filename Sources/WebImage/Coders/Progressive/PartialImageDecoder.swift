@@ -4,12 +4,12 @@ import Foundation
 /// (``DownloadRequestOptions/progressiveLoad``).
 ///
 /// The downloader creates one instance per download (through
-/// ``DownloaderConfig/partialImageDecoder``) and calls it serially, each time with every
+/// ``Downloader/Configuration/partialImageDecoder``) and calls it serially, each time with every
 /// byte received so far, so an implementation may keep incremental state between calls.
 /// It runs on the download's task, never on an event loop.
 ///
 /// ```swift
-/// var config = DownloaderConfig()
+/// var config = Downloader.Configuration()
 /// config.partialImageDecoder = { PrefixPartialImageDecoder(coder: CodersManager.shared) }
 /// ```
 public protocol PartialImageDecoder: Sendable {
@@ -44,16 +44,6 @@ public struct PrefixPartialImageDecoder: PartialImageDecoder {
         // Partial frames of an animation are not worth showing; the final decode has them all.
         options.decodeFirstFrameOnly = true
         guard coder.canDecode(data), let image = try? coder.decode(data, options: options) else { return nil }
-        return Image(
-            frames: image.frames,
-            format: image.format,
-            scale: image.scale,
-            loopCount: image.loopCount,
-            orientation: image.orientation,
-            hasAlpha: image.hasAlpha,
-            isThumbnail: image.isThumbnail,
-            isTransformed: image.isTransformed,
-            isIncremental: true
-        )
+        return image.markedIncremental()
     }
 }
