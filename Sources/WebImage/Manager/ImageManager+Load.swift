@@ -30,7 +30,7 @@ extension ImageManager {
             case .fresh(let result), .unchanged(let result): return result
             }
         }
-        slot.attach { task.cancel() }
+        slot.store { task.cancel() }
         return try await withTaskCancellationHandler {
             try await task.value
         } onCancel: {
@@ -87,7 +87,7 @@ extension ImageManager {
                 once.final(.failure(Self.webImageError(error)))
             }
         }
-        slot.attach { task.cancel() }
+        slot.store { task.cancel() }
         return ImageLoadOperation {
             task.cancel()
             once.final(.failure(.cancelled))
