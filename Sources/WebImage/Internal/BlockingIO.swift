@@ -1,11 +1,18 @@
 import Dispatch
 
-/// Runs blocking work (file I/O, decoding) on a Dispatch queue instead of the Swift
-/// concurrency pool, whose few threads must never wait on the disk.
+/// The one way off Swift's cooperative pool: blocking work (file I/O, full and partial
+/// decodes) runs on a Dispatch queue instead, as the pool's few threads must never wait
+/// on the disk or spend seconds in a decoder while other tasks (draining other downloads'
+/// bodies, answering the HTTP client) wait for a thread.
 ///
 /// Thread-safe. The work runs exactly once and its result is delivered exactly once; it is
 /// not interrupted when the awaiting task is cancelled (callers decide what to do with a
 /// result nobody wants).
+///
+/// ```swift
+/// let data = try await BlockingIO.run { try Data(contentsOf: fileURL) }
+/// BlockingIO.start { cache.removeExpiredData() }  // nobody waits
+/// ```
 enum BlockingIO {
     private static let queue = DispatchQueue(label: "swift-web-image.blocking-io", qos: .utility, attributes: .concurrent)
 
@@ -17,5 +24,11 @@ enum BlockingIO {
             }
         }
         return try result.get()
+    }
+
+    /// Starts `work` on the blocking-I/O queue and returns at once, for a caller that must
+    /// not wait (an event loop handing a partial decode off); the work reports back itself.
+    static func start(_ work: @escaping @Sendable () -> Void) {
+        queue.async(execute: work)
     }
 }

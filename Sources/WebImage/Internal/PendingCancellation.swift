@@ -1,8 +1,20 @@
 import Synchronization
 
-/// Hands the cancel action of work started inside `withTaskCancellationHandler` to its
-/// `onCancel` handler, which may run before, during or after the work is started: a cancel
-/// that arrives first is remembered and applied as soon as the action is stored.
+/// Holds how to cancel a piece of work that a cancellation may reach before the work
+/// exists: a cancel that arrives first is remembered and applied as soon as the action is
+/// stored. Three states: empty, holding the action, cancelled.
+///
+/// The `async` downloader and prefetcher calls hand it from the body of
+/// `withTaskCancellationHandler` to its `onCancel` handler, which may run before, during
+/// or after the work is started; the manager's ``RunningLoads`` registers one per load
+/// before the load's task exists. Thread-safe; the action runs at most once, outside the
+/// lock.
+///
+/// ```swift
+/// let holder = PendingCancellation()
+/// holder.store { token.cancel() }   // from the work
+/// holder.cancel()                   // from onCancel, before or after
+/// ```
 final class PendingCancellation: Sendable {
     private enum Slot { case empty, action(@Sendable () -> Void), cancelled }
     private let slot = Mutex(Slot.empty)

@@ -5,16 +5,23 @@ import Synchronization
 ///
 /// Each caller can be cancelled on its own: it completes at once, exactly once, with
 /// `CancellationError`, while the others keep waiting. When the last waiter has gone, the
-/// operation's task is cancelled too. Thread-safe.
+/// operation's task is cancelled too. Who waits, and whether the one leaving was the
+/// last, is kept by ``SharedWork`` (the downloader's requests use the same unit).
+/// Thread-safe.
+///
+/// ```swift
+/// let decodes = TaskCoalescer<String, Image>()
+/// let image = try await decodes.value(forKey: key) { try decode(key) }
+/// ```
 final class TaskCoalescer<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     private struct Flight {
-        let id: UInt64
+        let id: Int
         var task: Task<Void, Never>?
-        var waiters: [UInt64: CheckedContinuation<Value, any Error>] = [:]
+        var work = SharedWork<CheckedContinuation<Value, any Error>>()
     }
 
     private struct State {
-        var nextID: UInt64 = 0
+        var nextID = 0
         var flights: [Key: Flight] = [:]
     }
 
@@ -23,7 +30,7 @@ final class TaskCoalescer<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     /// The result of `operation` for `key`, shared with every concurrent caller of the same
     /// key. Throws `CancellationError` when the calling task is cancelled while waiting.
     func value(forKey key: Key, operation: @escaping @Sendable () async throws -> Value) async throws -> Value {
-        let waiterID = state.withLock { state -> UInt64 in
+        let waiterID = state.withLock { state -> Int in
             state.nextID += 1
             return state.nextID
         }
@@ -31,18 +38,18 @@ final class TaskCoalescer<Key: Hashable & Sendable, Value: Sendable>: Sendable {
             try await withCheckedThrowingContinuation { continuation in
                 // Registering and the cancellation check happen under one lock, and the
                 // handler below takes the same lock, so exactly one of them resumes.
-                let flightToStart = state.withLock { state -> UInt64? in
+                let flightToStart = state.withLock { state -> Int? in
                     if Task.isCancelled {
                         continuation.resume(throwing: CancellationError())
                         return nil
                     }
                     if state.flights[key] != nil {
-                        state.flights[key]?.waiters[waiterID] = continuation
+                        state.flights[key]?.work.join(continuation, id: waiterID)
                         return nil
                     }
                     state.nextID += 1
                     var flight = Flight(id: state.nextID)
-                    flight.waiters[waiterID] = continuation
+                    flight.work.join(continuation, id: waiterID)
                     state.flights[key] = flight
                     return flight.id
                 }
@@ -58,10 +65,15 @@ final class TaskCoalescer<Key: Hashable & Sendable, Value: Sendable>: Sendable {
             }
         } onCancel: {
             let (continuation, orphanedTask) = state.withLock { state -> (CheckedContinuation<Value, any Error>?, Task<Void, Never>?) in
-                guard let continuation = state.flights[key]?.waiters.removeValue(forKey: waiterID) else { return (nil, nil) }
-                guard let flight = state.flights[key], flight.waiters.isEmpty else { return (continuation, nil) }
-                state.flights[key] = nil
-                return (continuation, flight.task)
+                switch state.flights[key]?.work.leave(id: waiterID) {
+                case nil, .absent?:
+                    return (nil, nil)
+                case .left(let continuation)?:
+                    return (continuation, nil)
+                case .lastLeft(let continuation)?:
+                    let task = state.flights.removeValue(forKey: key)?.task
+                    return (continuation, task)
+                }
             }
             orphanedTask?.cancel()
             continuation?.resume(throwing: CancellationError())
@@ -71,11 +83,12 @@ final class TaskCoalescer<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     /// The number of keys with an operation in flight (for tests).
     var inFlightCount: Int { state.withLock { $0.flights.count } }
 
-    private func finish(_ key: Key, flightID: UInt64, with result: Result<Value, any Error>) {
+    private func finish(_ key: Key, flightID: Int, with result: Result<Value, any Error>) {
         let waiters = state.withLock { state -> [CheckedContinuation<Value, any Error>] in
-            guard let flight = state.flights[key], flight.id == flightID else { return [] }
+            guard var flight = state.flights[key], flight.id == flightID else { return [] }
             state.flights[key] = nil
-            return Array(flight.waiters.values)
+            flight.work.close()
+            return flight.work.takeAll().map(\.subscriber)
         }
         for waiter in waiters { waiter.resume(with: result) }
     }

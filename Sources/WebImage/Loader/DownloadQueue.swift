@@ -4,7 +4,7 @@
 /// Adding, taking and removing cost O(1) amortised — a removed entry is only forgotten in
 /// the index and skipped when its list reaches it — so a queue of tens of thousands of URLs
 /// (a prefetch list) costs no more per download than a short one. Not thread-safe: the
-/// downloader keeps it under its lock.
+/// ``DownloadScheduler`` keeps it, under the downloader's lock.
 struct DownloadQueue {
     private struct Entry {
         let operation: DownloadOperation

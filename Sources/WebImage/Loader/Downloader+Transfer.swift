@@ -39,7 +39,7 @@ extension Downloader {
         }
         guard Self.isDownloadable(request.url) else { return .failure(.invalidURL(request.url.absoluteString)) }
         addStoredHeaders(to: &request, options: options)
-        guard !operation.isCancelled else { return .failure(.cancelled) }
+        guard !state.withLock({ $0.scheduler.isStopping(operation) }) else { return .failure(.cancelled) }
         guard let client = client(allowingInvalidCertificates: operation.key.allowsInvalidCertificates) else {
             return .failure(.invalidDownloadOperation)
         }
@@ -96,7 +96,7 @@ extension Downloader {
         reader.armHeadDeadline(eventLoop.scheduleTask(in: (config.timeout * 4).timeAmount) {
             task.fail(reason: HTTPClientError.deadlineExceeded)
         })
-        if !operation.setRequest(task) { task.cancel() }
+        if !setRequest(task, of: operation) { task.cancel() }
         task.futureResult.whenComplete { result in
             reader.disarmHeadDeadline()
             if case .failure(let error) = result, error is ResponseReader.BasicChallenge, let authorization = self.basicAuthorization {
@@ -174,7 +174,7 @@ extension Downloader {
     /// The HTTP client for this certificate policy, created on first use.
     func client(allowingInvalidCertificates insecure: Bool) -> HTTPClient? {
         state.withLock { state in
-            guard !state.isShutDown else { return nil }
+            guard !state.scheduler.isShutDown else { return nil }
             if insecure {
                 if state.insecureClient == nil { state.insecureClient = makeClient(allowingInvalidCertificates: true) }
                 return state.insecureClient

@@ -29,6 +29,21 @@ public final class Downloader: ImageLoader {
     /// The process-wide downloader with the default configuration.
     public static let shared = Downloader()
 
+    /// Everything the downloader's one lock protects: the scheduler's decisions and what
+    /// the downloader needs to act on them. Handlers, requests and clients are called only
+    /// after the lock is released.
+    struct State {
+        var scheduler: DownloadScheduler
+        var headers: [String: String]
+        var secureClient: HTTPClient?
+        var insecureClient: HTTPClient?
+        /// The request in flight of each running operation, so that its last caller's
+        /// cancellation can stop it.
+        var requests: [DownloadOperation: HTTPClient.Task<ResponseReader.Outcome>] = [:]
+        /// Who waits (``shutdown()``) for an operation to be forgotten by the scheduler.
+        var doneWaiters: [DownloadOperation: [CheckedContinuation<Void, Never>]] = [:]
+    }
+
     /// The configuration the downloader was created with.
     public let config: Downloader.Configuration
     let state: Mutex<State>
@@ -41,39 +56,28 @@ public final class Downloader: ImageLoader {
     /// Creates a downloader. No connection or client exists until the first download.
     public init(config: Downloader.Configuration = Downloader.Configuration()) {
         self.config = config
-        state = Mutex(State(maxConcurrentDownloads: max(1, config.maxConcurrentDownloads), headers: config.httpHeaders))
+        let scheduler = DownloadScheduler(maxConcurrentDownloads: config.maxConcurrentDownloads, lifo: config.executionOrder == .lifo)
+        state = Mutex(State(scheduler: scheduler, headers: config.httpHeaders))
     }
 
     /// How many downloads run at once; changing it starts queued ones at once when it
     /// grows. Values below 1 count as 1. Starts as ``Downloader/Configuration/maxConcurrentDownloads``.
     public var maxConcurrentDownloads: Int {
-        get { state.withLock { $0.maxConcurrentDownloads } }
-        set {
-            begin(state.withLock { state in
-                state.maxConcurrentDownloads = max(1, newValue)
-                return takeStartableDownloads(&state)
-            })
-        }
+        get { state.withLock { $0.scheduler.maxConcurrentDownloads } }
+        set { begin(state.withLock { $0.scheduler.setMaxConcurrentDownloads(newValue) }) }
     }
 
     /// While `true`, queued downloads do not start (running ones go on). Default `false`.
     public var isSuspended: Bool {
-        get { state.withLock { $0.isSuspended } }
-        set {
-            begin(state.withLock { state in
-                state.isSuspended = newValue
-                return takeStartableDownloads(&state)
-            })
-        }
+        get { state.withLock { $0.scheduler.isSuspended } }
+        set { begin(state.withLock { $0.scheduler.setSuspended(newValue) }) }
     }
 
     /// Network requests queued or running (coalesced callers count once). A request whose
     /// last caller cancelled stops counting at once, though it keeps its slot until its
     /// connection is closed.
     public var currentDownloadCount: Int {
-        state.withLock { state in
-            state.pending.count + state.running.values.reduce(0) { $0 + ($1.isCancelled ? 0 : 1) }
-        }
+        state.withLock { $0.scheduler.currentDownloadCount }
     }
 
     /// Sets (or with `nil` removes) a header sent with every later request.
@@ -157,40 +161,48 @@ public final class Downloader: ImageLoader {
             url: url,
             allowsInvalidCertificates: options.allowInvalidCertificates || config.allowInvalidCertificates
         )
-        let (token, ready) = state.withLock { state in enqueue(subscriber, key: key, options: options, state: &state) }
-        begin(ready)
-        if token == nil { completion(.failure(.invalidDownloadOperation)) }
-        return token
+        switch state.withLock({ $0.scheduler.subscribe(subscriber, key: key, options: options) }) {
+        case .reject:
+            completion(.failure(.invalidDownloadOperation))
+            return nil
+        case .wait(let subscription, let start):
+            let token = DownloadToken(url: key.url, id: subscription.id, operation: subscription.operation, downloader: self)
+            begin(start)
+            return token
+        }
     }
 
     /// Cancels every queued and running download; each caller gets
     /// ``WebImageError/cancelled``.
     public func cancelAllDownloads() {
-        let (subscribers, running) = state.withLock { state in takeEverything(&state) }
-        for operation in running { operation.cancelRequest() }
-        for subscriber in subscribers { subscriber.completion(.failure(.cancelled)) }
+        let (action, requests) = state.withLock { state in
+            let action = state.scheduler.cancelAll()
+            return (action, action.stopRequests.compactMap { state.requests[$0] })
+        }
+        for request in requests { request.cancel() }
+        for subscriber in action.cancelled { subscriber.completion(.failure(.cancelled)) }
     }
 
     /// Cancels everything, waits for running downloads to stop, ends every event stream
     /// and shuts the HTTP clients down. Later downloads fail with
     /// ``WebImageError/invalidDownloadOperation``. Safe to call more than once.
     public func shutdown() async throws {
-        let (subscribers, running, clients) = state.withLock { state in
-            state.isShutDown = true
-            let (subscribers, running) = takeEverything(&state)
+        let (action, requests, clients) = state.withLock { state in
+            let action = state.scheduler.shutDown()
+            let requests = action.stopRequests.compactMap { state.requests[$0] }
             let clients = [state.secureClient, state.insecureClient].compactMap { $0 }
             state.secureClient = nil
             state.insecureClient = nil
-            return (subscribers, running, clients)
+            return (action, requests, clients)
         }
         let streams = listeners.withLock { listeners in
             listeners.isClosed = true
             defer { listeners.continuations.removeAll() }
             return Array(listeners.continuations.values)
         }
-        for operation in running { operation.cancelRequest() }
-        for subscriber in subscribers { subscriber.completion(.failure(.cancelled)) }
-        for operation in running { await operation.waitUntilDone() }
+        for request in requests { request.cancel() }
+        for subscriber in action.cancelled { subscriber.completion(.failure(.cancelled)) }
+        for operation in action.stopRequests { await waitUntilDone(operation) }
         for stream in streams { stream.finish() }
         for client in clients { try await client.shutdown() }
     }

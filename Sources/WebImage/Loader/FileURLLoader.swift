@@ -2,7 +2,7 @@ import Foundation
 
 /// Loads images from `file://` URLs on the local disk.
 ///
-/// The read runs on a dispatch worker thread, not on the caller's thread nor on Swift's
+/// The read runs through ``BlockingIO``, not on the caller's thread nor on Swift's
 /// cooperative pool (blocking I/O there would stall other tasks), and refuses files larger
 /// than ``maximumFileSize``, and anything that is not a regular file (a FIFO, a device, a
 /// directory), before reading them. Thread-safe.
@@ -34,11 +34,7 @@ public struct FileURLLoader: ImageLoader {
             guard canLoad(url) else { throw WebImageError.invalidURL(url.absoluteString) }
             progress?(LoadProgress(receivedSize: 0, expectedSize: -1, url: url))
             let limit = maximumFileSize
-            let data: Data = try await withCheckedThrowingContinuation { continuation in
-                DispatchQueue.global(qos: .userInitiated).async {
-                    continuation.resume(with: Result { try Self.read(url, limit: limit) })
-                }
-            }
+            let data = try await BlockingIO.run { try Self.read(url, limit: limit) }
             try Task.checkCancellation()
             progress?(LoadProgress(receivedSize: data.count, expectedSize: data.count, url: url))
             let image = try coder.decode(data, options: options.decodeOptions)

@@ -65,7 +65,7 @@ final class ResponseReader: HTTPClientResponseDelegate {
         self.start = start
         self.answersBasicChallenge = answersBasicChallenge
         limit = downloader.config.maximumResponseSize
-        partials = PartialImageSource(operation: operation, makeDecoder: downloader.config.partialImageDecoder)
+        partials = PartialImageSource(isWanted: downloader.wantsPartialImages(operation), makeDecoder: downloader.config.partialImageDecoder)
         state = Mutex(State(throttle: ProgressThrottle(expectedSize: nil, minimumInterval: downloader.config.minimumProgressInterval)))
     }
 

@@ -30,7 +30,7 @@ extension ImageManager {
             case .fresh(let result), .unchanged(let result): return result
             }
         }
-        slot.attach { task.cancel() }
+        slot.store { task.cancel() }
         let result = await withTaskCancellationHandler {
             await task.result
         } onCancel: {
@@ -88,7 +88,7 @@ extension ImageManager {
                 once.final(.failure(WebImageError(error)))
             }
         }
-        slot.attach { task.cancel() }
+        slot.store { task.cancel() }
         return ImageLoadOperation {
             task.cancel()
             once.final(.failure(.cancelled))

@@ -5,31 +5,9 @@ import Synchronization
 /// Thread-safe. A load registers before its task exists and unregisters when it ends;
 /// cancelling a slot whose task is not yet attached cancels the task when it is.
 final class RunningLoads: Sendable {
-    /// One load's place in the registry.
-    final class Slot: Sendable {
-        private enum State { case waiting, running(@Sendable () -> Void), cancelled }
-        private let state = Mutex(State.waiting)
-
-        /// Sets what cancelling does (cancel the load's task); runs it at once when the
-        /// slot was cancelled already.
-        func attach(_ cancel: @escaping @Sendable () -> Void) {
-            let cancelNow = state.withLock { state in
-                if case .cancelled = state { return true }
-                state = .running(cancel)
-                return false
-            }
-            if cancelNow { cancel() }
-        }
-
-        func cancel() {
-            let action: (@Sendable () -> Void)? = state.withLock { state in
-                defer { state = .cancelled }
-                if case .running(let action) = state { return action }
-                return nil
-            }
-            action?()
-        }
-    }
+    /// One load's place in the registry: the same "cancel may come before the action"
+    /// holder the `async` downloader calls use.
+    typealias Slot = PendingCancellation
 
     private let slots = Mutex<[ObjectIdentifier: Slot]>([:])
 

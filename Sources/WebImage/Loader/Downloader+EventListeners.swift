@@ -1,0 +1,45 @@
+/// The downloader's event streams (``Downloader/events()``).
+extension Downloader {
+    /// The open event streams of one downloader.
+    ///
+    /// Kept under a lock of its own, not the downloader's: events are sent from every
+    /// event loop for every transfer and must never wait for the queue's decisions. A
+    /// plain value, not thread-safe by itself.
+    ///
+    /// ```swift
+    /// let listeners = Mutex(EventListeners())
+    /// let open = listeners.withLock { Array($0.continuations.values) }
+    /// ```
+    struct EventListeners {
+        var continuations: [Int: AsyncStream<DownloadEvent>.Continuation] = [:]
+        var nextID = 0
+        /// Set by ``shutdown()``: later streams end at once.
+        var isClosed = false
+    }
+
+    /// A new stream of this downloader's ``DownloadEvent``s, from now until the stream is
+    /// dropped or the downloader shuts down. Each call gets its own stream; a slow reader
+    /// keeps the newest 1,024 events.
+    public func events() -> AsyncStream<DownloadEvent> {
+        let (stream, continuation) = AsyncStream.makeStream(of: DownloadEvent.self, bufferingPolicy: .bufferingNewest(1024))
+        let id: Int? = listeners.withLock { listeners in
+            guard !listeners.isClosed else { return nil }
+            listeners.nextID += 1
+            listeners.continuations[listeners.nextID] = continuation
+            return listeners.nextID
+        }
+        guard let id else {
+            continuation.finish()
+            return stream
+        }
+        continuation.onTermination = { [weak self] _ in
+            _ = self?.listeners.withLock { $0.continuations.removeValue(forKey: id) }
+        }
+        return stream
+    }
+
+    func emit(_ event: DownloadEvent) {
+        let continuations = listeners.withLock { $0.continuations.isEmpty ? [] : Array($0.continuations.values) }
+        for continuation in continuations { continuation.yield(event) }
+    }
+}

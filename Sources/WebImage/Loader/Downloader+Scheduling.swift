@@ -1,0 +1,128 @@
+import AsyncHTTPClient
+import Foundation
+
+/// Performing the ``DownloadScheduler``'s actions. Each function here hands the scheduler
+/// one event under the downloader's lock, then acts on the answer (begins transfers,
+/// stops requests, calls completions) after releasing it.
+extension Downloader {
+    /// Starts the transfers of operations that got a slot. Called outside the lock. A
+    /// transfer that ends before it is sent (refused by the request modifier or the HTTP
+    /// client, cancelled) frees its slot here, and the loop starts whatever that lets start:
+    /// a long queue of such failures must not become as many nested calls on one thread's
+    /// stack.
+    func begin(_ operations: [DownloadOperation]) {
+        var queue = operations
+        var next = 0
+        while next < queue.count {
+            let operation = queue[next]
+            next += 1
+            guard let outcome = beginTransfer(operation) else { continue }
+            let ended = endTransfer(operation, outcome)
+            queue += ended.start
+            handOut(outcome, ended.delivery, of: operation)
+        }
+    }
+
+    /// Ends an operation's transfer: frees its slot (starting the next queued ones), then
+    /// hands out the outcome. Runs where the transfer ended, usually its event loop.
+    func transferEnded(_ operation: DownloadOperation, _ outcome: Result<TransferredBody, WebImageError>) {
+        let ended = endTransfer(operation, outcome)
+        begin(ended.start)
+        handOut(outcome, ended.delivery, of: operation)
+    }
+
+    /// Tells the scheduler the transfer ended and forgets its request.
+    private func endTransfer(
+        _ operation: DownloadOperation,
+        _ outcome: Result<TransferredBody, WebImageError>
+    ) -> DownloadScheduler.TransferEndedAction {
+        let succeeded = if case .success = outcome { true } else { false }
+        return state.withLock { state in
+            state.requests[operation] = nil
+            return state.scheduler.transferEnded(operation, succeeded: succeeded)
+        }
+    }
+
+    /// Gives an ended operation's outcome to its callers, decoding first when the
+    /// scheduler says so.
+    private func handOut(
+        _ outcome: Result<TransferredBody, WebImageError>,
+        _ delivery: DownloadScheduler.Delivery,
+        of operation: DownloadOperation
+    ) {
+        switch (delivery, outcome) {
+        case (.none, _):
+            return
+        case (.now(let subscribers), .failure(let error)):
+            for subscriber in subscribers { subscriber.completion(.failure(error)) }
+            deliveryFinished(operation)
+        case (.now(let subscribers), .success(let body)):
+            // Callers that want bytes only get them at once, on the calling thread (the
+            // transfer's event loop).
+            let delivery = DownloadOperation.Delivery(image: nil, data: body.data, url: body.response.url, metrics: body.metrics, response: body.response)
+            for subscriber in subscribers { subscriber.completion(.success(delivery)) }
+            deliveryFinished(operation)
+        case (.afterDecoding, .success(let body)):
+            Task {
+                await decodeAndDeliver(body, of: operation)
+                deliveryFinished(operation)
+            }
+        case (.afterDecoding, .failure):
+            // The scheduler decodes only successful transfers.
+            assertionFailure("a failed transfer has nothing to decode")
+            deliveryFinished(operation)
+        }
+    }
+
+    /// Every caller of a delivered operation had its completion: the scheduler forgets it
+    /// and whoever waits for that (``shutdown()``) goes on.
+    func deliveryFinished(_ operation: DownloadOperation) {
+        let waiters = state.withLock { state in
+            state.scheduler.deliveryFinished(operation)
+            return state.doneWaiters.removeValue(forKey: operation) ?? []
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    /// Returns once the scheduler has forgotten `operation`: every caller had its
+    /// completion and the request is gone.
+    func waitUntilDone(_ operation: DownloadOperation) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let done = state.withLock { state in
+                guard state.scheduler.contains(operation) else { return true }
+                state.doneWaiters[operation, default: []].append(continuation)
+                return false
+            }
+            if done { continuation.resume() }
+        }
+    }
+
+    /// Keeps the request in flight, so the last cancelled token can stop it. `false` when
+    /// every caller left before: the caller then cancels `request` itself.
+    func setRequest(_ request: HTTPClient.Task<ResponseReader.Outcome>, of operation: DownloadOperation) -> Bool {
+        state.withLock { state in
+            state.requests[operation] = request
+            return !state.scheduler.isStopping(operation)
+        }
+    }
+
+    /// Ends one caller's load with `cancelled`; stops the request when it was the last.
+    func cancel(_ token: DownloadToken) {
+        let (action, request) = state.withLock { state -> (DownloadScheduler.CancelAction, HTTPClient.Task<ResponseReader.Outcome>?) in
+            let action = state.scheduler.cancel(subscriber: token.id, of: token.operation)
+            guard case .completeAndStopRequest = action else { return (action, nil) }
+            return (action, state.requests[token.operation])
+        }
+        switch action {
+        case .none:
+            break
+        case .complete(let subscriber):
+            subscriber.completion(.failure(.cancelled))
+        case .completeAndStopRequest(let subscriber, _):
+            // AsyncHTTPClient closes the connection and fails the request with `cancelled`;
+            // a request not yet sent is cancelled by `setRequest`'s caller.
+            request?.cancel()
+            subscriber.completion(.failure(.cancelled))
+        }
+    }
+}
