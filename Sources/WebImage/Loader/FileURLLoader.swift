@@ -2,7 +2,7 @@ import Foundation
 
 /// Loads images from `file://` URLs on the local disk.
 ///
-/// The read runs through ``BlockingIO``, not on the caller's thread nor on Swift's
+/// The read runs through `BlockingIO`, not on the caller's thread nor on Swift's
 /// cooperative pool (blocking I/O there would stall other tasks), and refuses files larger
 /// than ``maximumFileSize``, and anything that is not a regular file (a FIFO, a device, a
 /// directory), before reading them. Thread-safe.
