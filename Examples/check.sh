@@ -6,7 +6,6 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # One scratch folder for both examples, so the library and its dependencies compile once.
-SCRATCH=.build/examples
 CORPUS=Corpus/sdwebimage
 tmp=$(mktemp -d)
 pids=()
@@ -27,21 +26,9 @@ fail() {
 
 for example in ThumbnailBatch ImageServer; do
     echo "== build $example"
-    # SwiftPM keeps the last build plan of a scratch folder without noticing that the root
-    # package is another one (it would build the other example); removing the plan makes it
-    # plan again. Compiled modules are kept.
-    rm -f "$SCRATCH/debug.yaml" "$SCRATCH/debug/description.json"
-    # The compiler skips files whose content did not change, warnings and all; without the
-    # example's own objects its files compile again, so their warnings are in this log.
-    rm -rf "$SCRATCH/debug/$example.build"
-    touch "$tmp/before-build"
-    swift build --package-path Examples/"$example" --scratch-path "$SCRATCH" 2>&1 | tee "$tmp/build.log" \
-        || fail "build $example"
-    [ "$SCRATCH/debug/$example" -nt "$tmp/before-build" ] || fail "$example was not relinked: a stale build plan?"
-    if grep -E '/Examples/[^ ]*: (warning|error):' "$tmp/build.log"; then fail "$example has warnings"; fi
+    bin=$(scripts/build-example.sh Examples/"$example" "$example") || fail "build $example"
     ok "build $example, no warnings"
 done
-bin=$(swift build --package-path Examples/ThumbnailBatch --scratch-path "$SCRATCH" --show-bin-path)
 
 # WIDTHxHEIGHT of a PNG, from its header, so the check does not trust the library under test.
 png_size() {

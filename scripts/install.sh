@@ -34,13 +34,12 @@ uninstall)
 install)
     scripts/swift-build-checked.sh -c "$config" --product webimage >/dev/null
     bin=$(swift build -c "$config" --show-bin-path)
-    staging=$(swift build -c "$config" --show-bin-path)/install-staging
+    staging=$bin/install-staging
     rm -rf "$staging" && mkdir -p "$staging"
     # The manual generator is a tool of swift-argument-parser's package: it runs the built
     # command with --experimental-dump-help and writes mdoc, one page for all subcommands
     # (its default; --multi-page would write one per subcommand).
-    swift build -c "$config" --product generate-manual >/dev/null 2>&1 ||
-        swift build -c "$config" --target generate-manual >/dev/null
+    swift build -c "$config" --product generate-manual >/dev/null
     "$bin/generate-manual" "$bin/webimage" --section 1 \
         --authors "the swift-web-image authors" --output-directory "$staging" >/dev/null
     "$bin/webimage" --generate-completion-script bash > "$staging/webimage.bash"

@@ -101,9 +101,7 @@ extension JPEGCoder {
         // libjpeg malloc'd the buffer; Data takes it over and frees it, without a copy.
         return Data(bytesNoCopy: output, count: Int(outputSize), deallocator: .free)
     }
-}
 
-extension JPEGCoder {
     /// libjpeg-turbo, as its headers name it (it has no run-time version call).
     static var linkedLibrary: LinkedLibrary {
         LinkedLibrary(name: "libjpeg-turbo", version: String(cString: cjpeg_library_version()))
