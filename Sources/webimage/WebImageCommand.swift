@@ -11,7 +11,7 @@ struct WebImageCommand: AsyncParsableCommand {
         version: versionText,
         subcommands: [
             InfoCommand.self, DecodeCommand.self, EncodeCommand.self, FramesCommand.self, CacheCommand.self,
-            FetchCommand.self, PrefetchCommand.self, DemoCommand.self,
+            FetchCommand.self, PrefetchCommand.self, ServeCommand.self, DemoCommand.self,
         ]
     )
 

@@ -16,7 +16,10 @@ public enum DecodeGeometry {
     ) -> ImageSize {
         var size = source
         if let box = options.thumbnailPixelSize, box.width > 0, box.height > 0 {
-            size = thumbnailSize(for: source, in: box, preserveAspectRatio: options.preserveAspectRatio)
+            size = thumbnailSize(
+                for: source, in: box, preserveAspectRatio: options.preserveAspectRatio,
+                coversBox: options.thumbnailCoversBox
+            )
         }
         if let limit = options.scaleDownLimitBytes, limit > 0 {
             size = scaledDown(size, limitBytes: limit, frameCount: frameCount)
@@ -26,17 +29,29 @@ public enum DecodeGeometry {
 
     /// SDWebImage's thumbnail rule: fit inside `box`, never larger than the source.
     /// With the aspect ratio kept, both sides scale by the smaller ratio (rounded);
-    /// without, each side is clamped separately.
-    public static func thumbnailSize(for source: ImageSize, in box: ImageSize, preserveAspectRatio: Bool) -> ImageSize {
-        guard source.width > box.width || source.height > box.height else { return source }
+    /// without, each side is clamped separately. With `coversBox` (and the aspect ratio
+    /// kept) both sides scale by the larger ratio instead, so the result covers `box` and a
+    /// crop to it can follow; still never larger than the source.
+    public static func thumbnailSize(
+        for source: ImageSize,
+        in box: ImageSize,
+        preserveAspectRatio: Bool,
+        coversBox: Bool = false
+    ) -> ImageSize {
         guard preserveAspectRatio else {
             return ImageSize(width: min(source.width, box.width), height: min(source.height, box.height))
         }
-        let ratio = min(Double(box.width) / Double(source.width), Double(box.height) / Double(source.height))
-        return ImageSize(
-            width: max(1, min(box.width, Int((Double(source.width) * ratio).rounded()))),
-            height: max(1, min(box.height, Int((Double(source.height) * ratio).rounded())))
-        )
+        let widthRatio = Double(box.width) / Double(source.width)
+        let heightRatio = Double(box.height) / Double(source.height)
+        let ratio = coversBox ? max(widthRatio, heightRatio) : min(widthRatio, heightRatio)
+        guard ratio < 1 else { return source }
+        // Covering, the side that decides the ratio lands on the box exactly and the other
+        // may not round below it; fitting, neither side may round above the box.
+        let width = Int((Double(source.width) * ratio).rounded())
+        let height = Int((Double(source.height) * ratio).rounded())
+        return coversBox
+            ? ImageSize(width: max(box.width, width), height: max(box.height, height))
+            : ImageSize(width: max(1, min(box.width, width)), height: max(1, min(box.height, height)))
     }
 
     /// SDWebImage's scale-down rule: at most `limitBytes / (4 × frameCount)` pixels per frame,

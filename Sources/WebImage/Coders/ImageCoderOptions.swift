@@ -23,6 +23,11 @@ public struct ImageCoderOptions: Sendable, Equatable {
     public var thumbnailPixelSize: ImageSize?
     /// Keep the aspect ratio when fitting ``thumbnailPixelSize``. Default `true`.
     public var preserveAspectRatio = true
+    /// With ``preserveAspectRatio``, make a thumbnail cover ``thumbnailPixelSize`` (scaled
+    /// by the larger of the two ratios) instead of fitting inside it: what a crop to the box
+    /// needs, as an image server's `fill` does. Never larger than the source. Default
+    /// `false` (SDWebImage's fit).
+    public var thumbnailCoversBox = false
     /// Scale down so that all frames together need at most this many bytes of RGBA
     /// (SDWebImage's `scaleDownLimitBytes`). Default `nil` (no limit).
     public var scaleDownLimitBytes: Int?

@@ -1,0 +1,77 @@
+import Foundation
+import WebImage
+
+/// Encoded bytes by key, in memory, on disk, or both: the server's result cache and its
+/// source cache.
+///
+/// Built from the library's two cache levels: a ``MemoryCache`` (LRU, charged by byte
+/// count) and a ``DiskCache`` (files written to a temporary name, then renamed, so a crash
+/// never leaves half a file). Unlike ``ImageCache``, whose memory level holds decoded
+/// images, both levels hold the encoded bytes a response sends. Disk methods block: call
+/// them from a thread that may. Thread-safe.
+///
+/// ```swift
+/// let cache = ByteCache(levels: [.memory, .disk], directory: dir, memoryLimit: 64 << 20)
+/// cache.store(Entry(data: jpeg, format: .jpeg), forKey: key)
+/// ```
+public final class ByteCache: Sendable {
+    /// One cached item: the bytes and their format.
+    public struct Entry: Sendable, Equatable {
+        public var data: Data
+        public var format: ImageFormat
+
+        public init(data: Data, format: ImageFormat) {
+            self.data = data
+            self.format = format
+        }
+    }
+
+    /// Where a lookup found its entry.
+    public enum Level: String, Sendable {
+        case memory, disk
+    }
+
+    /// The levels in use.
+    public let levels: ImageServer.Configuration.CacheLevels
+    private let memory: MemoryCache<String, Entry>
+    private let disk: DiskCache?
+
+    /// Creates a cache with `levels`; the disk level lives in `directory`.
+    public init(levels: ImageServer.Configuration.CacheLevels, directory: URL, memoryLimit: Int) {
+        self.levels = levels
+        memory = MemoryCache(totalCostLimit: max(1, memoryLimit))
+        disk = levels.contains(.disk) ? DiskCache(directory: directory) : nil
+    }
+
+    /// Whether any level is on.
+    public var isEnabled: Bool { !levels.isEmpty }
+
+    /// The entry for `key` and the level it came from; a disk hit is promoted to memory.
+    /// Blocking (reads a file on a memory miss).
+    public func entry(forKey key: String) -> (Entry, Level)? {
+        if levels.contains(.memory), let entry = memory.value(forKey: key) {
+            return (entry, .memory)
+        }
+        guard let disk, let data = disk.data(forKey: key) else { return nil }
+        let format = disk.extendedData(forKey: key)
+            .flatMap { String(data: $0, encoding: .utf8) }
+            .flatMap(ImageFormat.init(rawValue:)) ?? ImageFormat(sniffing: data)
+        let entry = Entry(data: data, format: format)
+        if levels.contains(.memory) { memory.setValue(entry, forKey: key, cost: data.count) }
+        return (entry, .disk)
+    }
+
+    /// Stores `entry` in every level in use. Blocking (writes a file). A failed disk write
+    /// loses only the cached copy, never the response: it is reported, not thrown.
+    @discardableResult
+    public func store(_ entry: Entry, forKey key: String) -> Bool {
+        if levels.contains(.memory) { memory.setValue(entry, forKey: key, cost: entry.data.count) }
+        guard let disk else { return true }
+        do {
+            try disk.setData(entry.data, forKey: key, extendedData: Data(entry.format.rawValue.utf8))
+            return true
+        } catch {
+            return false
+        }
+    }
+}

@@ -1,0 +1,200 @@
+import Foundation
+import WebImage
+
+/// Turns a source's bytes and a URL's options into the bytes of the result: decode at the
+/// size needed, resize, crop, rotate, blur, pad, flatten, encode.
+///
+/// Decoding goes straight to the size the result needs (JPEG's DCT scaling, WebP's scaled
+/// decode, via ``ImageCoderOptions/thumbnailPixelSize``), with the source's pixels, frames
+/// and the result's size checked against the limits before anything large is allocated.
+/// An animated GIF or WebP stays animated when the output format can animate; every frame
+/// then goes through the same steps. CPU-bound and synchronous: call it from a thread that
+/// may block (the server runs it on its worker threads). Immutable and thread-safe.
+///
+/// ```swift
+/// let processor = ImageProcessor(configuration: .init())
+/// let result = try processor.process(sourceBytes, options: options, format: .webp)
+/// ```
+public struct ImageProcessor: Sendable {
+    /// Limits and defaults of processing.
+    public struct Configuration: Sendable {
+        /// Decodes and encodes; default ``CodersManager/shared``.
+        public var coder: any ImageCoder = CodersManager.shared
+        /// Quality when the URL gives none, 1...100; default 80 (imgproxy's).
+        public var quality = 80
+        /// The most pixels a source may have, all frames of an animation together; default
+        /// 50 million (imgproxy's `MAX_SRC_RESOLUTION` of 50 megapixels).
+        public var maxSourcePixels = 50_000_000
+        /// The most frames an animated source may have; default 1,000.
+        public var maxAnimationFrames = 1_000
+        /// The largest width or height of a result; default 8,192.
+        public var maxResultDimension = 8_192
+
+        /// The defaults above.
+        public init() {}
+    }
+
+    /// A finished result.
+    public struct Output: Sendable {
+        /// The encoded bytes.
+        public var data: Data
+        /// Their format.
+        public var format: ImageFormat
+    }
+
+    /// The limits and defaults in force.
+    public let configuration: Configuration
+
+    /// Creates a processor.
+    public init(configuration: Configuration = Configuration()) {
+        self.configuration = configuration
+    }
+
+    /// Formats that can be written as animations.
+    static let animatedFormats: Set<ImageFormat> = [.gif, .webp]
+
+    /// Checks what can be checked from the options alone (no source needed): the requested
+    /// box against ``Configuration/maxResultDimension``.
+    public func validate(_ options: ProcessingOptions) throws(ImageServerError) {
+        let limit = configuration.maxResultDimension
+        if options.targetWidth > limit || options.targetHeight > limit {
+            throw .badOptions("the requested \(options.targetWidth)x\(options.targetHeight) exceeds the result limit of \(limit) pixels a side")
+        }
+        if let format = options.format, !configuration.coder.canEncode(to: format) {
+            throw .badOptions("the server cannot encode \(format.rawValue)")
+        }
+    }
+
+    /// Processes `data` with `options`. `format` is the output format when the URL or the
+    /// negotiation chose one; `nil` keeps the source's format where it can be encoded.
+    /// - Throws: ``ImageServerError``: 422 for sources over the limits or not decodable,
+    ///   400 for options the source makes impossible, 500 when encoding fails.
+    public func process(_ data: Data, options: ProcessingOptions, format: ImageFormat?) throws(ImageServerError) -> Output {
+        try validate(options)
+        let sourceFormat = ImageFormat(sniffing: data)
+        let decoded = try decode(data, options: options, keepsAnimation: Self.keepsAnimation(format ?? sourceFormat, options))
+        var image = decoded
+        if let page = options.page {
+            guard page < decoded.frameCount else {
+                throw .badOptions("page \(page) does not exist: the source has \(decoded.frameCount)")
+            }
+            image = Image(pixels: decoded.frames[page].pixels, format: decoded.format, hasAlpha: decoded.hasAlpha)
+        }
+        let output = format ?? encodableFormat(for: sourceFormat, hasAlpha: image.hasAlpha)
+        let geometry = ResizeGeometry(source: image.size, options: options)
+        let limit = configuration.maxResultDimension
+        guard geometry.canvasSize.width <= limit, geometry.canvasSize.height <= limit else {
+            throw .badOptions("the result would be \(geometry.canvasSize), over the limit of \(limit) pixels a side")
+        }
+        let frames: [ImageFrame]
+        do {
+            frames = try image.frames.map { frame in
+                ImageFrame(pixels: try render(frame.pixels, geometry: geometry, options: options), duration: frame.duration)
+            }
+        } catch {
+            throw .processing(WebImageError(error))
+        }
+        let result = Image(
+            frames: frames, format: output, loopCount: image.loopCount,
+            hasAlpha: image.hasAlpha && options.background == nil, isTransformed: true
+        )
+        return Output(data: try encode(result, as: output, options: options), format: output)
+    }
+
+    /// Whether an animation should be decoded whole: the output can animate and no single
+    /// page was asked for.
+    static func keepsAnimation(_ format: ImageFormat, _ options: ProcessingOptions) -> Bool {
+        animatedFormats.contains(format) && options.page == nil
+    }
+
+    /// The decoder's options: the pixel limit, orientation, and a thumbnail box large
+    /// enough for the geometry that follows (covering the box for the cropping types), so
+    /// a 24-megapixel JPEG resized to 512 pixels is decoded at an eighth of its size.
+    func decodeOptions(for options: ProcessingOptions, keepsAnimation: Bool) -> ImageCoderOptions {
+        var coderOptions = ImageCoderOptions()
+        coderOptions.pixelLimit = configuration.maxSourcePixels
+        coderOptions.applyOrientation = options.autoRotate
+        coderOptions.decodeFirstFrameOnly = !keepsAnimation && options.page == nil
+        // Enlarging needs the source as it is; the resampler then scales it up.
+        guard !options.enlarge else { return coderOptions }
+        let quarterTurn = options.rotate % 180 != 0
+        let width = quarterTurn ? options.targetHeight : options.targetWidth
+        let height = quarterTurn ? options.targetWidth : options.targetHeight
+        guard width > 0 || height > 0 else { return coderOptions }
+        let unbounded = Int(Int32.max)
+        coderOptions.thumbnailPixelSize = ImageSize(width: width > 0 ? width : unbounded, height: height > 0 ? height : unbounded)
+        switch options.resizingType {
+        case .force where width > 0 && height > 0:
+            coderOptions.preserveAspectRatio = false
+        case .fill, .fillDown, .auto:
+            // `auto` becomes fill or fit only once the source's orientation is known;
+            // covering the box serves both.
+            coderOptions.thumbnailCoversBox = width > 0 && height > 0
+        default:
+            break
+        }
+        return coderOptions
+    }
+
+    private func decode(_ data: Data, options: ProcessingOptions, keepsAnimation: Bool) throws(ImageServerError) -> Image {
+        let image: Image
+        do {
+            image = try configuration.coder.decode(data, options: decodeOptions(for: options, keepsAnimation: keepsAnimation))
+        } catch {
+            throw .processing(WebImageError(error))
+        }
+        guard image.frameCount <= configuration.maxAnimationFrames else {
+            throw .unprocessable("the source has \(image.frameCount) frames, over the limit of \(configuration.maxAnimationFrames)")
+        }
+        return image
+    }
+
+    /// One frame through the geometry: resample, crop, rotate, blur, pad, flatten.
+    private func render(_ source: PixelBuffer, geometry: ResizeGeometry, options: ProcessingOptions) throws -> PixelBuffer {
+        var pixels = source
+        if pixels.size != geometry.scaledSize {
+            pixels = try ResizeTransformer(size: geometry.scaledSize, mode: .fill).transform(pixels: pixels)
+        }
+        if geometry.crop.width != pixels.width || geometry.crop.height != pixels.height {
+            pixels = try CropTransformer(rect: geometry.crop).transform(pixels: pixels)
+        }
+        if options.rotate != 0 {
+            // imgproxy turns clockwise; the transformer, like SDWebImage's, counter-clockwise.
+            pixels = try RotateTransformer(degrees: Double(-options.rotate)).transform(pixels: pixels)
+        }
+        if options.blur > 0 {
+            pixels = try BlurTransformer(radius: options.blur).transform(pixels: pixels)
+        }
+        if geometry.canvasSize != pixels.size {
+            pixels = try PixelCompositing.pad(
+                pixels, to: geometry.canvasSize, at: geometry.placement, with: options.background ?? .clear
+            )
+        }
+        if let background = options.background {
+            pixels = try PixelCompositing.flatten(pixels, onto: background)
+        }
+        return pixels
+    }
+
+    private func encode(_ image: Image, as format: ImageFormat, options: ProcessingOptions) throws(ImageServerError) -> Data {
+        var coderOptions = ImageCoderOptions()
+        coderOptions.compressionQuality = Double(options.quality ?? configuration.quality) / 100
+        coderOptions.backgroundColor = options.background ?? .white
+        coderOptions.encodeFirstFrameOnly = !(image.isAnimated && Self.animatedFormats.contains(format))
+        coderOptions.maxFileSize = options.maxBytes
+        do {
+            return try configuration.coder.encode(image, as: format, options: coderOptions)
+        } catch {
+            let error = WebImageError(error)
+            if case .unsupportedFormat = error { throw .badOptions("the server cannot encode \(format.rawValue)") }
+            throw .internalFailure(error.description)
+        }
+    }
+
+    /// The source's format when the coder can write it, else PNG for images with alpha and
+    /// JPEG for the rest (imgproxy's fallback).
+    func encodableFormat(for source: ImageFormat, hasAlpha: Bool) -> ImageFormat {
+        if source != .undefined, configuration.coder.canEncode(to: source) { return source }
+        return hasAlpha ? .png : .jpeg
+    }
+}

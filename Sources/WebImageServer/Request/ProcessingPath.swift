@@ -1,0 +1,283 @@
+import Foundation
+import WebImage
+
+/// An imgproxy processing URL taken apart: the signature, the options, the source URL and
+/// the requested extension.
+///
+/// imgproxy's two grammars, so URLs that imgproxy clients already build work unchanged:
+///
+/// - `/SIGNATURE/OPTIONS/plain/PERCENT-ENCODED-URL@EXT`
+/// - `/SIGNATURE/OPTIONS/BASE64URL-URL.EXT` (the base64 may be split by `/` anywhere)
+///
+/// `OPTIONS` is zero or more `name:arg:arg` segments; the first segment without a `:`
+/// starts the source. Parsing does no I/O and fails with a 400 (a 403 for the signature
+/// segment's absence) naming what is wrong; an option the server does not support is
+/// refused by name, never ignored.
+///
+/// ```swift
+/// let path = try ProcessingPath(parsing: "/insecure/rs:fit:300:200/plain/http%3A%2F%2Fa.test%2Fb.jpg@webp")
+/// path.options.width      // 300
+/// path.source             // http://a.test/b.jpg
+/// ```
+public struct ProcessingPath: Sendable, Equatable {
+    /// The first segment: the base64url signature, or whatever stands there unsigned
+    /// (`insecure`, `_`, ...).
+    public var signature: Substring
+    /// Everything after the signature, leading `/` included: what the signature signs, and
+    /// the cache key's base.
+    public var signedPart: Substring
+    /// The options, imgproxy's defaults where the URL gives none.
+    public var options: ProcessingOptions
+    /// The source image's URL.
+    public var source: URL
+
+    /// Parses a request target (path and query, still percent-encoded, as received).
+    /// - Throws: ``ImageServerError`` 400 (or 403 without a signature segment).
+    public init(parsing target: String) throws(ImageServerError) {
+        guard target.hasPrefix("/") else { throw .badOptions("the path must start with /") }
+        let afterSlash = target.dropFirst()
+        guard let slash = afterSlash.firstIndex(of: "/"), slash != afterSlash.startIndex else {
+            throw .badSignature("the URL has no signature segment")
+        }
+        signature = afterSlash[..<slash]
+        signedPart = afterSlash[slash...]
+
+        var segments = signedPart.dropFirst().split(separator: "/", omittingEmptySubsequences: false)[...]
+        var options = ProcessingOptions()
+        while let segment = segments.first, segment.contains(":") {
+            try Self.apply(segment, to: &options)
+            segments = segments.dropFirst()
+        }
+        guard let first = segments.first, !first.isEmpty || segments.count > 1 else {
+            throw .badOptions("the URL names no source")
+        }
+        let (source, fileExtension): (String, Substring?)
+        switch first {
+        case "plain": (source, fileExtension) = try Self.plainSource(segments.dropFirst())
+        case "enc": throw .badOptions("encrypted source URLs (enc/) are not supported")
+        default: (source, fileExtension) = try Self.base64Source(segments)
+        }
+        if let fileExtension {
+            options.format = try Self.format(named: fileExtension)
+        }
+        guard let url = URL(string: source), let scheme = url.scheme?.lowercased(),
+              scheme == "http" || scheme == "https", url.host?.isEmpty == false
+        else {
+            throw .badOptions("the source is not an http(s) URL: \(source.prefix(200))")
+        }
+        self.source = url
+        self.options = options
+    }
+
+    // MARK: Sources
+
+    /// `plain/URL@EXT`: the rest of the path (with the query, where a source URL's own
+    /// query ends up), percent-decoded, the extension after the last `@`.
+    private static func plainSource(_ segments: ArraySlice<Substring>) throws(ImageServerError) -> (String, Substring?) {
+        var joined = segments.joined(separator: "/")[...]
+        var fileExtension: Substring?
+        if let at = joined.lastIndex(of: "@"), !joined[at...].contains("/") {
+            fileExtension = joined[joined.index(after: at)...]
+            joined = joined[..<at]
+        }
+        guard let decoded = joined.removingPercentEncoding, !decoded.isEmpty else {
+            throw .badOptions("the plain source URL is not valid percent-encoding")
+        }
+        return (decoded, fileExtension)
+    }
+
+    /// `BASE64URL.EXT`: the segments joined, the extension after the last `.` (base64url
+    /// has no dots), padding optional.
+    private static func base64Source(_ segments: ArraySlice<Substring>) throws(ImageServerError) -> (String, Substring?) {
+        var joined = Substring(segments.joined())
+        if let query = joined.firstIndex(of: "?") { joined = joined[..<query] }
+        var fileExtension: Substring?
+        if let dot = joined.lastIndex(of: ".") {
+            fileExtension = joined[joined.index(after: dot)...]
+            joined = joined[..<dot]
+        }
+        var base64 = joined.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        while base64.hasSuffix("=") { base64.removeLast() }
+        base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
+        guard let data = Data(base64Encoded: base64), let url = String(data: data, encoding: .utf8), !url.isEmpty else {
+            throw .badOptions("the source is neither plain/ nor valid base64url")
+        }
+        return (url, fileExtension)
+    }
+
+    // MARK: Options
+
+    /// Applies one `name:arg:...` segment. Aliases are imgproxy's.
+    private static func apply(_ segment: Substring, to options: inout ProcessingOptions) throws(ImageServerError) {
+        let parts = segment.split(separator: ":", omittingEmptySubsequences: false)
+        let name = parts[0]
+        let args = Array(parts.dropFirst())
+        switch name {
+        case "resize", "rs":
+            try expect(args, 0...5, name)
+            if let type = args.first, !type.isEmpty { options.resizingType = try resizingType(type) }
+            try applySize(Array(args.dropFirst()), to: &options, name)
+        case "size", "s":
+            try expect(args, 0...4, name)
+            try applySize(args, to: &options, name)
+        case "resizing_type", "rt":
+            try expect(args, 1...1, name)
+            options.resizingType = try resizingType(args[0])
+        case "width", "w":
+            try expect(args, 1...1, name)
+            options.width = try dimension(args[0], name)
+        case "height", "h":
+            try expect(args, 1...1, name)
+            options.height = try dimension(args[0], name)
+        case "enlarge", "el":
+            try expect(args, 1...1, name)
+            options.enlarge = try bool(args[0], name)
+        case "extend", "ex":
+            try expect(args, 1...4, name)
+            options.extend = try bool(args[0], name)
+            if args.count > 1 { options.extendGravity = try gravity(Array(args.dropFirst()), name, allowsFocusPoint: false) }
+        case "gravity", "g":
+            try expect(args, 1...3, name)
+            options.gravity = try gravity(args, name, allowsFocusPoint: true)
+        case "quality", "q":
+            try expect(args, 1...1, name)
+            let quality = try integer(args[0], name, in: 0...100)
+            options.quality = quality == 0 ? nil : quality
+        case "format", "f", "ext":
+            try expect(args, 1...1, name)
+            options.format = try format(named: args[0])
+        case "background", "bg":
+            try expect(args, 1...3, name)
+            options.background = try color(args, name)
+        case "blur", "bl":
+            try expect(args, 1...1, name)
+            options.blur = try number(args[0], name, in: 0...1_000)
+        case "rotate", "rot":
+            try expect(args, 1...1, name)
+            let degrees = try integer(args[0], name, in: -3600...3600)
+            guard degrees % 90 == 0 else { throw .badOptions("rotate takes a multiple of 90, not \(degrees)") }
+            options.rotate = ((degrees % 360) + 360) % 360
+        case "dpr":
+            try expect(args, 1...1, name)
+            options.dpr = try number(args[0], name, in: 0.01...8)
+        case "cachebuster", "cb":
+            try expect(args, 0...1, name)
+            options.cacheBuster = String(args.first ?? "")
+        case "strip_metadata", "sm":
+            try expect(args, 1...1, name)
+            // Our encoders write no metadata at all, so keeping it cannot be honoured yet.
+            guard try bool(args[0], name) else {
+                throw .badOptions("strip_metadata:false is not supported: results never carry the source's metadata")
+            }
+        case "auto_rotate", "ar":
+            try expect(args, 1...1, name)
+            options.autoRotate = try bool(args[0], name)
+        case "page", "pg":
+            try expect(args, 1...1, name)
+            options.page = try integer(args[0], name, in: 0...1_000_000)
+        case "max_bytes", "mb":
+            try expect(args, 1...1, name)
+            let limit = try integer(args[0], name, in: 0...Int(Int32.max))
+            options.maxBytes = limit == 0 ? nil : limit
+        default:
+            throw .badOptions("unsupported option \"\(name)\"")
+        }
+    }
+
+    /// The `WIDTH:HEIGHT:ENLARGE:EXTEND` tail shared by `resize` and `size`; empty
+    /// arguments leave the value as it is.
+    private static func applySize(_ args: [Substring], to options: inout ProcessingOptions, _ name: Substring) throws(ImageServerError) {
+        if args.count > 0, !args[0].isEmpty { options.width = try dimension(args[0], name) }
+        if args.count > 1, !args[1].isEmpty { options.height = try dimension(args[1], name) }
+        if args.count > 2, !args[2].isEmpty { options.enlarge = try bool(args[2], name) }
+        if args.count > 3, !args[3].isEmpty { options.extend = try bool(args[3], name) }
+    }
+
+    private static func expect(_ args: [Substring], _ counts: ClosedRange<Int>, _ name: Substring) throws(ImageServerError) {
+        guard counts.contains(args.count) else {
+            throw .badOptions("option \"\(name)\" takes \(counts.lowerBound == counts.upperBound ? "\(counts.lowerBound)" : "\(counts.lowerBound) to \(counts.upperBound)") arguments, not \(args.count)")
+        }
+    }
+
+    private static func resizingType(_ value: Substring) throws(ImageServerError) -> ProcessingOptions.ResizingType {
+        guard let type = ProcessingOptions.ResizingType(rawValue: String(value)) else {
+            throw .badOptions("unknown resizing type \"\(value)\"")
+        }
+        return type
+    }
+
+    private static func dimension(_ value: Substring, _ name: Substring) throws(ImageServerError) -> Int {
+        try integer(value, name, in: 0...1_000_000)
+    }
+
+    private static func integer(_ value: Substring, _ name: Substring, in range: ClosedRange<Int>) throws(ImageServerError) -> Int {
+        guard let number = Int(value), range.contains(number) else {
+            throw .badOptions("option \"\(name)\": \"\(value.prefix(40))\" is not an integer in \(range.lowerBound)...\(range.upperBound)")
+        }
+        return number
+    }
+
+    private static func number(_ value: Substring, _ name: Substring, in range: ClosedRange<Double>) throws(ImageServerError) -> Double {
+        guard let number = Double(value), number.isFinite, range.contains(number) else {
+            throw .badOptions("option \"\(name)\": \"\(value.prefix(40))\" is not a number in \(range.lowerBound)...\(range.upperBound)")
+        }
+        return number
+    }
+
+    /// imgproxy's booleans: `1`/`t`/`true` and `0`/`f`/`false`.
+    private static func bool(_ value: Substring, _ name: Substring) throws(ImageServerError) -> Bool {
+        switch value {
+        case "1", "t", "true": return true
+        case "0", "f", "false": return false
+        default: throw .badOptions("option \"\(name)\": \"\(value.prefix(40))\" is not a boolean (1/t/true or 0/f/false)")
+        }
+    }
+
+    private static func gravity(_ args: [Substring], _ name: Substring, allowsFocusPoint: Bool) throws(ImageServerError) -> ProcessingOptions.Gravity {
+        if args[0] == "fp" {
+            guard allowsFocusPoint else { throw .badOptions("option \"\(name)\" does not take a focus point") }
+            guard args.count == 3 else { throw .badOptions("gravity fp takes x and y") }
+            return .focusPoint(x: try number(args[1], name, in: 0...1), y: try number(args[2], name, in: 0...1))
+        }
+        guard let anchor = ProcessingOptions.Anchor(rawValue: String(args[0])) else {
+            if args[0] == "sm" || args[0] == "obj" {
+                throw .badOptions("gravity \"\(args[0])\" is not supported (no saliency or object detection)")
+            }
+            throw .badOptions("unknown gravity \"\(args[0].prefix(40))\"")
+        }
+        let x = args.count > 1 && !args[1].isEmpty ? try number(args[1], name, in: -100_000...100_000) : 0
+        let y = args.count > 2 && !args[2].isEmpty ? try number(args[2], name, in: -100_000...100_000) : 0
+        return .anchor(anchor, xOffset: x, yOffset: y)
+    }
+
+    /// `R:G:B` in decimal or `RRGGBB` in hex.
+    private static func color(_ args: [Substring], _ name: Substring) throws(ImageServerError) -> RGBAColor {
+        if args.count == 3 {
+            return RGBAColor(
+                red: UInt8(try integer(args[0], name, in: 0...255)),
+                green: UInt8(try integer(args[1], name, in: 0...255)),
+                blue: UInt8(try integer(args[2], name, in: 0...255))
+            )
+        }
+        guard args.count == 1, args[0].count == 6, let value = UInt32(args[0], radix: 16) else {
+            throw .badOptions("option \"\(name)\" takes R:G:B or a hex RRGGBB colour")
+        }
+        return RGBAColor(red: UInt8(value >> 16 & 0xFF), green: UInt8(value >> 8 & 0xFF), blue: UInt8(value & 0xFF))
+    }
+
+    /// An extension or `format` value: imgproxy's names (`jpg`, `jpeg`, `png`, `webp`,
+    /// `avif`, `gif`, `tiff`, `bmp`, `heic`).
+    static func format(named name: Substring) throws(ImageServerError) -> ImageFormat {
+        switch name.lowercased() {
+        case "jpg", "jpeg": return .jpeg
+        case "png": return .png
+        case "webp": return .webp
+        case "avif": return .avif
+        case "gif": return .gif
+        case "tif", "tiff": return .tiff
+        case "bmp": return .bmp
+        case "heic": return .heic
+        default: throw .badOptions("unsupported output format \"\(name.prefix(40))\"")
+        }
+    }
+}

@@ -1,0 +1,204 @@
+import Foundation
+import WebImage
+
+extension ImageServer {
+    /// Everything `webimage serve` can be told, with imgproxy's defaults where imgproxy has
+    /// the same setting.
+    ///
+    /// Each setting also reads from the environment: imgproxy's `IMGPROXY_` name with a
+    /// `WEBIMAGE_` prefix where the meaning is imgproxy's (``init(environment:)`` names them),
+    /// so an imgproxy deployment's settings carry over by renaming.
+    ///
+    /// ```swift
+    /// var configuration = ImageServer.Configuration()
+    /// configuration.keys = ["736563726574"]; configuration.salts = ["68656C6C6F"]
+    /// ```
+    public struct Configuration: Sendable {
+        /// Which levels of a cache are on (`WEBIMAGE_RESULT_CACHE`, `WEBIMAGE_SOURCE_CACHE`).
+        public struct CacheLevels: OptionSet, Sendable, Hashable {
+            public let rawValue: Int
+            public init(rawValue: Int) { self.rawValue = rawValue }
+            /// Bytes kept in memory (LRU, bounded by a cost limit).
+            public static let memory = CacheLevels(rawValue: 1)
+            /// Bytes kept in files under ``Configuration/cacheDirectory``.
+            public static let disk = CacheLevels(rawValue: 2)
+
+            /// Parses `memory`, `disk`, `memory,disk` or `off`.
+            public init(parsing text: String) throws(ImageServerError) {
+                self = []
+                for part in text.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces).lowercased() }) {
+                    switch part {
+                    case "memory": insert(.memory)
+                    case "disk": insert(.disk)
+                    case "off", "none", "": break
+                    default: throw .badOptions("cache levels are memory, disk, memory,disk or off; not \"\(part)\"")
+                    }
+                }
+            }
+        }
+
+        /// `WEBIMAGE_BIND`: `host:port` to listen on; default `0.0.0.0:8080`, as imgproxy.
+        public var bind = "0.0.0.0:8080"
+        /// `WEBIMAGE_KEY`: hex-encoded signing keys (comma-separated in the environment, for
+        /// rotation); default none.
+        public var keys: [String] = []
+        /// `WEBIMAGE_SALT`: hex-encoded salts, paired with ``keys`` in order; default none.
+        public var salts: [String] = []
+        /// `WEBIMAGE_SIGNATURE_SIZE`: bytes of the digest a signature carries; default 32.
+        public var signatureSize = 32
+        /// Serve unsigned URLs when no key is set (`--insecure`; `WEBIMAGE_INSECURE=1`).
+        /// Default `false`: without keys the server refuses to start.
+        public var allowsUnsigned = false
+        /// `WEBIMAGE_SECRET`: when set, requests must carry `Authorization: Bearer SECRET`.
+        public var secret: String?
+        /// `WEBIMAGE_WORKERS`: image jobs processed at once; default the number of cores.
+        public var workers = ProcessInfo.processInfo.activeProcessorCount
+        /// `WEBIMAGE_QUEUE_SIZE`: jobs that may wait for a worker; more get a 429 at once.
+        /// Default 64.
+        public var queueSize = 64
+        /// `WEBIMAGE_MAX_CLIENTS`: open connections accepted at once; default 2,048 (imgproxy's).
+        public var maxClients = 2_048
+        /// `WEBIMAGE_TIMEOUT`: seconds a request may take, queue time included, before a
+        /// 503; default 10.
+        public var timeout: Duration = .seconds(10)
+        /// `WEBIMAGE_DOWNLOAD_TIMEOUT`: seconds the source download may take before a 504;
+        /// default 5.
+        public var downloadTimeout: Duration = .seconds(5)
+        /// `WEBIMAGE_TTL`: `Cache-Control: max-age` of results, in seconds; default one year.
+        public var ttl = 31_536_000
+        /// `WEBIMAGE_MAX_SRC_RESOLUTION`: megapixels a source may have (all frames
+        /// together); default 50.
+        public var maxSourceResolution = 50.0
+        /// `WEBIMAGE_MAX_SRC_FILE_SIZE`: bytes a source may have; default 100 MiB.
+        public var maxSourceFileSize = 100 * 1024 * 1024
+        /// `WEBIMAGE_MAX_ANIMATION_FRAMES`: frames an animated source may have; default 1,000.
+        public var maxAnimationFrames = 1_000
+        /// `WEBIMAGE_MAX_RESULT_DIMENSION`: the largest width or height of a result;
+        /// default 8,192.
+        public var maxResultDimension = 8_192
+        /// `WEBIMAGE_QUALITY`: quality when the URL gives none; default 80.
+        public var quality = 80
+        /// `WEBIMAGE_AUTO_WEBP`: serve WebP to clients whose `Accept` has `image/webp`, when
+        /// the URL names no format; default `false`.
+        public var autoWebP = false
+        /// `WEBIMAGE_AUTO_AVIF`: the same for AVIF (preferred over WebP); default `false`.
+        public var autoAVIF = false
+        /// `WEBIMAGE_USE_ETAG`: send a strong `ETag` and answer `If-None-Match` with 304;
+        /// default `false`.
+        public var useETag = false
+        /// `WEBIMAGE_PROMETHEUS_BIND`: `host:port` of the `/metrics` listener; default none.
+        public var prometheusBind: String?
+        /// `WEBIMAGE_RESULT_CACHE`: where results are kept; default memory.
+        public var resultCache: CacheLevels = .memory
+        /// `WEBIMAGE_SOURCE_CACHE`: where downloaded sources are kept; default off.
+        public var sourceCache: CacheLevels = []
+        /// `WEBIMAGE_CACHE_DIR`: the disk caches' folder; default
+        /// `$XDG_CACHE_HOME/swift-web-image/serve`.
+        public var cacheDirectory = DiskCache.defaultBaseDirectory.appendingPathComponent("serve", isDirectory: true)
+        /// `WEBIMAGE_CACHE_MEMORY_SIZE`: bytes each memory cache may hold; default 256 MiB.
+        public var memoryCacheSize = 256 * 1024 * 1024
+        /// `WEBIMAGE_GRACEFUL_STOP_TIMEOUT`: seconds requests in flight get to finish after
+        /// SIGTERM or SIGINT; default 20.
+        public var gracefulStopTimeout: Duration = .seconds(20)
+
+        /// The defaults above.
+        public init() {}
+
+        /// The defaults, overridden by whichever `WEBIMAGE_*` variables `environment` sets.
+        /// - Throws: ``ImageServerError`` naming a variable whose value is malformed.
+        public init(environment: [String: String]) throws(ImageServerError) {
+            self.init()
+            let reader = EnvironmentReader(environment: environment)
+            bind = reader.string("BIND") ?? bind
+            keys = reader.list("KEY") ?? keys
+            salts = reader.list("SALT") ?? salts
+            signatureSize = try reader.integer("SIGNATURE_SIZE", in: 1...32) ?? signatureSize
+            allowsUnsigned = try reader.bool("INSECURE") ?? allowsUnsigned
+            secret = reader.string("SECRET") ?? secret
+            workers = try reader.integer("WORKERS", in: 1...4_096) ?? workers
+            queueSize = try reader.integer("QUEUE_SIZE", in: 0...1_000_000) ?? queueSize
+            maxClients = try reader.integer("MAX_CLIENTS", in: 1...1_000_000) ?? maxClients
+            timeout = try reader.seconds("TIMEOUT") ?? timeout
+            downloadTimeout = try reader.seconds("DOWNLOAD_TIMEOUT") ?? downloadTimeout
+            ttl = try reader.integer("TTL", in: 0...Int(Int32.max)) ?? ttl
+            maxSourceResolution = try reader.number("MAX_SRC_RESOLUTION", in: 0.000001...100_000) ?? maxSourceResolution
+            maxSourceFileSize = try reader.integer("MAX_SRC_FILE_SIZE", in: 1...Int.max) ?? maxSourceFileSize
+            maxAnimationFrames = try reader.integer("MAX_ANIMATION_FRAMES", in: 1...1_000_000) ?? maxAnimationFrames
+            maxResultDimension = try reader.integer("MAX_RESULT_DIMENSION", in: 1...1_000_000) ?? maxResultDimension
+            quality = try reader.integer("QUALITY", in: 1...100) ?? quality
+            autoWebP = try reader.bool("AUTO_WEBP") ?? autoWebP
+            autoAVIF = try reader.bool("AUTO_AVIF") ?? autoAVIF
+            useETag = try reader.bool("USE_ETAG") ?? useETag
+            prometheusBind = reader.string("PROMETHEUS_BIND") ?? prometheusBind
+            if let levels = reader.string("RESULT_CACHE") { resultCache = try CacheLevels(parsing: levels) }
+            if let levels = reader.string("SOURCE_CACHE") { sourceCache = try CacheLevels(parsing: levels) }
+            if let directory = reader.string("CACHE_DIR") { cacheDirectory = URL(fileURLWithPath: directory, isDirectory: true) }
+            memoryCacheSize = try reader.integer("CACHE_MEMORY_SIZE", in: 0...Int.max) ?? memoryCacheSize
+            gracefulStopTimeout = try reader.seconds("GRACEFUL_STOP_TIMEOUT") ?? gracefulStopTimeout
+        }
+
+        /// The host and port of ``bind``.
+        public func bindAddress() throws(ImageServerError) -> (host: String, port: Int) {
+            try Self.hostAndPort(bind, setting: "WEBIMAGE_BIND")
+        }
+
+        /// The host and port of ``prometheusBind``, when set.
+        public func prometheusAddress() throws(ImageServerError) -> (host: String, port: Int)? {
+            guard let prometheusBind else { return nil }
+            return try Self.hostAndPort(prometheusBind, setting: "WEBIMAGE_PROMETHEUS_BIND")
+        }
+
+        /// Parses `host:port`, `:port` (every interface) or `[v6]:port`.
+        static func hostAndPort(_ text: String, setting: String) throws(ImageServerError) -> (host: String, port: Int) {
+            guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]), (0...65_535).contains(port) else {
+                throw .badOptions("\(setting) must be host:port, not \"\(text)\"")
+            }
+            var host = String(text[..<colon])
+            if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+            return (host.isEmpty ? "0.0.0.0" : host, port)
+        }
+    }
+}
+
+/// Reads `WEBIMAGE_*` settings from an environment, each malformed value a named error.
+struct EnvironmentReader {
+    var environment: [String: String]
+
+    func string(_ name: String) -> String? {
+        guard let value = environment["WEBIMAGE_" + name], !value.isEmpty else { return nil }
+        return value
+    }
+
+    func list(_ name: String) -> [String]? {
+        string(name).map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } }
+    }
+
+    func integer(_ name: String, in range: ClosedRange<Int>) throws(ImageServerError) -> Int? {
+        guard let text = string(name) else { return nil }
+        guard let value = Int(text), range.contains(value) else {
+            throw .badOptions("WEBIMAGE_\(name) must be an integer in \(range.lowerBound)...\(range.upperBound), not \"\(text)\"")
+        }
+        return value
+    }
+
+    func number(_ name: String, in range: ClosedRange<Double>) throws(ImageServerError) -> Double? {
+        guard let text = string(name) else { return nil }
+        guard let value = Double(text), range.contains(value) else {
+            throw .badOptions("WEBIMAGE_\(name) must be a number in \(range.lowerBound)...\(range.upperBound), not \"\(text)\"")
+        }
+        return value
+    }
+
+    func seconds(_ name: String) throws(ImageServerError) -> Duration? {
+        try number(name, in: 0.001...86_400).map { .milliseconds(Int64(($0 * 1_000).rounded())) }
+    }
+
+    func bool(_ name: String) throws(ImageServerError) -> Bool? {
+        guard let text = string(name) else { return nil }
+        switch text.lowercased() {
+        case "1", "t", "true", "yes": return true
+        case "0", "f", "false", "no": return false
+        default: throw .badOptions("WEBIMAGE_\(name) must be true or false, not \"\(text)\"")
+        }
+    }
+}

@@ -1,0 +1,169 @@
+import Crypto
+import Foundation
+import Hummingbird
+import NIOCore
+import WebImage
+
+/// The flow of one image request, from the request line to the response.
+extension ImageServer {
+    /// A finished image for the response.
+    struct Delivery: Sendable {
+        var entry: ByteCache.Entry
+        var varies: Bool
+    }
+
+    /// Answers one image request; never throws: every failure becomes its status.
+    func respond(to request: Request, prefix: String) async -> Response {
+        let start = ContinuousClock.now
+        metrics.inFlight.increment()
+        defer {
+            metrics.inFlight.decrement()
+            metrics.requestDuration.record(ContinuousClock.now - start)
+        }
+        let response: Response
+        do {
+            let delivery = try await deliver(request, prefix: prefix, start: start)
+            response = success(delivery, for: request)
+            metrics.recordResponse(status: response.status.code, errorLabel: nil)
+        } catch {
+            let failure = error as? ImageServerError ?? .internalFailure(String(describing: error))
+            if failure.status >= 500 {
+                logger.warning("\(failure.status) \(failure.label): \(failure.message)", metadata: ["path": "\(request.uri.path.prefix(300))"])
+            }
+            metrics.recordResponse(status: failure.status, errorLabel: failure.label)
+            response = Self.failure(failure, isHead: request.method == .head)
+        }
+        return response
+    }
+
+    /// Parse, verify, look up, and on a miss fetch and process under the time-outs.
+    private func deliver(_ request: Request, prefix: String, start: ContinuousClock.Instant) async throws -> Delivery {
+        if let secret = configuration.secret, request.headers[.authorization] != "Bearer \(secret)" {
+            throw ImageServerError.badSecret
+        }
+        var target = request.uri.path
+        if !prefix.isEmpty, target.hasPrefix(prefix) { target.removeFirst(prefix.count) }
+        if let query = request.uri.query { target += "?" + query }
+        let path = try ProcessingPath(parsing: target)
+        if verifiesSignatures {
+            guard signer.isValid(signature: path.signature, for: path.signedPart) else {
+                throw ImageServerError.badSignature("the signature does not match the URL")
+            }
+        }
+        try processor.validate(path.options)
+
+        let negotiated = negotiatedFormat(path.options, accept: request.headers[.accept])
+        let varies = (configuration.autoWebP || configuration.autoAVIF) && path.options.format == nil
+        let key = String(path.signedPart) + "|" + ((path.options.format ?? negotiated)?.rawValue ?? "source")
+        if resultCache.isEnabled {
+            if let (entry, level) = try await onWorkerThread({ self.resultCache.entry(forKey: key) }) {
+                metrics.recordCacheHit(level: level.rawValue)
+                return Delivery(entry: entry, varies: varies)
+            }
+            metrics.cacheMisses.increment()
+        }
+
+        let remaining = configuration.timeout - (ContinuousClock.now - start)
+        let entry = try await withDeadline(remaining, timeoutError: .processingTimedOut) {
+            try await self.produce(path, format: path.options.format ?? negotiated, cacheKey: key)
+        }
+        return Delivery(entry: entry, varies: varies)
+    }
+
+    /// The job behind a cache miss: a worker slot, the source, the processing, the store.
+    private func produce(_ path: ProcessingPath, format: ImageFormat?, cacheKey: String) async throws -> ByteCache.Entry {
+        let queued = ContinuousClock.now
+        do {
+            try await queue.enter()
+        } catch is CancellationError {
+            noteQueueTimeout()
+            throw CancellationError()
+        }
+        defer { queue.leave() }
+        metrics.queueDuration.record(ContinuousClock.now - queued)
+
+        let source = try await sourceBytes(path.source)
+        let processingStart = ContinuousClock.now
+        let entry = try await onWorkerThread {
+            let output = try self.processor.process(source, options: path.options, format: format)
+            let entry = ByteCache.Entry(data: output.data, format: output.format)
+            self.resultCache.store(entry, forKey: cacheKey)
+            return entry
+        }
+        metrics.processingDuration.record(ContinuousClock.now - processingStart)
+        return entry
+    }
+
+    /// The source's bytes: from the source cache, or fetched within the download time-out.
+    private func sourceBytes(_ url: URL) async throws -> Data {
+        let key = url.absoluteString
+        if sourceCache.isEnabled, let (entry, _) = try await onWorkerThread({ self.sourceCache.entry(forKey: key) }) {
+            return entry.data
+        }
+        let downloadStart = ContinuousClock.now
+        let data = try await withDeadline(configuration.downloadTimeout, timeoutError: .downloadTimedOut) {
+            try await self.fetcher.fetch(url)
+        }
+        metrics.downloadDuration.record(ContinuousClock.now - downloadStart)
+        metrics.sourceBytes.increment(by: Int64(data.count))
+        if sourceCache.isEnabled {
+            let entry = ByteCache.Entry(data: data, format: ImageFormat(sniffing: data))
+            _ = try await onWorkerThread { self.sourceCache.store(entry, forKey: key) }
+        }
+        return data
+    }
+
+    /// Runs blocking work (decoding, file I/O) on the server's worker threads.
+    private func onWorkerThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await workerThreads.runIfActive(body)
+    }
+
+    /// AVIF, then WebP, when enabled, the client accepts it and the URL names no format.
+    func negotiatedFormat(_ options: ProcessingOptions, accept: String?) -> ImageFormat? {
+        guard options.format == nil, let accept = accept?.lowercased() else { return nil }
+        let coder = processor.configuration.coder
+        if configuration.autoAVIF, accept.contains("image/avif"), coder.canEncode(to: .avif) { return .avif }
+        if configuration.autoWebP, accept.contains("image/webp"), coder.canEncode(to: .webp) { return .webp }
+        return nil
+    }
+
+    // MARK: Responses
+
+    private func success(_ delivery: Delivery, for request: Request) -> Response {
+        let data = delivery.entry.data
+        var headers: HTTPFields = [
+            .contentType: delivery.entry.format.mimeType,
+            .cacheControl: "max-age=\(configuration.ttl), public",
+        ]
+        if delivery.varies { headers[.vary] = "Accept" }
+        if configuration.useETag {
+            let etag = "\"" + SHA256.hash(data: data).prefix(16).map { String(format: "%02x", $0) }.joined() + "\""
+            headers[.eTag] = etag
+            if let ifNoneMatch = request.headers[.ifNoneMatch], Self.matches(ifNoneMatch, etag) {
+                return Response(status: .notModified, headers: headers)
+            }
+        }
+        headers[.contentLength] = String(data.count)
+        guard request.method != .head else { return Response(status: .ok, headers: headers) }
+        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
+    }
+
+    /// `If-None-Match`: `*`, or a list of tags one of which is `etag` (weak or strong).
+    private static func matches(_ header: String, _ etag: String) -> Bool {
+        header.split(separator: ",").contains { candidate in
+            let tag = candidate.trimmingCharacters(in: .whitespaces)
+            return tag == "*" || tag == etag || tag == "W/" + etag
+        }
+    }
+
+    static func failure(_ error: ImageServerError, isHead: Bool) -> Response {
+        let body = ByteBuffer(string: error.message + "\n")
+        var headers: HTTPFields = [.contentType: "text/plain; charset=utf-8", .cacheControl: "no-cache"]
+        headers[.contentLength] = String(body.readableBytes)
+        return Response(
+            status: HTTPResponse.Status(code: error.status),
+            headers: headers,
+            body: isHead ? ResponseBody() : ResponseBody(byteBuffer: body)
+        )
+    }
+}

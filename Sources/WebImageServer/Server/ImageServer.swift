@@ -1,0 +1,232 @@
+import Foundation
+import Hummingbird
+import HummingbirdCore
+import Logging
+import NIOCore
+import NIOPosix
+import ServiceLifecycle
+import Synchronization
+import WebImage
+
+/// An imgproxy-compatible image service: a signed URL in, a resized, re-encoded, cached
+/// image out.
+///
+/// One request flows: parse and verify the URL (no I/O) → result cache → a worker slot
+/// (at most ``Configuration/workers`` jobs run, ``Configuration/queueSize`` wait, the rest
+/// get a 429) → the source, through a ``SourceFetching`` (by default the library's
+/// ``Downloader``, so concurrent requests of one source share one fetch) → decode at the
+/// size needed, transform, encode on a worker thread → result cache → response with
+/// `ETag`, `Cache-Control` and `Vary`. Every failure is a status with a one-line reason
+/// (``ImageServerError``).
+///
+/// Run it on its own with ``run(onReady:)`` (what `webimage serve` does: graceful shutdown
+/// on SIGTERM and SIGINT), or mount ``routes(mountedAt:context:)`` in a Hummingbird
+/// application of your own and call ``shutdown()`` when it ends. Thread-safe.
+///
+/// ```swift
+/// let server = try ImageServer(configuration: .init(environment: ProcessInfo.processInfo.environment))
+/// try await server.run()
+/// ```
+public final class ImageServer: Sendable {
+    /// The settings the server was created with.
+    public let configuration: Configuration
+    /// The metrics `/metrics` renders.
+    public let metrics = ServerMetrics()
+
+    let signer: URLSigner
+    let processor: ImageProcessor
+    let fetcher: any SourceFetching
+    let resultCache: ByteCache
+    let sourceCache: ByteCache
+    let queue: JobQueue
+    let workerThreads: NIOThreadPool
+    let logger: Logger
+    /// When a request last gave up waiting in the queue: `/health` fails for one time-out
+    /// after it.
+    private let lastQueueTimeout = Mutex<ContinuousClock.Instant?>(nil)
+
+    /// Creates a server; nothing listens until ``run(onReady:)``.
+    /// - Parameters:
+    ///   - fetcher: where sources come from; default a ``DownloaderSourceFetcher`` with the
+    ///     configuration's byte limit and download time-out.
+    /// - Throws: ``ImageServerError`` for malformed keys, or no key without
+    ///   ``Configuration/allowsUnsigned``.
+    public init(
+        configuration: Configuration,
+        fetcher: (any SourceFetching)? = nil,
+        logger: Logger = Logger(label: "WebImageServer")
+    ) throws(ImageServerError) {
+        signer = try URLSigner(keys: configuration.keys, salts: configuration.salts, signatureSize: configuration.signatureSize)
+        guard !signer.pairs.isEmpty || configuration.allowsUnsigned else {
+            throw .badOptions("no signing key: set WEBIMAGE_KEY and WEBIMAGE_SALT, or allow unsigned URLs with --insecure")
+        }
+        self.configuration = configuration
+        var processing = ImageProcessor.Configuration()
+        processing.quality = configuration.quality
+        processing.maxSourcePixels = Int(configuration.maxSourceResolution * 1_000_000)
+        processing.maxAnimationFrames = configuration.maxAnimationFrames
+        processing.maxResultDimension = configuration.maxResultDimension
+        processor = ImageProcessor(configuration: processing)
+        self.fetcher = fetcher ?? DownloaderSourceFetcher(
+            maxBytes: configuration.maxSourceFileSize, timeout: configuration.downloadTimeout
+        )
+        resultCache = ByteCache(
+            levels: configuration.resultCache,
+            directory: configuration.cacheDirectory.appendingPathComponent("results", isDirectory: true),
+            memoryLimit: configuration.memoryCacheSize
+        )
+        sourceCache = ByteCache(
+            levels: configuration.sourceCache,
+            directory: configuration.cacheDirectory.appendingPathComponent("sources", isDirectory: true),
+            memoryLimit: configuration.memoryCacheSize
+        )
+        queue = JobQueue(workers: configuration.workers, queueSize: configuration.queueSize)
+        // Decoding and encoding block a thread for milliseconds at a time: they get threads
+        // of their own, one per worker slot, so Swift's cooperative pool (and with it
+        // `/health`, `/metrics` and the network) stays free while every worker is busy.
+        workerThreads = NIOThreadPool(numberOfThreads: max(1, configuration.workers))
+        workerThreads.start()
+        self.logger = logger
+    }
+
+    /// Whether URLs are checked against a signature.
+    public var verifiesSignatures: Bool { !signer.pairs.isEmpty }
+
+    /// The image routes and `GET /health`, to mount in a Hummingbird router:
+    /// `router.addRoutes(server.routes(mountedAt: "/images"), atPath: "/images")`.
+    /// `prefix` is the path the collection is mounted at (stripped before parsing, and not
+    /// signed, as imgproxy's `PATH_PREFIX`).
+    public func routes<Context: RequestContext>(mountedAt prefix: String = "", context: Context.Type = Context.self) -> RouteCollection<Context> {
+        let routes = RouteCollection(context: Context.self)
+        routes.get("health") { _, _ in await self.healthResponse() }
+        routes.get("**") { request, _ in await self.respond(to: request, prefix: prefix) }
+        routes.head("**") { request, _ in await self.respond(to: request, prefix: prefix) }
+        return routes
+    }
+
+    /// Listens on ``Configuration/bind`` (and ``Configuration/prometheusBind`` for
+    /// `/metrics`) until SIGTERM, SIGINT or the task's cancellation; then stops accepting,
+    /// lets the requests in flight finish within ``Configuration/gracefulStopTimeout``,
+    /// and returns. `onReady` gets the bound ports (useful with port 0).
+    public func run(onReady: @escaping @Sendable (_ port: Int, _ metricsPort: Int?) async -> Void = { _, _ in }) async throws {
+        let address = try configuration.bindAddress()
+        let metricsAddress = try configuration.prometheusAddress()
+        let router = Router()
+        router.addRoutes(routes())
+        let ports = PortsReady(expected: metricsAddress == nil ? 1 : 2, onReady: onReady)
+        var services: [any Service] = [
+            Application(
+                router: router,
+                configuration: ApplicationConfiguration(
+                    address: .hostname(address.host, port: address.port),
+                    serverName: "webimage",
+                    availableConnectionsDelegate: MaximumAvailableConnections(configuration.maxClients)
+                ),
+                onServerRunning: { await ports.report(main: $0.localAddress?.port ?? address.port) },
+                logger: logger
+            ),
+        ]
+        if let metricsAddress {
+            let metricsRouter = Router()
+            metricsRouter.get("metrics") { _, _ in
+                Response(
+                    status: .ok,
+                    headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
+                    body: ResponseBody(byteBuffer: ByteBuffer(bytes: self.metrics.render(queue: self.queue)))
+                )
+            }
+            services.append(Application(
+                router: metricsRouter,
+                configuration: ApplicationConfiguration(address: .hostname(metricsAddress.host, port: metricsAddress.port)),
+                onServerRunning: { await ports.report(metrics: $0.localAddress?.port ?? metricsAddress.port) },
+                logger: logger
+            ))
+        }
+        var groupConfiguration = ServiceGroupConfiguration(
+            services: services.map { ServiceGroupConfiguration.ServiceConfiguration(service: $0) },
+            gracefulShutdownSignals: [.sigterm, .sigint],
+            logger: logger
+        )
+        groupConfiguration.maximumGracefulShutdownDuration = configuration.gracefulStopTimeout
+        do {
+            try await ServiceGroup(configuration: groupConfiguration).run()
+        } catch {
+            try? await shutdown()
+            throw error
+        }
+        try await shutdown()
+    }
+
+    /// Stops the worker threads. Call once, after the last request (``run(onReady:)`` does
+    /// it itself).
+    public func shutdown() async throws {
+        try await workerThreads.shutdownGracefully()
+    }
+
+    // MARK: Health
+
+    /// 200 when a small decode → resize → encode round trip works and no request has given
+    /// up waiting in the queue within the last time-out; else 503.
+    func healthResponse() async -> Response {
+        var problem: String?
+        if let last = lastQueueTimeout.withLock({ $0 }), ContinuousClock.now - last < configuration.timeout {
+            problem = "a request waited in the queue longer than the time-out"
+        } else if let failure = Self.roundTripFailure(processor) {
+            problem = "the image round trip failed: \(failure)"
+        }
+        let status: HTTPResponse.Status = problem == nil ? .ok : .serviceUnavailable
+        return Response(
+            status: status,
+            headers: [.contentType: "text/plain; charset=utf-8", .cacheControl: "no-cache"],
+            body: ResponseBody(byteBuffer: ByteBuffer(string: (problem ?? "OK") + "\n"))
+        )
+    }
+
+    /// Encodes an 8×8 PNG, then decodes, resizes and encodes it as JPEG; returns what
+    /// failed, or `nil`. Microseconds of work, so it runs inline.
+    static func roundTripFailure(_ processor: ImageProcessor) -> String? {
+        do {
+            let pixels = PixelBuffer(width: 8, height: 8, filling: RGBAColor(red: 200, green: 40, blue: 40))
+            let png = try processor.configuration.coder.encode(Image(pixels: pixels), as: .png, options: ImageCoderOptions())
+            var options = ProcessingOptions()
+            options.width = 4
+            options.height = 4
+            let output = try processor.process(png, options: options, format: .jpeg)
+            return output.data.isEmpty ? "empty result" : nil
+        } catch {
+            return String(describing: error)
+        }
+    }
+
+    func noteQueueTimeout() {
+        lastQueueTimeout.withLock { $0 = .now }
+    }
+}
+
+/// Calls `onReady` once every listener has reported its port.
+private actor PortsReady {
+    private let expected: Int
+    private let onReady: @Sendable (Int, Int?) async -> Void
+    private var main: Int?
+    private var metrics: Int?
+
+    init(expected: Int, onReady: @escaping @Sendable (Int, Int?) async -> Void) {
+        self.expected = expected
+        self.onReady = onReady
+    }
+
+    func report(main port: Int) async {
+        main = port
+        await fireIfComplete()
+    }
+
+    func report(metrics port: Int) async {
+        metrics = port
+        await fireIfComplete()
+    }
+
+    private func fireIfComplete() async {
+        guard let main, expected == 1 || metrics != nil else { return }
+        await onReady(main, metrics)
+    }
+}

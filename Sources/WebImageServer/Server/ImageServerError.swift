@@ -1,0 +1,89 @@
+import WebImage
+
+/// Why a request to the image server failed: an HTTP status, a one-line reason for the
+/// response body, and a short label for the metrics.
+///
+/// Every failure the server can meet maps to exactly one of these, so a client always gets
+/// a 4xx or 5xx with a reason and never a dropped connection; the statuses follow imgproxy's
+/// where imgproxy has one.
+///
+/// ```swift
+/// throw ImageServerError.badOptions("unknown option \"crop2\"")   // 400
+/// ```
+public struct ImageServerError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The HTTP status code sent.
+    public let status: Int
+    /// A short, stable name for the kind of failure (the `reason` label of
+    /// `webimage_errors_total`): `options`, `signature`, `source_missing`, ...
+    public let label: String
+    /// One line for the response body and the log.
+    public let message: String
+
+    /// Creates an error; prefer the named factories below.
+    public init(status: Int, label: String, message: String) {
+        self.status = status
+        self.label = label
+        self.message = message
+    }
+
+    public var description: String { "\(status) \(label): \(message)" }
+
+    /// 400: the URL or one of its options is malformed or not supported.
+    public static func badOptions(_ message: String) -> Self { Self(status: 400, label: "options", message: message) }
+    /// 403: the signature is missing, malformed or wrong.
+    public static func badSignature(_ message: String) -> Self { Self(status: 403, label: "signature", message: message) }
+    /// 403: the `Authorization` header does not carry the configured secret.
+    public static let badSecret = Self(status: 403, label: "secret", message: "missing or wrong Authorization secret")
+    /// 404: the origin has no such source.
+    public static func sourceMissing(_ message: String) -> Self { Self(status: 404, label: "source_missing", message: message) }
+    /// 413: the source is larger than the byte limit.
+    public static func sourceTooLarge(_ message: String) -> Self { Self(status: 413, label: "source_too_large", message: message) }
+    /// 422: the source has more pixels (or frames) than the limits allow, or is not an image
+    /// the server can decode.
+    public static func unprocessable(_ message: String) -> Self { Self(status: 422, label: "source_unprocessable", message: message) }
+    /// 429: every worker is busy and the queue behind them is full.
+    public static let queueFull = Self(status: 429, label: "queue_full", message: "too many requests: the processing queue is full")
+    /// 502: the origin failed (a refused connection, a 5xx, a broken body).
+    public static func sourceFailed(_ message: String) -> Self { Self(status: 502, label: "source_failed", message: message) }
+    /// 503: the request did not finish within the processing time-out (queue time included).
+    public static let processingTimedOut = Self(status: 503, label: "timeout", message: "processing timed out")
+    /// 504: the origin did not deliver the source within the download time-out.
+    public static let downloadTimedOut = Self(status: 504, label: "download_timeout", message: "source download timed out")
+    /// 500: encoding or another step of ours failed.
+    public static func internalFailure(_ message: String) -> Self { Self(status: 500, label: "internal", message: message) }
+
+    /// The server's answer to a library error met while fetching the source: a missing
+    /// source is a 404, limits are 413/422, a slow origin 504, anything else 502.
+    static func fetching(_ error: WebImageError) -> Self {
+        switch error {
+        case .invalidDownloadStatusCode(let code) where code == 404 || code == 410:
+            return .sourceMissing("the origin answered \(code)")
+        case .invalidDownloadStatusCode(let code):
+            return .sourceFailed("the origin answered \(code)")
+        case .responseTooLarge(let limit):
+            return .sourceTooLarge("the source is larger than \(limit) bytes")
+        case .timedOut:
+            return .downloadTimedOut
+        case .invalidURL(let url):
+            return .badOptions("invalid source URL: \(url)")
+        default:
+            return .sourceFailed(error.description)
+        }
+    }
+
+    /// The server's answer to a library error met while decoding, transforming or encoding.
+    static func processing(_ error: WebImageError) -> Self {
+        switch error {
+        case .imageTooLarge(let width, let height, let limit):
+            return .unprocessable("the source's \(width)x\(height) exceeds the limit of \(limit) pixels")
+        case .badImageData(let reason):
+            return .unprocessable("the source is not a usable image: \(reason)")
+        case .unsupportedFormat(let format):
+            return .unprocessable("the server cannot process \(format.rawValue) images")
+        case .transformFailed(let reason):
+            return .badOptions(reason)
+        default:
+            return .internalFailure(error.description)
+        }
+    }
+}

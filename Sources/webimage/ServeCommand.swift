@@ -1,0 +1,82 @@
+import ArgumentParser
+import Foundation
+import WebImage
+import WebImageServer
+
+/// `webimage serve`: the imgproxy-compatible image service, configured by flags and by
+/// `WEBIMAGE_*` environment variables (a flag wins over its variable).
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Serve resized, re-encoded images at imgproxy-compatible signed URLs.",
+        discussion: """
+            Every setting also reads from the environment: imgproxy's IMGPROXY_ name with a \
+            WEBIMAGE_ prefix (WEBIMAGE_KEY, WEBIMAGE_SALT, WEBIMAGE_BIND, ...); README has the table. \
+            Without a key the server refuses to start unless --insecure is given.
+            """
+    )
+
+    @Option(help: "host:port to listen on (WEBIMAGE_BIND; default 0.0.0.0:8080).")
+    var bind: String?
+
+    @Option(help: "Hex signing key; repeat for rotation (WEBIMAGE_KEY, comma-separated).")
+    var key: [String] = []
+
+    @Option(help: "Hex salt paired with each --key (WEBIMAGE_SALT, comma-separated).")
+    var salt: [String] = []
+
+    @Flag(help: "Serve unsigned URLs when no key is set (WEBIMAGE_INSECURE).")
+    var insecure = false
+
+    @Option(help: "Image jobs processed at once (WEBIMAGE_WORKERS; default: cores).")
+    var workers: Int?
+
+    @Option(help: "Jobs that may wait for a worker before 429s (WEBIMAGE_QUEUE_SIZE; default 64).")
+    var queueSize: Int?
+
+    @Option(help: "host:port for GET /metrics (WEBIMAGE_PROMETHEUS_BIND; default off).")
+    var prometheusBind: String?
+
+    @Option(help: "Result cache levels: memory, disk, memory,disk or off (WEBIMAGE_RESULT_CACHE; default memory).")
+    var resultCache: String?
+
+    @Option(help: "Source cache levels (WEBIMAGE_SOURCE_CACHE; default off).")
+    var sourceCache: String?
+
+    @Option(help: "Folder of the disk caches (WEBIMAGE_CACHE_DIR).")
+    var cacheDir: String?
+
+    func run() async throws {
+        do {
+            var settings = try ImageServer.Configuration(environment: ProcessInfo.processInfo.environment)
+            if let bind { settings.bind = bind }
+            if !key.isEmpty { settings.keys = key }
+            if !salt.isEmpty { settings.salts = salt }
+            if insecure { settings.allowsUnsigned = true }
+            if let workers { settings.workers = max(1, workers) }
+            if let queueSize { settings.queueSize = max(0, queueSize) }
+            if let prometheusBind { settings.prometheusBind = prometheusBind }
+            if let resultCache { settings.resultCache = try .init(parsing: resultCache) }
+            if let sourceCache { settings.sourceCache = try .init(parsing: sourceCache) }
+            if let cacheDir { settings.cacheDirectory = URL(fileURLWithPath: cacheDir, isDirectory: true) }
+            let server = try ImageServer(configuration: settings)
+            if !server.verifiesSignatures {
+                warn("webimage serve: WARNING: running without a signing key (--insecure): anyone can make this server fetch and process any URL")
+            }
+            let host = try settings.bindAddress().host
+            try await server.run { port, metricsPort in
+                var line = "webimage serve: listening on \(host):\(port)"
+                if let metricsPort { line += ", metrics on port \(metricsPort)" }
+                // Unbuffered, so a supervisor or a test reading the pipe sees it at once.
+                FileHandle.standardOutput.write(Data((line + "\n").utf8))
+            }
+        } catch let error as ImageServerError {
+            warn("webimage serve: error: \(error.message)")
+            throw ExitCode(64)
+        }
+    }
+}
+
+private func warn(_ line: String) {
+    FileHandle.standardError.write(Data((line + "\n").utf8))
+}
