@@ -21,7 +21,7 @@ demo: deps
 # with the CPU-heavy codec suites, Swift's two-thread cooperative pool (and the main thread)
 # is busy for seconds at a time, a body read that is not scheduled in time trips
 # AsyncHTTPClient's read timeout, and main-actor completions wait behind the decodes.
-ISOLATED_SUITES := Downloader|ImageManager|Prefetch|Fetch|Demo|WebImageBinding
+ISOLATED_SUITES := Downloader|ImageManager|Prefetch|Fetch|Demo|WebImageBinding|ImageServer
 
 # Everything a change can break: both test passes, the documentation (warnings fail it),
 # the examples (built and run) and install/uninstall into a scratch prefix.

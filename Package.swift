@@ -110,6 +110,8 @@ let package = Package(
             name: "WebImageTests",
             dependencies: [
                 "WebImage",
+                "WebImageServer",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -117,18 +119,6 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             resources: [.copy("Fixtures")]
-        ),
-        .testTarget(
-            name: "WebImageServerTests",
-            dependencies: [
-                "WebImage",
-                "WebImageServer",
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "Logging", package: "swift-log"),
-            ]
         ),
     ],
     swiftLanguageModes: [.v6]

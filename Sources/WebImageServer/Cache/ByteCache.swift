@@ -13,6 +13,7 @@ import WebImage
 /// ```swift
 /// let cache = ByteCache(levels: [.memory, .disk], directory: dir, memoryLimit: 64 << 20)
 /// cache.store(Entry(data: jpeg, format: .jpeg), forKey: key)
+/// let hit = cache.memoryEntry(forKey: key) ?? cache.diskEntry(forKey: key)
 /// ```
 public final class ByteCache: Sendable {
     /// One cached item: the bytes and their format.
@@ -46,20 +47,25 @@ public final class ByteCache: Sendable {
     /// Whether any level is on.
     public var isEnabled: Bool { !levels.isEmpty }
 
-    /// The entry for `key` and the level it came from; a disk hit is promoted to memory.
-    /// Blocking (reads a file on a memory miss).
-    public func entry(forKey key: String) -> (Entry, Level)? {
-        if levels.contains(.memory), let entry = memory.value(forKey: key) {
-            return (entry, .memory)
-        }
+    /// The entry for `key` in memory; never blocks.
+    public func memoryEntry(forKey key: String) -> Entry? {
+        levels.contains(.memory) ? memory.value(forKey: key) : nil
+    }
+
+    /// The entry for `key` on disk, promoted to memory when that level is on. Blocking
+    /// (reads a file).
+    public func diskEntry(forKey key: String) -> Entry? {
         guard let disk, let data = disk.data(forKey: key) else { return nil }
         let format = disk.extendedData(forKey: key)
             .flatMap { String(data: $0, encoding: .utf8) }
             .flatMap(ImageFormat.init(rawValue:)) ?? ImageFormat(sniffing: data)
         let entry = Entry(data: data, format: format)
         if levels.contains(.memory) { memory.setValue(entry, forKey: key, cost: data.count) }
-        return (entry, .disk)
+        return entry
     }
+
+    /// Whether a lookup may need ``diskEntry(forKey:)`` after a memory miss.
+    public var hasDiskLevel: Bool { disk != nil }
 
     /// Stores `entry` in every level in use. Blocking (writes a file). A failed disk write
     /// loses only the cached copy, never the response: it is reported, not thrown.

@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import Hummingbird
 import NIOCore
+import NIOPosix
 import WebImage
 
 /// The flow of one image request, from the request line to the response.
@@ -56,7 +57,7 @@ extension ImageServer {
         let varies = (configuration.autoWebP || configuration.autoAVIF) && path.options.format == nil
         let key = String(path.signedPart) + "|" + ((path.options.format ?? negotiated)?.rawValue ?? "source")
         if resultCache.isEnabled {
-            if let (entry, level) = try await onWorkerThread({ self.resultCache.entry(forKey: key) }) {
+            if let (entry, level) = try await cached(key, in: resultCache) {
                 metrics.recordCacheHit(level: level.rawValue)
                 return Delivery(entry: entry, varies: varies)
             }
@@ -97,7 +98,7 @@ extension ImageServer {
     /// The source's bytes: from the source cache, or fetched within the download time-out.
     private func sourceBytes(_ url: URL) async throws -> Data {
         let key = url.absoluteString
-        if sourceCache.isEnabled, let (entry, _) = try await onWorkerThread({ self.sourceCache.entry(forKey: key) }) {
+        if sourceCache.isEnabled, let (entry, _) = try await cached(key, in: sourceCache) {
             return entry.data
         }
         let downloadStart = ContinuousClock.now
@@ -108,12 +109,20 @@ extension ImageServer {
         metrics.sourceBytes.increment(by: Int64(data.count))
         if sourceCache.isEnabled {
             let entry = ByteCache.Entry(data: data, format: ImageFormat(sniffing: data))
-            _ = try await onWorkerThread { self.sourceCache.store(entry, forKey: key) }
+            _ = try await NIOThreadPool.singleton.runIfActive { self.sourceCache.store(entry, forKey: key) }
         }
         return data
     }
 
-    /// Runs blocking work (decoding, file I/O) on the server's worker threads.
+    /// A cache's entry for `key`: memory without leaving the task, disk on NIO's blocking-I/O
+    /// threads (not the workers, so hits are not stuck behind decodes).
+    private func cached(_ key: String, in cache: ByteCache) async throws -> (ByteCache.Entry, ByteCache.Level)? {
+        if let entry = cache.memoryEntry(forKey: key) { return (entry, .memory) }
+        guard cache.hasDiskLevel else { return nil }
+        return try await NIOThreadPool.singleton.runIfActive { cache.diskEntry(forKey: key) }.map { ($0, .disk) }
+    }
+
+    /// Runs CPU-bound work (decoding, transforming, encoding) on the server's worker threads.
     private func onWorkerThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
         try await workerThreads.runIfActive(body)
     }
