@@ -95,7 +95,7 @@ extension JPEGCoder {
             cjpeg_encode_rgbx(bytes.baseAddress, width, height, pixels.bytesPerRow, Int32(quality), &output, &outputSize, &message)
         }
         guard status == 0, let output else {
-            let reason = String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            let reason = String(cBuffer: message)
             throw WebImageError.encodingFailed(reason.isEmpty ? "libjpeg failed" : reason)
         }
         // libjpeg malloc'd the buffer; Data takes it over and frees it, without a copy.
