@@ -43,12 +43,12 @@ public struct JPEGCoder: ImageCoder {
         )
     }
 
-    /// Whether `format` is ``ImageFormat/jpeg``.
     /// A ``JPEGProgressiveDecoder``, which shows the image while it downloads.
     public func makeProgressiveDecoder() -> (any ProgressiveImageCoder)? {
         JPEGProgressiveDecoder()
     }
 
+    /// Whether `format` is ``ImageFormat/jpeg``.
     public func canEncode(to format: ImageFormat) -> Bool {
         format == .jpeg
     }
@@ -61,11 +61,7 @@ public struct JPEGCoder: ImageCoder {
     public func encode(_ image: Image, as format: ImageFormat, options: ImageCoderOptions) throws -> Data {
         guard format == .jpeg else { throw WebImageError.unsupportedFormat(format) }
         // JPEG holds one frame: scale only that one.
-        var firstFrameOnly = options
-        firstFrameOnly.encodeFirstFrameOnly = true
-        guard let frame = EncodeConstraints.prepare(image, options: firstFrameOnly).first else {
-            throw WebImageError.encodingFailed("image has no frame")
-        }
+        let frame = EncodeConstraints.prepareFirstFrame(image, options: options)
         // Opaque pixels go to libjpeg as they are (it ignores the fourth byte), saving a copy.
         let pixels = frame.pixels.containsTransparency
             ? EncodeConstraints.flatten(frame.pixels, onto: options.backgroundColor)
