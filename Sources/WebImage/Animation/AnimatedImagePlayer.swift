@@ -15,8 +15,8 @@ import Synchronization
 /// the player stops on the final frame and ``isFinished`` is set. The buffer holds at most
 /// ``maxBufferCount`` frames (from ``Configuration/maxBufferSize``).
 ///
-/// Thread-safe: state behind a `Mutex`. ``tick()`` never decodes; decodes run on a
-/// dispatch queue.
+/// Thread-safe: state behind a `Mutex`. ``tick()`` never decodes; decodes run on the
+/// library's queue for blocking work, off Swift's cooperative pool.
 ///
 /// ```swift
 /// let player = AnimatedImagePlayer(image: try AnimatedImage(data: gif))
@@ -55,18 +55,18 @@ public final class AnimatedImagePlayer: Sendable {
     private let durations: [Int64]
     private let state: Mutex<State>
 
-    /// A stopped player on the first frame of `mode`. Decodes run on `decodeQueue`.
+    /// A stopped player on the first frame of `mode`. Decodes run on the library's queue
+    /// for blocking work, as every decode and file read of the library does.
     public init(
         image: AnimatedImage,
         clock: any AnimationClock = SystemAnimationClock(),
-        configuration: Configuration = Configuration(),
-        decodeQueue: DispatchQueue = .global(qos: .userInitiated)
+        configuration: Configuration = Configuration()
     ) {
         self.image = image
         self.clock = clock
         let bytesLimit = configuration.maxBufferSize > 0 ? configuration.maxBufferSize : Self.automaticBufferSize()
         buffer = AnimationFrameBuffer(
-            image: image, capacity: bytesLimit / max(1, image.properties.bytesPerFrame), queue: decodeQueue)
+            image: image, capacity: bytesLimit / max(1, image.properties.bytesPerFrame))
         durations = image.durations.map { Int64((max(0, $0) * 1e9).rounded()) }
         let start = Self.start(of: configuration.playbackMode, frameCount: image.frameCount)
         var initial = State(mode: configuration.playbackMode, rate: configuration.playbackRate,
@@ -77,6 +77,19 @@ public final class AnimatedImagePlayer: Sendable {
             initial.pending = false
         }
         state = Mutex(initial)
+    }
+
+    /// A stopped player, as ``init(image:clock:configuration:)``: the queue is no longer
+    /// used, since decodes run on the library's queue for blocking work. Kept for one
+    /// release so that calls passing a queue still compile.
+    @available(*, deprecated, message: "decodes run on the library's blocking-work queue; drop the decodeQueue argument")
+    public convenience init(
+        image: AnimatedImage,
+        clock: any AnimationClock = SystemAnimationClock(),
+        configuration: Configuration = Configuration(),
+        decodeQueue: DispatchQueue
+    ) {
+        self.init(image: image, clock: clock, configuration: configuration)
     }
 
     // MARK: State

@@ -2,8 +2,8 @@ import Dispatch
 import Synchronization
 
 /// The player's look-ahead: decoded frames kept for the next steps of playback, at most
-/// ``capacity`` of them, filled by decodes that run on a dispatch queue, never on the
-/// caller's thread.
+/// ``capacity`` of them, filled by decodes that run through `BlockingIO` (off Swift's
+/// cooperative pool), never on the caller's thread.
 ///
 /// The player tells the buffer its *window*: the frame it is on (or waiting for) and the
 /// ones it will show next, in play order, never more than ``capacity``. Frames outside the
@@ -26,13 +26,12 @@ final class AnimationFrameBuffer: Sendable {
     /// The most frames held at once; at least 1.
     let capacity: Int
     private let state = Mutex(State())
-    private let queue: DispatchQueue
+    /// Counts the decodes started and not yet finished, for ``waitUntilIdle()``.
     private let group = DispatchGroup()
 
-    init(image: AnimatedImage, capacity: Int, queue: DispatchQueue) {
+    init(image: AnimatedImage, capacity: Int) {
         self.image = image
         self.capacity = max(1, min(capacity, image.frameCount))
-        self.queue = queue
     }
 
     /// The frame if it is decoded (or held by the image); never decodes.
@@ -89,7 +88,9 @@ final class AnimationFrameBuffer: Sendable {
     }
 
     private func decode(_ index: Int) {
-        queue.async(group: group) { [self] in
+        group.enter()
+        BlockingIO.start { [self] in
+            defer { group.leave() }
             let result: Result<PixelBuffer, WebImageError>
             do {
                 result = .success(try image.frame(at: index))

@@ -181,9 +181,7 @@ enum FileIO {
         defer { closedir(stream) }
         var names: [String] = []
         while let entry = readdir(stream) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-            }
+            let name = withUnsafeBytes(of: entry.pointee.d_name, String.init(cBuffer:))
             if name != ".", name != ".." { names.append(name) }
         }
         return names

@@ -73,26 +73,14 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
     /// evicts at once.
     public var totalCostLimit: Int {
         get { state.withLock { $0.totalCostLimit } }
-        set {
-            let evicted = state.withLock { state in
-                state.totalCostLimit = max(0, newValue)
-                return Self.trim(&state)
-            }
-            _ = evicted
-        }
+        set { changeLimit(\.totalCostLimit, to: newValue) }
     }
 
     /// The most entries the cache holds before it evicts; 0 means no limit. Lowering it
     /// evicts at once.
     public var countLimit: Int {
         get { state.withLock { $0.countLimit } }
-        set {
-            let evicted = state.withLock { state in
-                state.countLimit = max(0, newValue)
-                return Self.trim(&state)
-            }
-            _ = evicted
-        }
+        set { changeLimit(\.countLimit, to: newValue) }
     }
 
     /// Whether evicted values still referenced elsewhere are found again. Turning it off
@@ -105,6 +93,16 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
                 if !newValue { state.weakTable = nil }
             }
         }
+    }
+
+    /// Sets one limit (never below 0) and evicts what no longer fits; the evicted values
+    /// are released after the lock, as every eviction's are.
+    private func changeLimit(_ limit: WritableKeyPath<State, Int> & Sendable, to newValue: Int) {
+        let evicted = state.withLock { state in
+            state[keyPath: limit] = max(0, newValue)
+            return Self.trim(&state)
+        }
+        _ = evicted
     }
 
     /// The sum of the costs of the entries held strongly.

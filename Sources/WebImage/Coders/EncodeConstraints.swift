@@ -16,6 +16,14 @@ enum EncodeConstraints {
         return frames.map { ImageFrame(pixels: $0.pixels.resized(to: target), duration: $0.duration) }
     }
 
+    /// The first frame, scaled as ``prepare(_:options:)`` scales it, for the formats that
+    /// hold one frame (JPEG, BMP) whatever `encodeFirstFrameOnly` says.
+    static func prepareFirstFrame(_ image: Image, options: ImageCoderOptions) -> ImageFrame {
+        var firstOnly = options
+        firstOnly.encodeFirstFrameOnly = true
+        return prepare(image, options: firstOnly)[0]
+    }
+
     /// Encodes at `options.compressionQuality`; when the result exceeds `maxFileSize`,
     /// binary-searches lower qualities for the best one that fits. When even quality 0 is
     /// too large, returns that smallest encoding rather than failing, as SDWebImage does.

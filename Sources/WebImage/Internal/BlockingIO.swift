@@ -1,9 +1,10 @@
 import Dispatch
 
 /// The one way off Swift's cooperative pool: blocking work (file I/O, full and partial
-/// decodes) runs on a Dispatch queue instead, as the pool's few threads must never wait
-/// on the disk or spend seconds in a decoder while other tasks (draining other downloads'
-/// bodies, answering the HTTP client) wait for a thread.
+/// decodes, an animation's look-ahead frames) runs on a Dispatch queue instead, as the
+/// pool's few threads must never wait on the disk or spend seconds in a decoder while
+/// other tasks (draining other downloads' bodies, answering the HTTP client) wait for a
+/// thread.
 ///
 /// Thread-safe. The work runs exactly once and its result is delivered exactly once; it is
 /// not interrupted when the awaiting task is cancelled (callers decide what to do with a

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Something that loads images by URL through caches and loaders: what ``ImageManager``
 /// does, as a protocol so the prefetcher and the binding layer can be given any manager.
@@ -59,5 +60,62 @@ extension ImageManaging {
             holder.cancel()
         }
         return try result.get()
+    }
+}
+
+/// What a finished load gives back: the image, where it came from, and its bytes when known.
+///
+/// ```swift
+/// let result = try await ImageManager.shared.loadImage(with: url)
+/// print(result.cacheType, result.image.size)
+/// ```
+public struct ImageLoadResult: Sendable {
+    /// The decoded (and transformed) image.
+    public var image: Image
+    /// The encoded bytes, when the load had them (downloads, disk hits, `queryMemoryData`).
+    public var data: Data?
+    /// Where the image came from: `.none` for the loader, `.disk` or `.memory` for the cache.
+    public var cacheType: ImageCacheType
+    /// The URL that was loaded.
+    public var url: URL
+
+    /// Creates a result.
+    public init(image: Image, data: Data?, cacheType: ImageCacheType, url: URL) {
+        self.image = image
+        self.data = data
+        self.cacheType = cacheType
+        self.url = url
+    }
+}
+
+/// A running load that can be cancelled: what the callback form of
+/// ``ImageManaging/loadImage(with:options:context:progress:completion:)`` returns.
+///
+/// Thread-safe. Cancelling is idempotent; the cancel action runs once, on the caller's thread.
+///
+/// ```swift
+/// let operation = manager.loadImage(with: url, options: [], context: ImageContext(), progress: nil) { _ in }
+/// operation.cancel()
+/// ```
+public final class ImageLoadOperation: Sendable {
+    private let state: Mutex<(cancelled: Bool, action: (@Sendable () -> Void)?)>
+
+    /// Creates an operation whose ``cancel()`` runs `onCancel` once.
+    public init(onCancel: @escaping @Sendable () -> Void) {
+        state = Mutex((false, onCancel))
+    }
+
+    /// Whether ``cancel()`` has been called.
+    public var isCancelled: Bool { state.withLock { $0.cancelled } }
+
+    /// Cancels the load; later calls do nothing.
+    public func cancel() {
+        let action = state.withLock { state -> (@Sendable () -> Void)? in
+            guard !state.cancelled else { return nil }
+            state.cancelled = true
+            defer { state.action = nil }
+            return state.action
+        }
+        action?()
     }
 }

@@ -154,3 +154,62 @@ extension Prefetcher {
         }
     }
 }
+
+/// The handle on one list given to ``Prefetcher/prefetch(urls:options:context:progress:completion:)``:
+/// SDWebImage's `SDWebImagePrefetchToken`.
+///
+/// Each list has its own token, counters and callbacks; cancelling one list leaves the
+/// others running. Thread-safe; cancelling twice, or after the list finished, does nothing.
+///
+/// ```swift
+/// let token = prefetcher.prefetch(urls: urls) { finished, skipped in print(finished, skipped) }
+/// token.cancel()   // the URLs not loaded yet count as skipped; completion runs once
+/// ```
+public final class PrefetchToken: Sendable {
+    /// The URLs of the list, in the order given.
+    public let urls: [URL]
+    let id: UInt64
+    private let prefetcher: Prefetcher
+
+    init(urls: [URL], id: UInt64, prefetcher: Prefetcher) {
+        self.urls = urls
+        self.id = id
+        self.prefetcher = prefetcher
+    }
+
+    /// Stops the list: queued URLs are dropped, running loads are cancelled, and the
+    /// completion is called (once) with every URL not yet finished counted as skipped.
+    public func cancel() {
+        prefetcher.cancel(listID: id)
+    }
+}
+
+/// How a prefetched list ended: what ``Prefetcher/prefetch(urls:options:context:progress:)``
+/// returns and the completion handler receives.
+///
+/// Counts follow SDWebImage: `finished` counts every URL the list is done with, loaded or
+/// not, and `skipped` those among them that failed or were cancelled, so a list that ran to
+/// its end (or was cancelled) has `finished == total`.
+///
+/// ```swift
+/// let result = await prefetcher.prefetch(urls: urls)
+/// print("\(result.loaded) loaded, \(result.skipped) skipped")
+/// ```
+public struct PrefetchResult: Sendable, Equatable {
+    /// URLs the list is done with (loaded, failed or cancelled).
+    public var finished: Int
+    /// URLs that failed or were cancelled.
+    public var skipped: Int
+    /// URLs in the list.
+    public var total: Int
+
+    /// Creates a result.
+    public init(finished: Int, skipped: Int, total: Int) {
+        self.finished = finished
+        self.skipped = skipped
+        self.total = total
+    }
+
+    /// URLs whose image was loaded (from a cache or the network).
+    public var loaded: Int { finished - skipped }
+}

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Something that turns one image into another: resize, crop, blur, or your own.
 ///
 /// A transformer runs after decoding and before caching: the manager stores its result
@@ -35,4 +37,127 @@ extension Image {
             isTransformed: true, isIncremental: isIncremental
         )
     }
+}
+
+/// Which frames of an animated image a transformer touches.
+///
+/// Transforming a long animation costs a full transform per frame, so by default only the
+/// poster frame is transformed, giving a still image; ``everyFrame`` is what the manager's
+/// `transformAnimatedImage` option asks for. SDWebImage without that option leaves an
+/// animated image untransformed altogether; ``untouched`` gives that behaviour.
+///
+/// ```swift
+/// let still = try blur.transform(gif, animated: .posterFrame)   // one frame, blurred
+/// let all = try blur.transform(gif, animated: .everyFrame)      // every frame blurred
+/// ```
+public enum AnimatedImageTransform: Sendable, Hashable {
+    /// Transform the first frame only and return it as a still image (the default).
+    case posterFrame
+    /// Transform every frame, keeping durations and the loop count.
+    case everyFrame
+    /// Return an animated image unchanged (not marked as transformed), as SDWebImage does.
+    case untouched
+}
+
+extension ImageTransformer {
+    /// Transforms `image`, choosing what happens to an animation with `animated`. A still
+    /// image is always transformed.
+    public func transform(_ image: Image, animated: AnimatedImageTransform) throws -> Image {
+        guard image.isAnimated else { return try transform(image) }
+        switch animated {
+        case .everyFrame:
+            return try transform(image)
+        case .untouched:
+            return image
+        case .posterFrame:
+            let poster = Image(
+                frames: [ImageFrame(pixels: image.pixels)], format: image.format, scale: image.scale,
+                orientation: image.orientation, hasAlpha: image.hasAlpha, isThumbnail: image.isThumbnail,
+                isIncremental: image.isIncremental
+            )
+            return try transform(poster)
+        }
+    }
+}
+
+/// A transformer that works on one frame's pixels at a time; every built-in one is.
+///
+/// Conforming types implement ``transform(pixels:)`` and get ``ImageTransformer/transform(_:)``
+/// for free: every frame of the image is transformed alike, durations and loop count are
+/// kept, and ``Image/hasAlpha`` becomes true when the result has transparent pixels the
+/// source did not (padding, rounded corners, a rotation's empty corners).
+///
+/// ```swift
+/// let flipped: PixelBuffer = try FlipTransformer(horizontal: true).transform(pixels: buffer)
+/// ```
+public protocol PixelTransformer: ImageTransformer {
+    /// Returns the transformed pixels of one frame. Thread-safe.
+    func transform(pixels: PixelBuffer) throws -> PixelBuffer
+}
+
+extension PixelTransformer {
+    /// Transforms every frame of `image` with ``transform(pixels:)``.
+    public func transform(_ image: Image) throws -> Image {
+        let frames = try image.frames.map { frame in
+            ImageFrame(pixels: try transform(pixels: frame.pixels), duration: frame.duration)
+        }
+        return image.transformed(into: frames)
+    }
+}
+
+/// Several transformers applied in order, as one.
+///
+/// Its key is its members' keys joined with `-`, SDWebImage's
+/// `SDImagePipelineTransformer` format, so the order is part of the key. An empty
+/// pipeline has the empty key and returns its input marked as transformed.
+/// Immutable and thread-safe.
+///
+/// ```swift
+/// let pipeline = PipelineTransformer([ResizeTransformer(size: size), BlurTransformer(radius: 4)])
+/// let result = try pipeline.transform(image)
+/// ```
+public struct PipelineTransformer: ImageTransformer {
+    /// The transformers, first applied first.
+    public let transformers: [any ImageTransformer]
+
+    /// Creates a pipeline running `transformers` from first to last.
+    public init(_ transformers: [any ImageTransformer]) {
+        self.transformers = transformers
+    }
+
+    public var key: String { transformers.map(\.key).joined(separator: "-") }
+
+    public func transform(_ image: Image) throws -> Image {
+        guard !transformers.isEmpty else { return image.transformed(into: image.frames) }
+        return try transformers.reduce(image) { try $1.transform($0) }
+    }
+}
+
+/// Formats the parameters of the built-in transformers' keys the way SDWebImage does.
+///
+/// SDWebImage prints numbers with `%f` (six decimals), booleans as `0`/`1` and colours as
+/// `#aarrggbb`. `%f` alone would give 0.1234561 and 0.1234562 one key, so a number that
+/// `%f` does not reproduce exactly is printed in Swift's shortest round-trip form instead:
+/// keys stay SDWebImage's for ordinary values and distinct for every distinct value.
+enum TransformerKey {
+    /// `%f` when it reads back as the same double, otherwise the shortest exact form.
+    static func number(_ value: Double) -> String {
+        let fixed = String(format: "%f", value)
+        return Double(fixed) == value ? fixed : "\(value)"
+    }
+
+    /// `{w,h}` as CoreGraphics prints a size.
+    static func size(_ size: ImageSize) -> String {
+        "{\(number(Double(size.width))),\(number(Double(size.height)))}"
+    }
+
+    /// SDWebImage's `sd_hexString`: `#aarrggbb`, lowercase.
+    static func color(_ color: RGBAColor) -> String {
+        let value = UInt32(color.alpha) << 24 | UInt32(color.red) << 16 | UInt32(color.green) << 8 | UInt32(color.blue)
+        let hex = String(value, radix: 16)
+        return "#" + String(repeating: "0", count: 8 - hex.count) + hex
+    }
+
+    /// `1` or `0`, as `%d` prints a `BOOL`.
+    static func flag(_ value: Bool) -> String { value ? "1" : "0" }
 }

@@ -3,9 +3,9 @@ import Testing
 @testable import WebImage
 
 /// The bad inputs every coder must refuse the same way — empty data, a header claiming a
-/// 60000x60000 canvas, flipped bytes, truncated files — as one parameterised suite, one
-/// row per format. Format-specific corruption (a TIFF's multi-page cut, a GIF's whole
-/// frames, a JPEG's grey rows) stays with that format's tests.
+/// 60000x60000 canvas, flipped bytes, truncated files, damaged bytes fed to a progressive
+/// decoder — as one parameterised suite, one row per format. Format-specific outcomes of
+/// corruption (a GIF's whole frames, a JPEG's grey rows) stay with that format's tests.
 @Suite("Coders refuse bad input")
 struct CoderBadInputTests {
     /// One format's coder and its inputs.
@@ -59,10 +59,12 @@ struct CoderBadInputTests {
         #expect(Date().timeIntervalSince(start) < 20)
     }
 
-    /// The first file of each row is in SDWebImage's corpus, the second a fixture.
+    /// The files marked `true` are in SDWebImage's corpus, the others fixtures. The TIFF
+    /// files have one page; a multi-page one is the next test.
     @Test(arguments: [
         (avif, [("TestHDR.avif", true), ("animated.avif", false)]),
         (heif, [("TestImage.heic", true), ("orientation-6.heic", false)]),
+        (tiff, [("rgb8", false), ("rgb8-lzw", false), ("rgba8-deflate", false), ("palette", false)]),
     ])
     func truncatedDataFailsWithBadImageData(format: Format, files: [(String, Bool)]) throws {
         var prefixes: [Data] = []
@@ -71,6 +73,55 @@ struct CoderBadInputTests {
             prefixes += CorruptInputs.truncations(of: data, count: 24)
         }
         try CorruptInputChecks.expectPrefixesAreBadImageData(prefixes) { try format.decode($0) }
+    }
+
+    /// A cut after the first page's data of a multi-page TIFF still decodes that page in
+    /// full; any other cut must fail, never give partial pixels.
+    @Test func truncatedMultiPageTIFFFailsOrStillGivesTheWholeFirstPage() throws {
+        let data = try TIFFCoderTests.fixture("multipage")
+        let full = try Self.tiff.decode(data)
+        for prefix in CorruptInputs.truncations(of: data, count: 24) {
+            do {
+                let image = try Self.tiff.decode(prefix)
+                #expect(image.pixels == full.pixels, "a \(prefix.count)-byte prefix gave other pixels")
+            } catch let error as WebImageError {
+                guard case .badImageData = error else { Issue.record("unexpected \(error)"); continue }
+            }
+        }
+    }
+
+    /// A progressive decoder fed damaged copies of a file (`count` copies with bytes
+    /// flipped from `seed`), a prefix at a time from `firstCut` every `step` bytes, never
+    /// crashes or hangs, and its final image is the format's one-shot decode of the copy:
+    /// every frame compared, or (`firstFrameOnly`, JPEG) the pixels of the one frame.
+    @Test(arguments: [
+        (Format(name: "JPEG", coder: JPEGCoder()), "TestImage.jpg", UInt64(3), 64, 256, true),
+        (Format(name: "PNG", coder: PNGCoder()), "IndexedPNG.png", UInt64(5), 40, 500, false),
+        (Format(name: "GIF", coder: GIFCoder()), "TestImage.gif", UInt64(17), 10, 300, false),
+        (Format(name: "WebP", coder: WebPCoder()), "webp/lossless_alpha.webp", UInt64(13), 16, 50, false),
+    ])
+    func progressiveDecoderSurvivesCorruptCopies(
+        format: Format, file: String, seed: UInt64, firstCut: Int, step: Int, firstFrameOnly: Bool
+    ) throws {
+        // Names with a folder are fixtures; the others are in SDWebImage's corpus.
+        let data = try file.contains("/")
+            ? Data(contentsOf: Corpus.fixtures.appendingPathComponent(file))
+            : Corpus.data(file)
+        for copy in CorruptInputs.byteFlips(of: data, seed: seed, count: 40) {
+            let decoder = try #require(format.coder.makeProgressiveDecoder())
+            for end in stride(from: firstCut, through: copy.count, by: step) {
+                decoder.update(copy.prefix(end), isFinal: false)
+                _ = try? decoder.currentImage(options: ImageCoderOptions())
+            }
+            decoder.update(copy, isFinal: true)
+            let final = try? decoder.currentImage(options: ImageCoderOptions())
+            let oneShot = try? format.decode(copy)
+            if firstFrameOnly {
+                #expect(final?.pixels == oneShot?.pixels)
+            } else {
+                #expect(final?.frames == oneShot?.frames)
+            }
+        }
     }
 
     private static func fixture(_ name: String, of format: Format) throws -> Data {

@@ -106,11 +106,6 @@ extension AVIFCoder {
     }
 
     private static func encodingError(_ result: avifResult, _ encoder: UnsafeMutablePointer<avifEncoder>, _ step: String) -> WebImageError {
-        var reason = String(cString: avifResultToString(result))
-        let detail = withUnsafeBytes(of: encoder.pointee.diag.error) { raw in
-            String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-        }
-        if !detail.isEmpty { reason += " (\(detail))" }
-        return WebImageError.encodingFailed("AVIF \(step) failed: \(reason)")
+        WebImageError.encodingFailed("AVIF \(step) failed: \(AVIFCoder.reason(result, encoder.pointee.diag))")
     }
 }

@@ -161,12 +161,15 @@ public struct AVIFCoder: ImageCoder {
     /// Turns a libavif failure into ``WebImageError/badImageData(_:)`` with libavif's reason.
     func check(_ result: avifResult, _ decoder: UnsafeMutablePointer<avifDecoder>, _ step: String) throws {
         guard result != AVIF_RESULT_OK else { return }
-        var reason = String(cString: avifResultToString(result))
-        let detail = withUnsafeBytes(of: decoder.pointee.diag.error) { raw in
-            String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-        }
-        if !detail.isEmpty { reason += " (\(detail))" }
-        throw WebImageError.badImageData("AVIF \(step) failed: \(reason)")
+        throw WebImageError.badImageData("AVIF \(step) failed: \(AVIFCoder.reason(result, decoder.pointee.diag))")
+    }
+
+    /// libavif's words for a failed call: the result's name, then the detail the decoder
+    /// or encoder wrote into its diagnostics, if any.
+    static func reason(_ result: avifResult, _ diagnostics: avifDiagnostics) -> String {
+        let reason = String(cString: avifResultToString(result))
+        let detail = withUnsafeBytes(of: diagnostics.error, String.init(cBuffer:))
+        return detail.isEmpty ? reason : "\(reason) (\(detail))"
     }
 }
 
@@ -175,7 +178,7 @@ extension AVIFCoder {
     static var linkedLibrary: LinkedLibrary {
         var codecs = [CChar](repeating: 0, count: 256)
         avifCodecVersions(&codecs)
-        let codecText = String(decoding: codecs.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let codecText = String(cBuffer: codecs)
         let version = String(cString: avifVersion())
         return LinkedLibrary(name: "libavif", version: codecText.isEmpty ? version : "\(version) (\(codecText))")
     }

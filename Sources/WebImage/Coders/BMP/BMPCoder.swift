@@ -53,9 +53,7 @@ public struct BMPCoder: ImageCoder {
     /// Encodes the first frame as a 32-bit bitmap with alpha.
     public func encode(_ image: Image, as format: ImageFormat, options: ImageCoderOptions) throws -> Data {
         guard format == .bmp else { throw WebImageError.unsupportedFormat(format) }
-        var firstOnly = options
-        firstOnly.encodeFirstFrameOnly = true
-        let frames = EncodeConstraints.prepare(image, options: firstOnly)
-        return Data(try BMPEncoder.encode(frames[0].pixels))
+        let frame = EncodeConstraints.prepareFirstFrame(image, options: options)
+        return Data(try BMPEncoder.encode(frame.pixels))
     }
 }

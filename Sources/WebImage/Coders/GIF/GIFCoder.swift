@@ -40,12 +40,12 @@ public struct GIFCoder: ImageCoder {
         }
     }
 
-    /// GIF only.
     /// A ``GIFProgressiveDecoder``, which shows the image while it downloads.
     public func makeProgressiveDecoder() -> (any ProgressiveImageCoder)? {
         GIFProgressiveDecoder()
     }
 
+    /// GIF only.
     public func canEncode(to format: ImageFormat) -> Bool {
         format == .gif
     }

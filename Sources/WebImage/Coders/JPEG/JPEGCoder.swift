@@ -43,12 +43,12 @@ public struct JPEGCoder: ImageCoder {
         )
     }
 
-    /// Whether `format` is ``ImageFormat/jpeg``.
     /// A ``JPEGProgressiveDecoder``, which shows the image while it downloads.
     public func makeProgressiveDecoder() -> (any ProgressiveImageCoder)? {
         JPEGProgressiveDecoder()
     }
 
+    /// Whether `format` is ``ImageFormat/jpeg``.
     public func canEncode(to format: ImageFormat) -> Bool {
         format == .jpeg
     }
@@ -61,11 +61,7 @@ public struct JPEGCoder: ImageCoder {
     public func encode(_ image: Image, as format: ImageFormat, options: ImageCoderOptions) throws -> Data {
         guard format == .jpeg else { throw WebImageError.unsupportedFormat(format) }
         // JPEG holds one frame: scale only that one.
-        var firstFrameOnly = options
-        firstFrameOnly.encodeFirstFrameOnly = true
-        guard let frame = EncodeConstraints.prepare(image, options: firstFrameOnly).first else {
-            throw WebImageError.encodingFailed("image has no frame")
-        }
+        let frame = EncodeConstraints.prepareFirstFrame(image, options: options)
         // Opaque pixels go to libjpeg as they are (it ignores the fourth byte), saving a copy.
         let pixels = frame.pixels.containsTransparency
             ? EncodeConstraints.flatten(frame.pixels, onto: options.backgroundColor)
@@ -95,7 +91,7 @@ extension JPEGCoder {
             cjpeg_encode_rgbx(bytes.baseAddress, width, height, pixels.bytesPerRow, Int32(quality), &output, &outputSize, &message)
         }
         guard status == 0, let output else {
-            let reason = String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            let reason = String(cBuffer: message)
             throw WebImageError.encodingFailed(reason.isEmpty ? "libjpeg failed" : reason)
         }
         // libjpeg malloc'd the buffer; Data takes it over and frees it, without a copy.

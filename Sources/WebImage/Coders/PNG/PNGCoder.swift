@@ -65,12 +65,12 @@ public struct PNGCoder: ImageCoder {
         }
     }
 
-    /// PNG only.
     /// A ``PNGProgressiveDecoder``, which shows the image while it downloads.
     public func makeProgressiveDecoder() -> (any ProgressiveImageCoder)? {
         PNGProgressiveDecoder()
     }
 
+    /// PNG only.
     public func canEncode(to format: ImageFormat) -> Bool {
         format == .png
     }

@@ -22,7 +22,7 @@ enum PNGEncoder {
             )
         }
         guard status == 0, let data = buffer.data else {
-            let reason = String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            let reason = String(cBuffer: message)
             throw WebImageError.encodingFailed("PNG: " + (reason.isEmpty ? "libpng failed" : reason))
         }
         return Array(UnsafeBufferPointer(start: data, count: buffer.size))

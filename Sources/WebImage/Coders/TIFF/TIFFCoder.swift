@@ -76,11 +76,11 @@ public struct TIFFCoder: ImageCoder {
 
         var message = [CChar](repeating: 0, count: 1024)
         guard TIFFRGBAImageOK(tiff, &message) == 1 else {
-            throw WebImageError.badImageData("TIFF layout not supported: \(TIFFMemoryStream.string(message))")
+            throw WebImageError.badImageData("TIFF layout not supported: \(String(cBuffer: message))")
         }
         var reader = TIFFRGBAImage()
         guard TIFFRGBAImageBegin(&reader, tiff, 1, &message) == 1 else {
-            throw WebImageError.badImageData("TIFF layout not supported: \(TIFFMemoryStream.string(message))")
+            throw WebImageError.badImageData("TIFF layout not supported: \(String(cBuffer: message))")
         }
         defer { TIFFRGBAImageEnd(&reader) }
         guard reader.width == width, reader.height == height else {

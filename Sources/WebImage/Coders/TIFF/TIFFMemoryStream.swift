@@ -65,11 +65,6 @@ final class TIFFMemoryStream {
         return UInt64(target)
     }
 
-    /// The text of a NUL-terminated C character buffer.
-    static func string(_ buffer: [CChar]) -> String {
-        String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    }
-
     private func record(_ message: String) {
         if firstError == nil { firstError = message }
     }
@@ -108,7 +103,7 @@ final class TIFFMemoryStream {
         guard let stream = from(userData), let format, let arguments else { return 1 }
         var buffer = [CChar](repeating: 0, count: 256)
         _ = vsnprintf(&buffer, buffer.count, format, arguments)
-        let message = TIFFMemoryStream.string(buffer)
+        let message = String(cBuffer: buffer)
         stream.record(module.map { "\(String(cString: $0)): \(message)" } ?? message)
         return 1
     }

@@ -52,12 +52,12 @@ public struct WebPCoder: ImageCoder {
         }
     }
 
-    /// `true` for ``ImageFormat/webp``.
     /// A ``WebPProgressiveDecoder``, which shows the image while it downloads.
     public func makeProgressiveDecoder() -> (any ProgressiveImageCoder)? {
         WebPProgressiveDecoder()
     }
 
+    /// `true` for ``ImageFormat/webp``.
     public func canEncode(to format: ImageFormat) -> Bool {
         format == .webp
     }

@@ -95,19 +95,4 @@ struct ProgressiveGIFTests {
         decoder.update(Data(bytes), isFinal: false)
         #expect(throws: WebImageError.self) { try decoder.currentImage(options: ImageCoderOptions()) }
     }
-
-    @Test func corruptCopiesNeverCrashOrHang() throws {
-        let data = try Corpus.data("TestImage.gif")
-        for copy in CorruptInputs.byteFlips(of: data, seed: 17, count: 40) {
-            let decoder = GIFProgressiveDecoder()
-            for end in stride(from: 10, through: copy.count, by: 300) {
-                decoder.update(copy.prefix(end), isFinal: false)
-                _ = try? decoder.currentImage(options: ImageCoderOptions())
-            }
-            decoder.update(copy, isFinal: true)
-            let final = try? decoder.currentImage(options: ImageCoderOptions())
-            let oneShot = try? GIFCoder().decode(copy, options: ImageCoderOptions())
-            #expect(final?.frames == oneShot?.frames)
-        }
-    }
 }

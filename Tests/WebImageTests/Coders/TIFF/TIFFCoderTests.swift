@@ -112,23 +112,6 @@ import Testing
         }
     }
 
-    @Test func truncatedDataFailsOrStillGivesTheWholeFirstPage() throws {
-        // A cut after the first page's data (the multi-page file) still decodes that page
-        // in full; any other cut must fail, never give partial pixels.
-        for name in ["rgb8", "rgb8-lzw", "rgba8-deflate", "palette", "multipage"] {
-            let full = try TIFFCoder().decode(Self.fixture(name), options: ImageCoderOptions())
-            for data in try CorruptInputs.truncations(of: Self.fixture(name), count: 24) {
-                do {
-                    let image = try TIFFCoder().decode(data, options: ImageCoderOptions())
-                    #expect(name == "multipage", "a \(data.count)-byte prefix of \(name) decoded")
-                    #expect(image.pixels == full.pixels)
-                } catch let error as WebImageError {
-                    guard case .badImageData = error else { Issue.record("unexpected \(error)"); continue }
-                }
-            }
-        }
-    }
-
     @Test func acceptsTIFFSignaturesOnly() throws {
         #expect(TIFFCoder().canDecode(Data([0x4D, 0x4D, 0x00, 0x2A, 0, 0, 0, 8])))
         #expect(TIFFCoder().canDecode(try Corpus.data("TestImage.png")) == false)
