@@ -194,6 +194,10 @@ extension Downloader {
             decompression: .disabled
         )
         configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = max(8, config.maxConcurrentDownloads)
+        // A refused connection fails the download at once, as URLSession's does: by default
+        // AsyncHTTPClient retries it until the connect time-out, so a dead origin held each
+        // caller (and an image server's worker) for the whole time-out before failing.
+        configuration.connectionPool.retryConnectionEstablishment = false
         return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
     }
 

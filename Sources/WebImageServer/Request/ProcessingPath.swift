@@ -34,13 +34,7 @@ public struct ProcessingPath: Sendable, Equatable {
     /// Parses a request target (path and query, still percent-encoded, as received).
     /// - Throws: ``ImageServerError`` 400 (or 403 without a signature segment).
     public init(parsing target: String) throws(ImageServerError) {
-        guard target.hasPrefix("/") else { throw .badOptions("the path must start with /") }
-        let afterSlash = target.dropFirst()
-        guard let slash = afterSlash.firstIndex(of: "/"), slash != afterSlash.startIndex else {
-            throw .badSignature("the URL has no signature segment")
-        }
-        signature = afterSlash[..<slash]
-        signedPart = afterSlash[slash...]
+        (signature, signedPart) = try Self.signatureAndSignedPart(of: target)
 
         var segments = signedPart.dropFirst().split(separator: "/", omittingEmptySubsequences: false)[...]
         var options = ProcessingOptions()
@@ -67,6 +61,19 @@ public struct ProcessingPath: Sendable, Equatable {
         }
         self.source = url
         self.options = options
+    }
+
+    /// The signature segment and the part it signs, the rest left unparsed: what a signed
+    /// server checks before it reads any option, as imgproxy does.
+    /// - Throws: ``ImageServerError`` 400 without a leading `/`, 403 without a signature
+    ///   segment.
+    static func signatureAndSignedPart(of target: String) throws(ImageServerError) -> (signature: Substring, signedPart: Substring) {
+        guard target.hasPrefix("/") else { throw .badOptions("the path must start with /") }
+        let afterSlash = target.dropFirst()
+        guard let slash = afterSlash.firstIndex(of: "/"), slash != afterSlash.startIndex else {
+            throw .badSignature("the URL has no signature segment")
+        }
+        return (afterSlash[..<slash], afterSlash[slash...])
     }
 
     // MARK: Sources

@@ -130,8 +130,8 @@ extension ImageServer {
             autoAVIF = try reader.bool("AUTO_AVIF") ?? autoAVIF
             useETag = try reader.bool("USE_ETAG") ?? useETag
             prometheusBind = reader.string("PROMETHEUS_BIND") ?? prometheusBind
-            if let levels = reader.string("RESULT_CACHE") { resultCache = try CacheLevels(parsing: levels) }
-            if let levels = reader.string("SOURCE_CACHE") { sourceCache = try CacheLevels(parsing: levels) }
+            resultCache = try reader.cacheLevels("RESULT_CACHE") ?? resultCache
+            sourceCache = try reader.cacheLevels("SOURCE_CACHE") ?? sourceCache
             if let directory = reader.string("CACHE_DIR") { cacheDirectory = URL(fileURLWithPath: directory, isDirectory: true) }
             memoryCacheSize = try reader.integer("CACHE_MEMORY_SIZE", in: 0...Int.max) ?? memoryCacheSize
             gracefulStopTimeout = try reader.seconds("GRACEFUL_STOP_TIMEOUT") ?? gracefulStopTimeout
@@ -191,6 +191,15 @@ struct EnvironmentReader {
 
     func seconds(_ name: String) throws(ImageServerError) -> Duration? {
         try number(name, in: 0.001...86_400).map { .milliseconds(Int64(($0 * 1_000).rounded())) }
+    }
+
+    func cacheLevels(_ name: String) throws(ImageServerError) -> ImageServer.Configuration.CacheLevels? {
+        guard let text = string(name) else { return nil }
+        do {
+            return try ImageServer.Configuration.CacheLevels(parsing: text)
+        } catch {
+            throw .badOptions("WEBIMAGE_\(name): \(error.message)")
+        }
     }
 
     func bool(_ name: String) throws(ImageServerError) -> Bool? {

@@ -45,12 +45,15 @@ extension ImageServer {
         var target = request.uri.path
         if !prefix.isEmpty, target.hasPrefix(prefix) { target.removeFirst(prefix.count) }
         if let query = request.uri.query { target += "?" + query }
-        let path = try ProcessingPath(parsing: target)
+        // The signature first, as imgproxy: a URL that is not signed learns nothing about
+        // its options (a 403, never a 400 naming one).
         if verifiesSignatures {
-            guard signer.isValid(signature: path.signature, for: path.signedPart) else {
+            let (signature, signedPart) = try ProcessingPath.signatureAndSignedPart(of: target)
+            guard signer.isValid(signature: signature, for: signedPart) else {
                 throw ImageServerError.badSignature("the signature does not match the URL")
             }
         }
+        let path = try ProcessingPath(parsing: target)
         try processor.validate(path.options)
 
         let negotiated = negotiatedFormat(path.options, accept: request.headers[.accept])

@@ -11,7 +11,7 @@ import WebImage
 /// An imgproxy-compatible image service: a signed URL in, a resized, re-encoded, cached
 /// image out.
 ///
-/// One request flows: parse and verify the URL (no I/O) → result cache → a worker slot
+/// One request flows: verify the signature, then parse the URL (no I/O) → result cache → a worker slot
 /// (at most ``Configuration/workers`` jobs run, ``Configuration/queueSize`` wait, the rest
 /// get a 429) → the source, through a ``SourceFetching`` (by default the library's
 /// ``Downloader``, so concurrent requests of one source share one fetch) → decode at the
@@ -36,6 +36,10 @@ public final class ImageServer: Sendable {
     let signer: URLSigner
     let processor: ImageProcessor
     let fetcher: any SourceFetching
+    /// The downloader of the default fetcher, which the server created and so shuts down
+    /// (its HTTP client must be shut down before it is released); `nil` for a fetcher
+    /// the caller passed in, which stays the caller's.
+    let ownedDownloader: Downloader?
     let resultCache: ByteCache
     let sourceCache: ByteCache
     let queue: JobQueue
@@ -67,9 +71,14 @@ public final class ImageServer: Sendable {
         processing.maxAnimationFrames = configuration.maxAnimationFrames
         processing.maxResultDimension = configuration.maxResultDimension
         processor = ImageProcessor(configuration: processing)
-        self.fetcher = fetcher ?? DownloaderSourceFetcher(
-            maxBytes: configuration.maxSourceFileSize, timeout: configuration.downloadTimeout
-        )
+        if let fetcher {
+            self.fetcher = fetcher
+            ownedDownloader = nil
+        } else {
+            let fetcher = DownloaderSourceFetcher(maxBytes: configuration.maxSourceFileSize, timeout: configuration.downloadTimeout)
+            self.fetcher = fetcher
+            ownedDownloader = fetcher.downloader
+        }
         resultCache = ByteCache(
             levels: configuration.resultCache,
             directory: configuration.cacheDirectory.appendingPathComponent("results", isDirectory: true),
@@ -148,8 +157,17 @@ public final class ImageServer: Sendable {
             logger: logger
         )
         groupConfiguration.maximumGracefulShutdownDuration = configuration.gracefulStopTimeout
+        let group = ServiceGroup(configuration: groupConfiguration)
+        // The group runs in a task of its own, so that cancelling this one shuts it down
+        // gracefully, as SIGTERM does, instead of cancelling its services at once (which
+        // drops requests in flight, and connections accepted but not yet served).
+        let running = Task { try await group.run() }
         do {
-            try await ServiceGroup(configuration: groupConfiguration).run()
+            try await withTaskCancellationHandler {
+                try await running.value
+            } onCancel: {
+                Task { await group.triggerGracefulShutdown() }
+            }
         } catch {
             try? await shutdown()
             throw error
@@ -157,10 +175,11 @@ public final class ImageServer: Sendable {
         try await shutdown()
     }
 
-    /// Stops the worker threads. Call once, after the last request (``run(onReady:)`` does
-    /// it itself).
+    /// Stops the worker threads and the default fetcher's downloader. Call once, after the
+    /// last request (``run(onReady:)`` does it itself).
     public func shutdown() async throws {
         try await workerThreads.shutdownGracefully()
+        try await ownedDownloader?.shutdown()
     }
 
     // MARK: Health

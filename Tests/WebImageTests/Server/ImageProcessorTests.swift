@@ -1,0 +1,198 @@
+import Foundation
+import Testing
+@testable import WebImage
+@testable import WebImageServer
+
+/// The processor alone on corpus and synthetic bytes: the decoder options it derives, the
+/// limits it enforces (each with its status), the format it falls back to, and the steps
+/// it applies.
+@Suite struct ImageProcessorTests {
+    let processor = ImageProcessor()
+
+    static func options(_ change: (inout ProcessingOptions) -> Void) -> ProcessingOptions {
+        var options = ProcessingOptions()
+        change(&options)
+        return options
+    }
+
+    /// The status `body` fails with; `nil` when it succeeds, -1 for an error that is not an
+    /// ``ImageServerError`` (the processor promises only those).
+    static func status(_ body: () throws -> Void) -> Int? {
+        do {
+            try body()
+            return nil
+        } catch {
+            return (error as? ImageServerError)?.status ?? -1
+        }
+    }
+
+    // MARK: Decoder options
+
+    @Test func decodeOptionsAskForTheBoxAndCoverItForCroppingTypes() {
+        let fit = processor.decodeOptions(for: Self.options { $0.width = 300; $0.height = 200 }, keepsAnimation: false)
+        #expect(fit.thumbnailPixelSize == ImageSize(width: 300, height: 200))
+        #expect(!fit.thumbnailCoversBox)
+        #expect(fit.preserveAspectRatio)
+        #expect(fit.decodeFirstFrameOnly)
+        #expect(fit.pixelLimit == 50_000_000)
+        #expect(fit.applyOrientation)
+        for type in [ProcessingOptions.ResizingType.fill, .fillDown, .auto] {
+            let covering = processor.decodeOptions(for: Self.options { $0.resizingType = type; $0.width = 300; $0.height = 200 }, keepsAnimation: false)
+            #expect(covering.thumbnailCoversBox, "\(type)")
+        }
+        let force = processor.decodeOptions(for: Self.options { $0.resizingType = .force; $0.width = 300; $0.height = 200 }, keepsAnimation: false)
+        #expect(!force.preserveAspectRatio)
+    }
+
+    @Test func decodeOptionsSwapTheBoxForAQuarterTurnAndLeaveAnUnsetSideUnbounded() {
+        let turned = processor.decodeOptions(for: Self.options { $0.width = 300; $0.height = 200; $0.rotate = 270 }, keepsAnimation: false)
+        #expect(turned.thumbnailPixelSize == ImageSize(width: 200, height: 300))
+        let widthOnly = processor.decodeOptions(for: Self.options { $0.width = 300; $0.dpr = 2 }, keepsAnimation: false)
+        #expect(widthOnly.thumbnailPixelSize == ImageSize(width: 600, height: Int(Int32.max)))
+    }
+
+    @Test func decodeOptionsDecodeWholeWhenEnlargingOrWithoutABox() {
+        #expect(processor.decodeOptions(for: Self.options { $0.width = 300; $0.enlarge = true }, keepsAnimation: false).thumbnailPixelSize == nil)
+        #expect(processor.decodeOptions(for: ProcessingOptions(), keepsAnimation: false).thumbnailPixelSize == nil)
+    }
+
+    @Test func decodeOptionsKeepFramesForAnimationsAndPages() {
+        #expect(!processor.decodeOptions(for: ProcessingOptions(), keepsAnimation: true).decodeFirstFrameOnly)
+        #expect(!processor.decodeOptions(for: Self.options { $0.page = 2 }, keepsAnimation: false).decodeFirstFrameOnly)
+        #expect(!processor.decodeOptions(for: Self.options { $0.autoRotate = false }, keepsAnimation: false).applyOrientation)
+        #expect(ImageProcessor.keepsAnimation(.gif, ProcessingOptions()))
+        #expect(ImageProcessor.keepsAnimation(.webp, ProcessingOptions()))
+        #expect(!ImageProcessor.keepsAnimation(.png, ProcessingOptions()))
+        #expect(!ImageProcessor.keepsAnimation(.gif, Self.options { $0.page = 0 }))
+    }
+
+    // MARK: Processing corpus bytes
+
+    @Test func largeJPEGIsDecodedSmallAndResized() throws {
+        let data = try Corpus.data("TestImageLarge.jpg")
+        let output = try processor.process(data, options: Self.options { $0.width = 400 }, format: nil)
+        #expect(output.format == .jpeg)
+        let image = try CodersManager.shared.decode(output.data)
+        // 5250×3450 fitted to 400 wide (decoded at an eighth by DCT scaling, per the
+        // decoder options checked above).
+        #expect(image.size == ImageSize(width: 400, height: 263))
+    }
+
+    @Test func fillCropsACorpusPNGToTheBox() throws {
+        let output = try processor.process(Corpus.data("TestImage.png"), options: Self.options { $0.resizingType = .fill; $0.width = 120; $0.height = 60 }, format: .webp)
+        #expect(output.format == .webp)
+        #expect(ImageFormat(sniffing: output.data) == .webp)
+        #expect(try CodersManager.shared.decode(output.data).size == ImageSize(width: 120, height: 60))
+    }
+
+    @Test func animationStaysAnimatedWithEveryFrameResizedAndTimingKept() throws {
+        let gif = try Corpus.data("TestImage.gif")
+        let source = try CodersManager.shared.decode(gif)
+        try #require(source.frameCount > 1)
+        let output = try processor.process(gif, options: Self.options { $0.width = 20 }, format: .webp)
+        #expect(output.format == .webp)
+        let image = try CodersManager.shared.decode(output.data)
+        #expect(image.frameCount == source.frameCount)
+        #expect(image.size == ImageSize(width: 20, height: 20))
+        #expect(image.frames.allSatisfy { $0.pixels.size == image.size })
+        #expect(image.loopCount == source.loopCount)
+        for (result, original) in zip(image.frames, source.frames) {
+            #expect(abs(result.duration - original.duration) < 0.011)
+        }
+    }
+
+    @Test func sourcesTheCoderCannotWriteFallBackToPNGWithAlphaAndJPEGWithout() throws {
+        let tiffs = Corpus.fixtures.appendingPathComponent("tiff")
+        let opaque = try processor.process(Data(contentsOf: tiffs.appendingPathComponent("gray8.tif")), options: ProcessingOptions(), format: nil)
+        #expect(opaque.format == .jpeg)
+        #expect(ImageFormat(sniffing: opaque.data) == .jpeg)
+        let alpha = try processor.process(Data(contentsOf: tiffs.appendingPathComponent("gray-alpha8.tif")), options: ProcessingOptions(), format: nil)
+        #expect(alpha.format == .png)
+        #expect(processor.encodableFormat(for: .undefined, hasAlpha: false) == .jpeg)
+        #expect(processor.encodableFormat(for: .heic, hasAlpha: true) == .png)
+        #expect(processor.encodableFormat(for: .gif, hasAlpha: true) == .gif)
+    }
+
+    @Test func rotationAndBlurComposeOnOneFrame() throws {
+        let png = try ServerImages.quadrantsPNG(width: 40, height: 20)
+        let output = try processor.process(png, options: Self.options { $0.rotate = 90; $0.blur = 1 }, format: .png)
+        let image = try CodersManager.shared.decode(output.data)
+        #expect(image.size == ImageSize(width: 20, height: 40))
+        #expect(ServerImages.isClose(image.pixels[pixel: 17, 2], to: ServerImages.red, tolerance: 30))
+        #expect(ServerImages.isClose(image.pixels[pixel: 2, 2], to: ServerImages.blue, tolerance: 30))
+    }
+
+    // MARK: Limits
+
+    @Test func pixelLimitIsA422BeforeDecoding() throws {
+        var configuration = ImageProcessor.Configuration()
+        configuration.maxSourcePixels = 1_000
+        let small = ImageProcessor(configuration: configuration)
+        let png = try ServerImages.quadrantsPNG(width: 40, height: 40)
+        #expect(Self.status { _ = try small.process(png, options: ProcessingOptions(), format: nil) } == 422)
+        configuration.maxSourcePixels = 1_600
+        #expect(Self.status { _ = try ImageProcessor(configuration: configuration).process(png, options: ProcessingOptions(), format: nil) } == nil)
+    }
+
+    @Test func frameLimitIsA422() throws {
+        var configuration = ImageProcessor.Configuration()
+        configuration.maxAnimationFrames = 2
+        let gif = try Corpus.data("TestImage.gif")
+        #expect(Self.status { _ = try ImageProcessor(configuration: configuration).process(gif, options: ProcessingOptions(), format: nil) } == 422)
+        // One page of it is one frame's work, but every frame is still counted.
+        #expect(Self.status { _ = try ImageProcessor(configuration: configuration).process(gif, options: Self.options { $0.page = 0 }, format: nil) } == 422)
+        // Into a still format, only the first frame is decoded.
+        #expect(Self.status { _ = try ImageProcessor(configuration: configuration).process(gif, options: ProcessingOptions(), format: .png) } == nil)
+    }
+
+    @Test func resultDimensionLimitIsA400FromTheOptionsAlone() throws {
+        var configuration = ImageProcessor.Configuration()
+        configuration.maxResultDimension = 100
+        let limited = ImageProcessor(configuration: configuration)
+        #expect(Self.status { try limited.validate(Self.options { $0.width = 101 }) } == 400)
+        #expect(Self.status { try limited.validate(Self.options { $0.width = 60; $0.dpr = 2 }) } == 400)
+        #expect(Self.status { try limited.validate(Self.options { $0.width = 100; $0.height = 100 }) } == nil)
+        // A source larger than the limit with no box is refused once its size is known.
+        let png = try ServerImages.quadrantsPNG(width: 120, height: 20)
+        #expect(Self.status { _ = try limited.process(png, options: ProcessingOptions(), format: .png) } == 400)
+        #expect(Self.status { _ = try limited.process(png, options: Self.options { $0.width = 100 }, format: .png) } == nil)
+    }
+
+    @Test func formatTheCoderCannotEncodeIsA400() {
+        #expect(Self.status { try processor.validate(Self.options { $0.format = .tiff }) } == 400)
+        #expect(Self.status { try processor.validate(Self.options { $0.format = .heic }) } == 400)
+        #expect(Self.status { try processor.validate(Self.options { $0.format = .png }) } == nil)
+    }
+
+    @Test func missingPageIsA400() throws {
+        let gif = try Corpus.data("TestImage.gif")
+        let frames = try CodersManager.shared.decode(gif).frameCount
+        #expect(Self.status { _ = try processor.process(gif, options: Self.options { $0.page = frames }, format: nil) } == 400)
+        #expect(Self.status { _ = try processor.process(gif, options: Self.options { $0.page = frames - 1 }, format: nil) } == nil)
+        // A still image has page 0 only.
+        let png = try ServerImages.quadrantsPNG(width: 4, height: 4)
+        #expect(Self.status { _ = try processor.process(png, options: Self.options { $0.page = 1 }, format: nil) } == 400)
+    }
+
+    @Test(arguments: [Data(), Data("hello, not an image".utf8), Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0])])
+    func bytesThatAreNotAnImageAreA422(_ data: Data) {
+        #expect(Self.status { _ = try processor.process(data, options: ProcessingOptions(), format: nil) } == 422)
+    }
+
+    @Test func formatsWithoutADecoderAreA422() throws {
+        let svg = try Corpus.data("TestImage.svg")
+        #expect(Self.status { _ = try processor.process(svg, options: ProcessingOptions(), format: .png) } == 422)
+    }
+
+    @Test func hugeClaimedPNGIsRefusedFastWithoutAllocating() {
+        let data = ServerImages.pngClaiming(width: 30_000, height: 30_000)
+        #expect(data.count < 200)
+        let before = residentBytes() ?? 0
+        let start = ContinuousClock.now
+        #expect(Self.status { _ = try processor.process(data, options: Self.options { $0.width = 100 }, format: nil) } == 422)
+        #expect(ContinuousClock.now - start < .milliseconds(500))
+        if let after = residentBytes() {
+            #expect(after - before < 200 << 20, "resident memory grew by \(after - before) bytes")
+        }
+    }
+}

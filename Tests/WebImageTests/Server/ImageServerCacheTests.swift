@@ -1,0 +1,148 @@
+import Foundation
+import Testing
+@testable import WebImage
+@testable import WebImageServer
+
+/// The result and source caches through a real server: hits skip the origin and are
+/// counted by level, the cache key follows the URL (cachebuster included) and the
+/// negotiated format, and the disk level outlives the server.
+@Suite struct ImageServerCacheTests {
+    static let png = Result { try ServerImages.quadrantsPNG(width: 64, height: 32) }
+
+    static func temporaryDirectory() throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("webimage-server-cache-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+
+    @Test func memoryResultCacheAnswersTheSecondRequestWithoutTheOrigin() async throws {
+        let configuration = ImageServer.Configuration.testing {
+            $0.resultCache = .memory
+            $0.prometheusBind = "127.0.0.1:0"
+        }
+        try await RunningImageServer.with(origin: ["/a.png": .ok(try Self.png.get())], configuration) { origin, server in
+            let path = ImageURL.plain(origin.url("/a.png"), ["w:32"], extension: "webp")
+            let first = try await server.request(path)
+            let second = try await server.request(path)
+            #expect(first.status == 200 && second.status == 200)
+            #expect(second.body == first.body)
+            #expect(second.header("Content-Type") == "image/webp")
+            #expect(origin.requestCount("/a.png") == 1)
+            let metrics = try await server.metrics()
+            #expect(prometheusValue(metrics, "webimage_result_cache_hits_total{level=\"memory\"}") == 1)
+            #expect(prometheusValue(metrics, "webimage_result_cache_misses_total") == 1)
+            // Other options are another result: a miss, and a second origin fetch.
+            #expect(try await server.request(ImageURL.plain(origin.url("/a.png"), ["w:16"], extension: "webp")).status == 200)
+            #expect(origin.requestCount("/a.png") == 2)
+        }
+    }
+
+    @Test func cachebusterChangesTheCacheKey() async throws {
+        try await RunningImageServer.with(origin: ["/a.png": .ok(try Self.png.get())], .testing { $0.resultCache = .memory }) { origin, server async throws in
+            for buster in ["cb:1", "cb:1", "cachebuster:2", "cb:1", "cachebuster:2"] {
+                #expect(try await server.request(ImageURL.plain(origin.url("/a.png"), [buster, "w:10"])).status == 200)
+            }
+            #expect(origin.requestCount("/a.png") == 2)
+        }
+    }
+
+    @Test func negotiatedFormatsAreCachedApart() async throws {
+        let configuration = ImageServer.Configuration.testing { $0.resultCache = .memory; $0.autoWebP = true }
+        try await RunningImageServer.with(origin: ["/a.png": .ok(try Self.png.get())], configuration) { origin, server in
+            let path = ImageURL.plain(origin.url("/a.png"), ["w:10"])
+            let webp = try await server.request(path, headers: [("Accept", "image/webp")])
+            let png = try await server.request(path)
+            let webpAgain = try await server.request(path, headers: [("Accept", "image/webp")])
+            let pngAgain = try await server.request(path)
+            #expect(ImageFormat(sniffing: webp.body) == .webp && ImageFormat(sniffing: webpAgain.body) == .webp)
+            #expect(ImageFormat(sniffing: png.body) == .png && ImageFormat(sniffing: pngAgain.body) == .png)
+            #expect(origin.requestCount("/a.png") == 2)
+        }
+    }
+
+    @Test func withTheResultCacheOffEveryRequestIsProcessed() async throws {
+        try await RunningImageServer.with(origin: ["/a.png": .ok(try Self.png.get())], .testing { $0.resultCache = [] }) { origin, server async throws in
+            let path = ImageURL.plain(origin.url("/a.png"), ["w:10"])
+            #expect(try await server.request(path).status == 200)
+            #expect(try await server.request(path).status == 200)
+            #expect(origin.requestCount("/a.png") == 2)
+        }
+    }
+
+    @Test func diskResultCacheServesANewServerWithoutTheOrigin() async throws {
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let configuration = ImageServer.Configuration.testing {
+            $0.resultCache = .disk
+            $0.cacheDirectory = directory
+            $0.prometheusBind = "127.0.0.1:0"
+        }
+        try await LoopbackServer.with(["/a.png": .ok(try Self.png.get())]) { origin in
+            let path = ImageURL.plain(origin.url("/a.png"), ["rs:fill:20:20"], extension: "jpg")
+            let first = try await RunningImageServer.with(configuration) { server in
+                try await server.request(path)
+            }
+            #expect(first.status == 200)
+            #expect(origin.requestCount("/a.png") == 1)
+            let files = FileManager.default.enumerator(at: directory, includingPropertiesForKeys: nil)?.allObjects.count ?? 0
+            #expect(files > 0)
+
+            try await RunningImageServer.with(configuration) { server in
+                let second = try await server.request(path)
+                #expect(second.status == 200)
+                #expect(second.body == first.body)
+                // The format comes back from the disk entry, not from a guess.
+                #expect(second.header("Content-Type") == "image/jpeg")
+                let metrics = try await server.metrics()
+                #expect(prometheusValue(metrics, "webimage_result_cache_hits_total{level=\"disk\"}") == 1)
+            }
+            #expect(origin.requestCount("/a.png") == 1)
+        }
+    }
+
+    @Test func memoryAndDiskPromoteADiskHitToMemory() async throws {
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let configuration = ImageServer.Configuration.testing {
+            $0.resultCache = [.memory, .disk]
+            $0.cacheDirectory = directory
+            $0.prometheusBind = "127.0.0.1:0"
+        }
+        try await LoopbackServer.with(["/a.png": .ok(try Self.png.get())]) { origin in
+            let path = ImageURL.plain(origin.url("/a.png"), ["w:16"])
+            _ = try await RunningImageServer.with(configuration) { server in try await server.request(path) }
+            try await RunningImageServer.with(configuration) { server in
+                #expect(try await server.request(path).status == 200)
+                #expect(try await server.request(path).status == 200)
+                let metrics = try await server.metrics()
+                #expect(prometheusValue(metrics, "webimage_result_cache_hits_total{level=\"disk\"}") == 1)
+                #expect(prometheusValue(metrics, "webimage_result_cache_hits_total{level=\"memory\"}") == 1)
+            }
+            #expect(origin.requestCount("/a.png") == 1)
+        }
+    }
+
+    @Test func sourceCacheFetchesEachSourceOnceForAnyOptions() async throws {
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let configuration = ImageServer.Configuration.testing {
+            $0.resultCache = []
+            $0.sourceCache = [.memory, .disk]
+            $0.cacheDirectory = directory
+        }
+        try await LoopbackServer.with(["/a.png": .ok(try Self.png.get())]) { origin in
+            try await RunningImageServer.with(configuration) { server in
+                for width in [10, 20, 30] {
+                    let reply = try await server.request(ImageURL.plain(origin.url("/a.png"), ["w:\(width)"], extension: "png"))
+                    #expect(try CodersManager.shared.decode(reply.body).size.width == width)
+                }
+            }
+            #expect(origin.requestCount("/a.png") == 1)
+            // On disk, it outlives the server.
+            try await RunningImageServer.with(configuration) { server async throws in
+                #expect(try await server.request(ImageURL.plain(origin.url("/a.png"), ["w:40"])).status == 200)
+            }
+            #expect(origin.requestCount("/a.png") == 1)
+        }
+    }
+}

@@ -1,0 +1,221 @@
+import Foundation
+import NIOHTTP1
+import Testing
+@testable import WebImage
+@testable import WebImageServer
+
+/// The HTTP face of the server: /health, HEAD, Cache-Control, ETag and 304, Vary and the
+/// Accept negotiation, the one-line error bodies, and the shared secret.
+@Suite struct ImageServerHTTPTests {
+    static func routes() throws -> [String: LoopbackServer.Reply] {
+        [
+            "/a.png": .ok(try ServerImages.quadrantsPNG(width: 40, height: 20), contentType: "image/png"),
+            "/b.jpg": .ok(try Corpus.data("TestImage.jpg"), contentType: "image/jpeg"),
+        ]
+    }
+
+    @Test func healthAnswers200WithOK() async throws {
+        try await RunningImageServer.with(.testing()) { server in
+            let reply = try await server.request("/health")
+            #expect(reply.status == 200)
+            #expect(reply.text == "OK\n")
+            #expect(reply.header("Cache-Control") == "no-cache")
+        }
+    }
+
+    @Test func successCarriesTypeLengthAndCacheControlWithTheTTL() async throws {
+        try await RunningImageServer.with(origin: try Self.routes(), .testing { $0.ttl = 3600 }) { origin, server in
+            let reply = try await server.request(ImageURL.plain(origin.url("/a.png"), ["w:20"]))
+            #expect(reply.status == 200)
+            #expect(reply.header("Content-Type") == "image/png")
+            #expect(reply.header("Content-Length") == String(reply.body.count))
+            #expect(reply.header("Cache-Control") == "max-age=3600, public")
+            #expect(reply.header("ETag") == nil)
+            #expect(reply.header("Vary") == nil)
+        }
+    }
+
+    @Test func headGivesTheHeadersOfTheGetWithoutABody() async throws {
+        try await RunningImageServer.with(origin: try Self.routes(), .testing()) { origin, server in
+            let path = ImageURL.plain(origin.url("/b.jpg"), ["w:40"], extension: "webp")
+            let get = try await server.request(path)
+            let head = try await server.request(path, method: .HEAD)
+            #expect(get.status == 200 && head.status == 200)
+            #expect(!get.body.isEmpty)
+            #expect(head.body.isEmpty)
+            #expect(head.header("Content-Type") == "image/webp")
+            #expect(head.header("Content-Length") == String(get.body.count))
+            #expect(head.header("Cache-Control") == get.header("Cache-Control"))
+            // An error to a HEAD has its status and no body either.
+            let failed = try await server.request("/insecure/nope:1/plain/x", method: .HEAD)
+            #expect(failed.status == 400)
+            #expect(failed.body.isEmpty)
+        }
+    }
+
+    @Test func plainSourceMayCarryItsOwnQueryUnencoded() async throws {
+        try await RunningImageServer.with(origin: try Self.routes(), .testing()) { origin, server in
+            // imgproxy accepts the source unencoded, query and all.
+            let reply = try await server.request("/insecure/w:20/plain/" + origin.url("/a.png").absoluteString + "?v=2&x=1")
+            #expect(reply.status == 200, "\(reply.text)")
+            #expect(try CodersManager.shared.decode(reply.body).size == ImageSize(width: 20, height: 10))
+            #expect(origin.requestCount("/a.png") == 1)
+        }
+    }
+
+    // MARK: ETag
+
+    @Test func etagAnswersAMatchingIfNoneMatchWith304AndNoBody() async throws {
+        try await RunningImageServer.with(origin: try Self.routes(), .testing { $0.useETag = true }) { origin, server in
+            let path = ImageURL.plain(origin.url("/a.png"), ["w:20"])
+            let first = try await server.request(path)
+            let etag = try #require(first.header("ETag"))
+            #expect(etag.hasPrefix("\"") && etag.hasSuffix("\"") && etag.count == 34)
+            let again = try await server.request(path)
+            #expect(again.header("ETag") == etag)
+
+            let notModified = try await server.request(path, headers: [("If-None-Match", etag)])
+            #expect(notModified.status == 304)
+            #expect(notModified.body.isEmpty)
+            #expect(notModified.header("ETag") == etag)
+            for header in ["W/" + etag, "\"other\", " + etag, "*"] {
+                #expect(try await server.request(path, headers: [("If-None-Match", header)]).status == 304, "\(header)")
+            }
+
+            let other = try await server.request(path, headers: [("If-None-Match", "\"0123456789abcdef0123456789abcdef\"")])
+            #expect(other.status == 200)
+            #expect(other.body == first.body)
+            // Another result has another tag.
+            let smaller = try await server.request(ImageURL.plain(origin.url("/a.png"), ["w:10"]))
+            #expect(smaller.header("ETag") != etag)
+        }
+    }
+
+    @Test func withoutUseETagIfNoneMatchIsIgnored() async throws {
+        try await RunningImageServer.with(origin: try Self.routes(), .testing()) { origin, server in
+            let reply = try await server.request(ImageURL.plain(origin.url("/a.png"), ["w:20"]), headers: [("If-None-Match", "*")])
+            #expect(reply.status == 200)
+            #expect(!reply.body.isEmpty)
+        }
+    }
+
+    // MARK: Negotiation
+
+    @Test func autoWebPServesWebPToClientsThatAcceptItAndVariesOnAccept() async throws {
+        try await RunningImageServer.with(origin: try Self.routes(), .testing { $0.autoWebP = true; $0.resultCache = .memory }) { origin, server in
+            let path = ImageURL.plain(origin.url("/a.png"), ["w:20"])
+            let webp = try await server.request(path, headers: [("Accept", "image/avif,image/webp,*/*")])
+            #expect(webp.status == 200)
+            #expect(webp.header("Content-Type") == "image/webp")
+            #expect(ImageFormat(sniffing: webp.body) == .webp)
+            #expect(webp.header("Vary") == "Accept")
+
+            // Same URL, no WebP in Accept: the source's format, from its own cache entry.
+            let png = try await server.request(path, headers: [("Accept", "image/png,*/*")])
+            #expect(png.header("Content-Type") == "image/png")
+            #expect(ImageFormat(sniffing: png.body) == .png)
+            #expect(png.header("Vary") == "Accept")
+            let none = try await server.request(path)
+            #expect(ImageFormat(sniffing: none.body) == .png)
+
+            // A URL that names its format does not vary.
+            let named = try await server.request(ImageURL.plain(origin.url("/a.png"), ["w:20"], extension: "jpg"), headers: [("Accept", "image/webp")])
+            #expect(named.header("Content-Type") == "image/jpeg")
+            #expect(named.header("Vary") == nil)
+        }
+    }
+
+    @Test func withoutAutoWebPAcceptIsIgnored() async throws {
+        try await RunningImageServer.with(origin: try Self.routes(), .testing()) { origin, server in
+            let reply = try await server.request(ImageURL.plain(origin.url("/b.jpg"), ["w:20"]), headers: [("Accept", "image/webp")])
+            #expect(reply.header("Content-Type") == "image/jpeg")
+            #expect(reply.header("Vary") == nil)
+        }
+    }
+
+    @Test(.enabled(if: CodersManager.shared.canEncode(to: .avif), "this libavif has no AV1 encoder"))
+    func autoAVIFIsPreferredOverWebP() async throws {
+        let configuration = ImageServer.Configuration.testing { $0.autoWebP = true; $0.autoAVIF = true }
+        try await RunningImageServer.with(origin: try Self.routes(), configuration) { origin, server in
+            let path = ImageURL.plain(origin.url("/a.png"), ["w:20"])
+            let avif = try await server.request(path, headers: [("Accept", "image/avif,image/webp,*/*")])
+            #expect(avif.header("Content-Type") == "image/avif")
+            #expect(ImageFormat(sniffing: avif.body) == .avif)
+            #expect(avif.header("Vary") == "Accept")
+            let webp = try await server.request(path, headers: [("Accept", "image/webp,*/*")])
+            #expect(webp.header("Content-Type") == "image/webp")
+        }
+    }
+
+    @Test func autoAVIFAloneVariesAndFallsBackToTheSourceFormat() async throws {
+        try await RunningImageServer.with(origin: try Self.routes(), .testing { $0.autoAVIF = true }) { origin, server in
+            let path = ImageURL.plain(origin.url("/a.png"), ["w:20"])
+            let reply = try await server.request(path, headers: [("Accept", "image/webp")])
+            #expect(reply.header("Vary") == "Accept")
+            // WebP is not on, so only AVIF could replace the source's PNG.
+            #expect(reply.header("Content-Type") == "image/png")
+        }
+    }
+
+    // MARK: Errors
+
+    @Test func unknownOptionIsA400WithAOneLineBodyNamingIt() async throws {
+        try await RunningImageServer.with(origin: try Self.routes(), .testing()) { origin, server in
+            let reply = try await server.request(ImageURL.plain(origin.url("/a.png"), ["w:20", "crop:10:10"]))
+            #expect(reply.status == 400)
+            #expect(reply.text.contains("crop"))
+            #expect(reply.text.hasSuffix("\n"))
+            #expect(reply.text.dropLast().contains("\n") == false)
+            #expect(reply.header("Cache-Control") == "no-cache")
+            #expect(reply.header("Content-Type") == "text/plain; charset=utf-8")
+            #expect(reply.header("Content-Length") == String(reply.body.count))
+            // Refused before any fetch.
+            #expect(origin.requestCount("/a.png") == 0)
+        }
+    }
+
+    @Test(arguments: ["sm:0", "rot:45", "g:sm", "f:jxl", "q:500"])
+    func malformedOptionsAre400sThroughTheServer(_ option: String) async throws {
+        try await RunningImageServer.with(origin: try Self.routes(), .testing()) { origin, server in
+            let reply = try await server.request(ImageURL.plain(origin.url("/a.png"), [option]))
+            #expect(reply.status == 400, "\(reply.text)")
+            #expect(reply.header("Cache-Control") == "no-cache")
+            #expect(origin.requestCount("/a.png") == 0)
+        }
+    }
+
+    @Test func encryptedAndNonHTTPSourcesAre400s() async throws {
+        try await RunningImageServer.with(.testing()) { server async throws in
+            #expect(try await server.request("/insecure/w:10/enc/AAAAAAAAAAAA").status == 400)
+            #expect(try await server.request("/insecure/w:10/plain/file%3A%2F%2F%2Fetc%2Fpasswd").status == 400)
+            #expect(try await server.request("/insecure/w:10/plain/ftp%3A%2F%2Fa.test%2Fb.png").status == 400)
+        }
+    }
+
+    @Test func formatTheServerCannotEncodeIsA400() async throws {
+        try await RunningImageServer.with(origin: try Self.routes(), .testing()) { origin, server in
+            let reply = try await server.request(ImageURL.plain(origin.url("/a.png"), [], extension: "tiff"))
+            #expect(reply.status == 400)
+            #expect(reply.text.contains("tiff"))
+        }
+    }
+
+    @Test func secretIsRequiredAsABearerToken() async throws {
+        try await RunningImageServer.with(origin: try Self.routes(), .testing { $0.secret = "s3cret" }) { origin, server in
+            let path = ImageURL.plain(origin.url("/a.png"), ["w:20"])
+            let missing = try await server.request(path)
+            #expect(missing.status == 403)
+            #expect(missing.text == "missing or wrong Authorization secret\n")
+            #expect(missing.header("Cache-Control") == "no-cache")
+            #expect(try await server.request(path, headers: [("Authorization", "Bearer wrong")]).status == 403)
+            #expect(try await server.request(path, headers: [("Authorization", "s3cret")]).status == 403)
+            #expect(try await server.request(path, headers: [("Authorization", "Basic s3cret")]).status == 403)
+            #expect(origin.requestCount("/a.png") == 0)
+            let allowed = try await server.request(path, headers: [("Authorization", "Bearer s3cret")])
+            #expect(allowed.status == 200)
+            #expect(ImageFormat(sniffing: allowed.body) == .png)
+            // /health stays open: a load balancer has no secret.
+            #expect(try await server.request("/health").status == 200)
+        }
+    }
+}

@@ -1,0 +1,172 @@
+import Foundation
+import Testing
+@testable import WebImage
+@testable import WebImageServer
+
+/// Each failure status reached on purpose through a real server and origin: 404, 413,
+/// 422, 502, 503, 504, each with its one-line reason and `Cache-Control: no-cache`, and
+/// the metrics' error reasons.
+@Suite struct ImageServerLimitsTests {
+    static let png = Result { try ServerImages.quadrantsPNG(width: 64, height: 64) }
+    /// A photo: it does not compress to a few hundred bytes as the flat quadrants do.
+    static let photo = Result { try Corpus.data("TestImage.jpg") }
+
+    /// Requests `/insecure/w:10/plain/ORIGIN/path` and checks the error's shape.
+    func expectFailure(
+        _ status: Int, path: String, reply: LoopbackServer.Reply, configuration: ImageServer.Configuration = .testing(),
+        mentions: String? = nil, sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws {
+        try await RunningImageServer.with(origin: [path: reply], configuration) { origin, server in
+            let answer = try await server.request(ImageURL.plain(origin.url(path), ["w:10"]))
+            #expect(answer.status == status, "\(answer.text)", sourceLocation: sourceLocation)
+            #expect(answer.header("Cache-Control") == "no-cache", sourceLocation: sourceLocation)
+            #expect(answer.text.hasSuffix("\n") && !answer.text.dropLast().contains("\n"), "\(answer.text)", sourceLocation: sourceLocation)
+            if let mentions {
+                #expect(answer.text.contains(mentions), "\(answer.text)", sourceLocation: sourceLocation)
+            }
+        }
+    }
+
+    @Test func missingSourceIsA404() async throws {
+        try await expectFailure(404, path: "/gone.png", reply: .status(404), mentions: "404")
+        try await expectFailure(404, path: "/gone.png", reply: .status(410), mentions: "410")
+    }
+
+    @Test(arguments: [500, 503, 403])
+    func originFailureIsA502(_ code: Int) async throws {
+        try await expectFailure(502, path: "/a.png", reply: .status(code), mentions: String(code))
+    }
+
+    @Test func refusedConnectionIsA502() async throws {
+        // A port that was just listening and no longer is.
+        let closed = try await LoopbackServer.with([:]) { origin in origin.url("/a.png") }
+        try await RunningImageServer.with(.testing { $0.downloadTimeout = .seconds(1) }) { server in
+            let start = ContinuousClock.now
+            let reply = try await server.request(ImageURL.plain(closed, ["w:10"]))
+            #expect(reply.header("Cache-Control") == "no-cache")
+            // The downloader does not retry a refused connection, so the answer comes at
+            // once instead of after the download time-out.
+            #expect(reply.status == 502, "\(reply.text)")
+            #expect(ContinuousClock.now - start < .milliseconds(900))
+        }
+    }
+
+    @Test func sourceAnnouncedOverTheByteLimitIsA413() async throws {
+        let photo = try Self.photo.get()
+        try #require(photo.count > 1_000)
+        try await expectFailure(413, path: "/big.jpg", reply: .ok(photo, contentType: "image/jpeg"),
+                                configuration: .testing { $0.maxSourceFileSize = 1_000 }, mentions: "1000")
+    }
+
+    @Test func sourceGrowingPastTheByteLimitIsA413() async throws {
+        // Chunked: no Content-Length to refuse up front; the body is stopped as it grows.
+        let photo = try Self.photo.get()
+        try await expectFailure(413, path: "/big.jpg", reply: .chunked(photo, chunkSize: 200),
+                                configuration: .testing { $0.maxSourceFileSize = 1_000 }, mentions: "1000")
+    }
+
+    @Test func sourceWithinTheByteLimitIsServed() async throws {
+        let photo = try Self.photo.get()
+        try await RunningImageServer.with(origin: ["/a.jpg": .chunked(photo, chunkSize: 200)], .testing { $0.maxSourceFileSize = photo.count }) { origin, server async throws in
+            #expect(try await server.request(ImageURL.plain(origin.url("/a.jpg"), ["w:10"])).status == 200)
+        }
+    }
+
+    @Test func sourceOverThePixelLimitIsA422() async throws {
+        // 64×64 = 4,096 pixels against a limit of 4,000.
+        try await expectFailure(422, path: "/a.png", reply: .ok(try Self.png.get()),
+                                configuration: .testing { $0.maxSourceResolution = 0.004 }, mentions: "4000")
+    }
+
+    @Test func bytesThatAreNotAnImageAreA422() async throws {
+        try await expectFailure(422, path: "/a.png", reply: .ok(Data("<html>not an image</html>".utf8), contentType: "text/html"))
+    }
+
+    @Test func animationOverTheFrameLimitIsA422() async throws {
+        let gif = try Corpus.data("TestImage.gif")
+        let frames = try CodersManager.shared.decode(gif).frameCount
+        try await expectFailure(422, path: "/a.gif", reply: .ok(gif, contentType: "image/gif"),
+                                configuration: .testing { $0.maxAnimationFrames = frames - 1 }, mentions: "frames")
+        try await RunningImageServer.with(origin: ["/a.gif": .ok(gif)], .testing { $0.maxAnimationFrames = frames }) { origin, server async throws in
+            #expect(try await server.request(ImageURL.plain(origin.url("/a.gif"), ["w:10"])).status == 200)
+        }
+    }
+
+    @Test func resultOverTheDimensionLimitIsA400BeforeAnyFetch() async throws {
+        try await RunningImageServer.with(origin: ["/a.png": .ok(try Self.png.get())], .testing { $0.maxResultDimension = 50 }) { origin, server in
+            let reply = try await server.request(ImageURL.plain(origin.url("/a.png"), ["w:51"]))
+            #expect(reply.status == 400)
+            #expect(origin.requestCount("/a.png") == 0)
+        }
+    }
+
+    @Test func pngClaiming30000SquareIsA422WithoutAllocating() async throws {
+        let data = ServerImages.pngClaiming(width: 30_000, height: 30_000)
+        #expect(data.count < 200)
+        try await RunningImageServer.with(origin: ["/huge.png": .ok(data, contentType: "image/png")], .testing()) { origin, server in
+            let before = try #require(residentBytes())
+            let start = ContinuousClock.now
+            let reply = try await server.request(ImageURL.plain(origin.url("/huge.png"), ["w:100"]))
+            let elapsed = ContinuousClock.now - start
+            let after = try #require(residentBytes())
+            #expect(reply.status == 422)
+            #expect(reply.text.contains("30000x30000"), "\(reply.text)")
+            // Refused from the header: quick even on a loaded machine (a decode would take
+            // minutes, if the allocation did not fail first).
+            #expect(elapsed < .seconds(5), "\(elapsed)")
+            // 30000×30000 RGBA is 3.6 GB; the refusal must not come near it.
+            #expect(after - before < 200 << 20, "resident memory grew by \(after - before) bytes")
+        }
+    }
+
+    @Test func slowOriginPastTheDownloadTimeoutIsA504() async throws {
+        let configuration = ImageServer.Configuration.testing { $0.downloadTimeout = .milliseconds(300) }
+        for reply in [LoopbackServer.Reply.stallBeforeHeaders, .drip(try Self.png.get(), chunkSize: 1, interval: .milliseconds(50), contentType: "image/png")] {
+            try await RunningImageServer.with(origin: ["/slow.png": reply], configuration) { origin, server in
+                let start = ContinuousClock.now
+                let answer = try await server.request(ImageURL.plain(origin.url("/slow.png"), ["w:10"]))
+                #expect(answer.status == 504, "\(answer.text)")
+                #expect(answer.text == "source download timed out\n")
+                // Well before the origin would finish (never, or after 8 s).
+                #expect(ContinuousClock.now - start < .seconds(5))
+            }
+        }
+    }
+
+    @Test func requestPastTheProcessingTimeoutIsA503() async throws {
+        // The request's own time-out (0.3 s) ends before the download's (10 s) and before
+        // the origin answers (after 6 s), so the request time-out is the one that fires.
+        let configuration = ImageServer.Configuration.testing { $0.timeout = .milliseconds(300) }
+        let reply = LoopbackServer.Reply.delayed(.seconds(6), then: .ok(try Self.png.get(), contentType: "image/png"))
+        try await RunningImageServer.with(origin: ["/slow.png": reply], configuration) { origin, server in
+            let start = ContinuousClock.now
+            let answer = try await server.request(ImageURL.plain(origin.url("/slow.png"), ["w:10"]))
+            #expect(answer.status == 503, "\(answer.text)")
+            #expect(answer.text == "processing timed out\n")
+            #expect(ContinuousClock.now - start < .seconds(4))
+            // Not a queue wait: /health stays healthy.
+            #expect(try await server.request("/health").status == 200)
+        }
+    }
+
+    @Test func errorsAreCountedByStatusAndReason() async throws {
+        let configuration = ImageServer.Configuration.testing { $0.prometheusBind = "127.0.0.1:0" }
+        try await RunningImageServer.with(origin: ["/a.png": .ok(try Self.png.get())], configuration) { origin, server in
+            #expect(try await server.request(ImageURL.plain(origin.url("/a.png"), ["w:10"])).status == 200)
+            #expect(try await server.request(ImageURL.plain(origin.url("/gone.png"), ["w:10"])).status == 404)
+            #expect(try await server.request(ImageURL.plain(origin.url("/a.png"), ["bad:1"])).status == 400)
+            #expect(try await server.request(ImageURL.plain(origin.url("/a.png"), ["bad:2"])).status == 400)
+            let metrics = try await server.metrics()
+            #expect(prometheusValue(metrics, "webimage_requests_total{status=\"200\"}") == 1)
+            #expect(prometheusValue(metrics, "webimage_requests_total{status=\"404\"}") == 1)
+            #expect(prometheusValue(metrics, "webimage_requests_total{status=\"400\"}") == 2)
+            #expect(prometheusValue(metrics, "webimage_errors_total{reason=\"source_missing\"}") == 1)
+            #expect(prometheusValue(metrics, "webimage_errors_total{reason=\"options\"}") == 2)
+            #expect(prometheusValue(metrics, "webimage_source_bytes_total") == Double(try Self.png.get().count))
+            #expect(metrics.contains("webimage_request_duration_seconds_bucket"))
+            #expect(metrics.contains("webimage_download_duration_seconds_count"))
+            #expect(metrics.contains("webimage_processing_duration_seconds_count"))
+            #expect(prometheusValue(metrics, "webimage_resident_memory_bytes").map { $0 > 1_000_000 } == true)
+        }
+    }
+}

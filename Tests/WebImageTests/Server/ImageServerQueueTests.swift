@@ -1,0 +1,151 @@
+import Foundation
+import Testing
+@testable import WebImage
+@testable import WebImageServer
+
+/// The worker queue under load: a full queue answers 429 at once while /health and
+/// /metrics keep answering; a request that times out waiting turns /health to 503; and
+/// concurrent requests for one source share one origin fetch.
+@Suite struct ImageServerQueueTests {
+    static let png = Result { try ServerImages.quadrantsPNG(width: 64, height: 64) }
+    static let photo = Result { try Corpus.data("TestImage.jpg") }
+
+    /// A reply held open until `gate` opens: headers and a few bytes at once, then a byte
+    /// every 20 ms (so the download never looks idle) until the gate opens, for at most 500
+    /// bytes (10 s): the 3 KB photo cannot run out before that.
+    static func held(_ gate: ReplyGate) throws -> LoopbackServer.Reply {
+        .gated(try photo.get(), firstPart: 8, gate: gate, interval: .milliseconds(20), contentType: "image/jpeg")
+    }
+
+    @Test func fullQueueIsA429AtOnceWhileHealthAndMetricsStillAnswer() async throws {
+        let gate = ReplyGate()
+        let routes: [String: LoopbackServer.Reply] = ["/a.png": try Self.held(gate), "/b.png": try Self.held(gate), "/c.png": try Self.held(gate)]
+        let configuration = ImageServer.Configuration.testing {
+            $0.workers = 1
+            $0.queueSize = 1
+            $0.prometheusBind = "127.0.0.1:0"
+        }
+        try await RunningImageServer.with(origin: routes, configuration) { origin, server in
+            // Opened however the test ends, so held replies never outlive it.
+            defer { gate.open() }
+            // A takes the only worker and waits on its origin.
+            async let first = server.request(ImageURL.plain(origin.url("/a.png"), ["w:10"]))
+            #expect(try await waitUntil { origin.requestCount("/a.png") == 1 })
+            // B waits in the one queue place.
+            async let second = server.request(ImageURL.plain(origin.url("/b.png"), ["w:10"]))
+            #expect(try await waitUntil { prometheusValue(try await server.metrics(), "webimage_queue_length") == 1 })
+
+            // C (and D) find the queue full: 429 at once.
+            for path in ["/c.png", "/b.png"] {
+                let start = ContinuousClock.now
+                let refused = try await server.request(ImageURL.plain(origin.url(path), ["w:11"]))
+                #expect(refused.status == 429)
+                #expect(refused.text == "too many requests: the processing queue is full\n")
+                #expect(refused.header("Cache-Control") == "no-cache")
+                // At once: a queued request would wait for the gate (10 s) instead. The bound
+                // leaves room for a machine loaded by the other suites.
+                #expect(ContinuousClock.now - start < .seconds(3))
+            }
+
+            // Health and metrics answer promptly while every worker is busy.
+            let healthStart = ContinuousClock.now
+            let health = try await server.request("/health", timeout: .seconds(2))
+            #expect(health.status == 200 || health.status == 503)
+            #expect(ContinuousClock.now - healthStart < .seconds(3))
+            let metrics = try await server.metrics()
+            #expect(prometheusValue(metrics, "webimage_queue_length") == 1)
+            #expect(prometheusValue(metrics, "webimage_workers_busy") == 1)
+            #expect(prometheusValue(metrics, "webimage_requests_in_flight") == 2)
+            #expect(prometheusValue(metrics, "webimage_errors_total{reason=\"queue_full\"}") == 2)
+            #expect(origin.requestCount("/c.png") == 0)
+
+            // Let A finish; B then gets the worker and finishes too.
+            gate.open()
+            #expect(try await first.status == 200)
+            #expect(try await second.status == 200)
+            let after = try await server.metrics()
+            #expect(prometheusValue(after, "webimage_queue_length") == 0)
+            #expect(prometheusValue(after, "webimage_workers_busy") == 0)
+            #expect(prometheusValue(after, "webimage_requests_total{status=\"200\"}") == 2)
+        }
+    }
+
+    @Test func requestThatTimesOutInTheQueueIsA503AndTurnsHealthTo503() async throws {
+        let configuration = ImageServer.Configuration.testing {
+            $0.workers = 1
+            $0.queueSize = 4
+            $0.timeout = .seconds(3)
+            $0.sourceCache = .memory
+        }
+        let routes: [String: LoopbackServer.Reply] = ["/a.png": .ok(try Self.png.get()), "/b.png": .ok(try Self.png.get())]
+        try await RunningImageServer.with(origin: routes, configuration) { origin, server in
+            // A's source is in the source cache (put there directly: a request to warm it
+            // could itself run past the short time-out on a loaded machine), so A needs no
+            // download.
+            let png = try Self.png.get()
+            server.server.sourceCache.store(ByteCache.Entry(data: png, format: .png), forKey: origin.url("/a.png").absoluteString)
+            // The only worker thread is kept busy, as by a long decode: A's processing
+            // waits for it, so A keeps its queue slot past its own time-out (a job gives
+            // its slot back only when its work really ends or is dropped by the thread).
+            let busy = ReplyGate()
+            defer { busy.open() }
+            server.server.workerThreads.submit { _ in
+                while !busy.isOpen { usleep(1_000) }
+            }
+            async let first = server.request(ImageURL.plain(origin.url("/a.png"), ["w:10"]))
+            #expect(try await waitUntil { server.server.queue.running == 1 })
+            #expect(try await server.request("/health").status == 200)
+            // B waits behind A longer than the time-out, and never reaches its origin.
+            let waited = try await server.request(ImageURL.plain(origin.url("/b.png"), ["w:10"]))
+            #expect(waited.status == 503)
+            #expect(waited.text == "processing timed out\n")
+            #expect(origin.requestCount("/b.png") == 0)
+            let health = try await server.request("/health")
+            #expect(health.status == 503)
+            #expect(health.text.contains("queue"))
+            #expect(health.header("Cache-Control") == "no-cache")
+            // A got its 503 at its own time-out, though it still holds the worker slot.
+            #expect(try await first.status == 503)
+            #expect(server.server.queue.running == 1)
+            busy.open()
+            // Once the thread drops A's cancelled work the slot is free again.
+            #expect(try await waitUntil { server.server.queue.running == 0 })
+            #expect(try await server.request(ImageURL.plain(origin.url("/b.png"), ["w:12"])).status == 200)
+            // One time-out after the last queue time-out, /health recovers.
+            #expect(try await waitUntil { try await server.request("/health").status == 200 })
+            #expect(origin.requestCount("/a.png") == 0)
+        }
+    }
+
+    @Test func concurrentRequestsForOneSourceShareOneOriginFetch() async throws {
+        let gate = ReplyGate()
+        let configuration = ImageServer.Configuration.testing {
+            $0.workers = 4
+            $0.resultCache = []
+            $0.prometheusBind = "127.0.0.1:0"
+        }
+        try await RunningImageServer.with(origin: ["/a.png": try Self.held(gate)], configuration) { origin, server in
+            defer { gate.open() }
+            let widths = [10, 20, 30, 40]
+            let replies = try await withThrowingTaskGroup(of: (Int, RunningImageServer.Reply).self) { group in
+                for width in widths {
+                    group.addTask { (width, try await server.request(ImageURL.plain(origin.url("/a.png"), ["w:\(width)"], extension: "png"))) }
+                }
+                // Every request holds a worker (and so has asked for the source) before the
+                // origin is let go.
+                #expect(try await waitUntil { prometheusValue(try await server.metrics(), "webimage_workers_busy") == 4 })
+                try await Task.sleep(for: .milliseconds(50))
+                gate.open()
+                var replies: [Int: RunningImageServer.Reply] = [:]
+                for try await (width, reply) in group { replies[width] = reply }
+                return replies
+            }
+            for width in widths {
+                let reply = try #require(replies[width])
+                #expect(reply.status == 200)
+                #expect(try CodersManager.shared.decode(reply.body).size.width == width)
+            }
+            #expect(origin.requestCount("/a.png") == 1)
+        }
+    }
+}

@@ -1,0 +1,222 @@
+import Foundation
+import Testing
+@testable import WebImage
+@testable import WebImageServer
+
+/// `ImageServer.Configuration`: the defaults, each `WEBIMAGE_*` variable read, malformed
+/// values refused by name, the cache levels, the bind addresses, and the server's refusal
+/// to start unsigned unless told to.
+@Suite struct ServerConfigurationTests {
+    typealias Configuration = ImageServer.Configuration
+
+    @Test func defaultsAreImgproxys() {
+        let configuration = Configuration()
+        #expect(configuration.bind == "0.0.0.0:8080")
+        #expect(configuration.keys.isEmpty && configuration.salts.isEmpty)
+        #expect(configuration.signatureSize == 32)
+        #expect(!configuration.allowsUnsigned)
+        #expect(configuration.secret == nil)
+        #expect(configuration.workers == ProcessInfo.processInfo.activeProcessorCount)
+        #expect(configuration.queueSize == 64)
+        #expect(configuration.maxClients == 2_048)
+        #expect(configuration.timeout == .seconds(10))
+        #expect(configuration.downloadTimeout == .seconds(5))
+        #expect(configuration.ttl == 31_536_000)
+        #expect(configuration.maxSourceResolution == 50)
+        #expect(configuration.maxSourceFileSize == 100 << 20)
+        #expect(configuration.maxAnimationFrames == 1_000)
+        #expect(configuration.maxResultDimension == 8_192)
+        #expect(configuration.quality == 80)
+        #expect(!configuration.autoWebP && !configuration.autoAVIF && !configuration.useETag)
+        #expect(configuration.prometheusBind == nil)
+        #expect(configuration.resultCache == .memory)
+        #expect(configuration.sourceCache == [])
+        #expect(configuration.memoryCacheSize == 256 << 20)
+        #expect(configuration.gracefulStopTimeout == .seconds(20))
+    }
+
+    @Test func emptyEnvironmentGivesTheDefaults() throws {
+        let configuration = try Configuration(environment: [:])
+        let defaults = Configuration()
+        #expect(configuration.bind == defaults.bind)
+        #expect(configuration.workers == defaults.workers)
+        #expect(configuration.resultCache == defaults.resultCache)
+        #expect(configuration.cacheDirectory == defaults.cacheDirectory)
+    }
+
+    @Test func everyVariableIsRead() throws {
+        let configuration = try Configuration(environment: [
+            "WEBIMAGE_BIND": "127.0.0.1:9000",
+            "WEBIMAGE_KEY": "736563726574, 0102",
+            "WEBIMAGE_SALT": "68656C6C6F,0304",
+            "WEBIMAGE_SIGNATURE_SIZE": "8",
+            "WEBIMAGE_INSECURE": "yes",
+            "WEBIMAGE_SECRET": "s3cret",
+            "WEBIMAGE_WORKERS": "3",
+            "WEBIMAGE_QUEUE_SIZE": "0",
+            "WEBIMAGE_MAX_CLIENTS": "10",
+            "WEBIMAGE_TIMEOUT": "2.5",
+            "WEBIMAGE_DOWNLOAD_TIMEOUT": "0.25",
+            "WEBIMAGE_TTL": "60",
+            "WEBIMAGE_MAX_SRC_RESOLUTION": "1.5",
+            "WEBIMAGE_MAX_SRC_FILE_SIZE": "1000",
+            "WEBIMAGE_MAX_ANIMATION_FRAMES": "7",
+            "WEBIMAGE_MAX_RESULT_DIMENSION": "512",
+            "WEBIMAGE_QUALITY": "55",
+            "WEBIMAGE_AUTO_WEBP": "1",
+            "WEBIMAGE_AUTO_AVIF": "true",
+            "WEBIMAGE_USE_ETAG": "t",
+            "WEBIMAGE_PROMETHEUS_BIND": ":9100",
+            "WEBIMAGE_RESULT_CACHE": "memory,disk",
+            "WEBIMAGE_SOURCE_CACHE": "disk",
+            "WEBIMAGE_CACHE_DIR": "/tmp/webimage-config-test",
+            "WEBIMAGE_CACHE_MEMORY_SIZE": "4096",
+            "WEBIMAGE_GRACEFUL_STOP_TIMEOUT": "3",
+        ])
+        #expect(configuration.bind == "127.0.0.1:9000")
+        #expect(configuration.keys == ["736563726574", "0102"])
+        #expect(configuration.salts == ["68656C6C6F", "0304"])
+        #expect(configuration.signatureSize == 8)
+        #expect(configuration.allowsUnsigned)
+        #expect(configuration.secret == "s3cret")
+        #expect(configuration.workers == 3)
+        #expect(configuration.queueSize == 0)
+        #expect(configuration.maxClients == 10)
+        #expect(configuration.timeout == .milliseconds(2_500))
+        #expect(configuration.downloadTimeout == .milliseconds(250))
+        #expect(configuration.ttl == 60)
+        #expect(configuration.maxSourceResolution == 1.5)
+        #expect(configuration.maxSourceFileSize == 1_000)
+        #expect(configuration.maxAnimationFrames == 7)
+        #expect(configuration.maxResultDimension == 512)
+        #expect(configuration.quality == 55)
+        #expect(configuration.autoWebP && configuration.autoAVIF && configuration.useETag)
+        #expect(configuration.prometheusBind == ":9100")
+        #expect(configuration.resultCache == [.memory, .disk])
+        #expect(configuration.sourceCache == .disk)
+        #expect(configuration.cacheDirectory.path == "/tmp/webimage-config-test")
+        #expect(configuration.memoryCacheSize == 4_096)
+        #expect(configuration.gracefulStopTimeout == .seconds(3))
+    }
+
+    @Test func variablesWithoutThePrefixOrEmptyAreIgnored() throws {
+        let configuration = try Configuration(environment: ["IMGPROXY_WORKERS": "3", "WORKERS": "3", "WEBIMAGE_WORKERS": "", "WEBIMAGE_BIND": ""])
+        #expect(configuration.workers == Configuration().workers)
+        #expect(configuration.bind == "0.0.0.0:8080")
+    }
+
+    @Test(arguments: [
+        ("SIGNATURE_SIZE", "0"), ("SIGNATURE_SIZE", "33"), ("INSECURE", "maybe"), ("WORKERS", "0"), ("WORKERS", "two"),
+        ("QUEUE_SIZE", "-1"), ("MAX_CLIENTS", "0"), ("TIMEOUT", "0"), ("TIMEOUT", "soon"), ("TIMEOUT", "-1"),
+        ("DOWNLOAD_TIMEOUT", "100000"), ("TTL", "-5"), ("MAX_SRC_RESOLUTION", "0"), ("MAX_SRC_FILE_SIZE", "0"),
+        ("MAX_ANIMATION_FRAMES", "1.5"), ("MAX_RESULT_DIMENSION", "x"), ("QUALITY", "0"), ("QUALITY", "101"),
+        ("AUTO_WEBP", "2"), ("AUTO_AVIF", "on"), ("USE_ETAG", "y"), ("RESULT_CACHE", "redis"), ("SOURCE_CACHE", "memory,s3"),
+        ("CACHE_MEMORY_SIZE", "-1"), ("GRACEFUL_STOP_TIMEOUT", "forever"),
+    ])
+    func malformedValueThrowsNamingTheVariable(_ name: String, value: String) {
+        do {
+            _ = try Configuration(environment: ["WEBIMAGE_" + name: value])
+            Issue.record("WEBIMAGE_\(name)=\(value) was accepted")
+        } catch {
+            #expect(error.status == 400)
+            #expect(error.message.contains("WEBIMAGE_" + name), "\(error.message)")
+            // The value refused (of a list, the part refused).
+            #expect(error.message.contains(value.split(separator: ",").last.map(String.init) ?? value), "\(error.message)")
+        }
+    }
+
+    static let cacheLevelCases: [(String, Configuration.CacheLevels)] = [
+        ("memory", .memory), ("disk", .disk), ("memory,disk", [.memory, .disk]), ("disk, memory", [.memory, .disk]),
+        ("off", []), ("none", []), ("", []), ("MEMORY", .memory), ("memory,off", .memory),
+    ]
+
+    @Test(arguments: cacheLevelCases)
+    func cacheLevelsParse(_ text: String, levels: Configuration.CacheLevels) throws {
+        #expect(try Configuration.CacheLevels(parsing: text) == levels)
+    }
+
+    @Test func cacheLevelsRefuseUnknownNames() {
+        #expect(throws: ImageServerError.self) { try Configuration.CacheLevels(parsing: "memcached") }
+    }
+
+    @Test(arguments: [
+        ("127.0.0.1:8080", "127.0.0.1", 8080), (":9000", "0.0.0.0", 9000), ("[::1]:0", "::1", 0), ("0.0.0.0:65535", "0.0.0.0", 65535),
+        ("localhost:1", "localhost", 1),
+    ])
+    func bindAddressesParse(_ text: String, host: String, port: Int) throws {
+        var configuration = Configuration()
+        configuration.bind = text
+        let address = try configuration.bindAddress()
+        #expect(address.host == host)
+        #expect(address.port == port)
+        configuration.prometheusBind = text
+        let metrics = try #require(try configuration.prometheusAddress())
+        #expect(metrics.host == host && metrics.port == port)
+    }
+
+    @Test(arguments: ["8080", "host:", "host:65536", "host:-1", "host:http"])
+    func malformedBindAddressesThrowNamingTheSetting(_ text: String) {
+        var configuration = Configuration()
+        configuration.bind = text
+        configuration.prometheusBind = text
+        #expect(throws: ImageServerError.badOptions("WEBIMAGE_BIND must be host:port, not \"\(text)\"")) { try configuration.bindAddress() }
+        #expect(throws: ImageServerError.badOptions("WEBIMAGE_PROMETHEUS_BIND must be host:port, not \"\(text)\"")) { try configuration.prometheusAddress() }
+    }
+
+    @Test func noPrometheusBindMeansNoMetricsListener() throws {
+        #expect(try Configuration().prometheusAddress() == nil)
+    }
+
+    // MARK: Server creation
+
+    // A server starts its worker threads when it is created: each one made here is shut
+    // down, as its documentation asks.
+
+    @Test func serverWithoutKeysRefusesToStartUnlessUnsignedIsAllowed() async throws {
+        var configuration = Configuration()
+        configuration.workers = 1
+        do {
+            _ = try ImageServer(configuration: configuration)
+            Issue.record("an unsigned server started without allowsUnsigned")
+        } catch {
+            #expect(error.status == 400)
+            #expect(error.message.contains("WEBIMAGE_KEY"))
+        }
+        configuration.allowsUnsigned = true
+        let unsigned = try ImageServer(configuration: configuration)
+        #expect(!unsigned.verifiesSignatures)
+        try await unsigned.shutdown()
+        configuration.keys = ["736563726574"]
+        configuration.salts = ["68656C6C6F"]
+        let signed = try ImageServer(configuration: configuration)
+        #expect(signed.verifiesSignatures)
+        try await signed.shutdown()
+    }
+
+    @Test func serverRefusesMismatchedOrMalformedKeys() {
+        var configuration = Configuration()
+        configuration.workers = 1
+        configuration.keys = ["736563726574", "0102"]
+        configuration.salts = ["68656C6C6F"]
+        #expect(throws: ImageServerError.self) { try ImageServer(configuration: configuration) }
+        configuration.keys = ["xyz0"]
+        configuration.salts = ["00"]
+        #expect(throws: ImageServerError.self) { try ImageServer(configuration: configuration) }
+    }
+
+    @Test func serverPassesItsLimitsToTheProcessor() async throws {
+        var configuration = Configuration()
+        configuration.allowsUnsigned = true
+        configuration.workers = 1
+        configuration.quality = 42
+        configuration.maxSourceResolution = 2.5
+        configuration.maxAnimationFrames = 9
+        configuration.maxResultDimension = 300
+        let server = try ImageServer(configuration: configuration)
+        #expect(server.processor.configuration.quality == 42)
+        #expect(server.processor.configuration.maxSourcePixels == 2_500_000)
+        #expect(server.processor.configuration.maxAnimationFrames == 9)
+        #expect(server.processor.configuration.maxResultDimension == 300)
+        try await server.shutdown()
+    }
+}
