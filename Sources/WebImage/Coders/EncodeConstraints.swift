@@ -1,7 +1,8 @@
 import Foundation
 
-/// The encode options every encoder honours the same way: `maxPixelSize`, `maxFileSize`,
-/// `encodeFirstFrameOnly` and the background for flattening alpha.
+/// The encode options every encoder honours the same way: `maxPixelSize`, `maxFileSize` and
+/// `encodeFirstFrameOnly` (the background for flattening alpha is
+/// ``PixelBuffer/flattened(onto:)``, which the JPEG coder calls).
 ///
 /// Encoders call ``prepare(_:options:)`` first and wrap their quality-dependent encode in
 /// ``fitFileSize(options:encode:)``, so the search on quality is written once.
@@ -48,27 +49,4 @@ enum EncodeConstraints {
         return smallest
     }
 
-    /// `pixels` composited over `background` (default white), alpha made opaque: what a
-    /// format without alpha (JPEG) must store.
-    static func flatten(_ pixels: PixelBuffer, onto background: RGBAColor?) -> PixelBuffer {
-        let bg = background ?? .white
-        return PixelBuffer(uninitializedWidth: pixels.width, height: pixels.height) { dst in
-            pixels.bytes.withUnsafeBufferPointer { src in
-                var i = 0
-                while i < src.count {
-                    let a = Int(src[i + 3])
-                    if a == 255 {
-                        dst[i] = src[i]; dst[i + 1] = src[i + 1]; dst[i + 2] = src[i + 2]
-                    } else {
-                        let ia = 255 - a
-                        dst[i] = UInt8((Int(src[i]) * a + Int(bg.red) * ia + 127) / 255)
-                        dst[i + 1] = UInt8((Int(src[i + 1]) * a + Int(bg.green) * ia + 127) / 255)
-                        dst[i + 2] = UInt8((Int(src[i + 2]) * a + Int(bg.blue) * ia + 127) / 255)
-                    }
-                    dst[i + 3] = 255
-                    i += 4
-                }
-            }
-        }
-    }
 }

@@ -99,6 +99,34 @@ public struct PixelBuffer: Sendable, Equatable {
         }
     }
 
+    /// These pixels composited over an opaque `background` ("over" on straight alpha,
+    /// rounded), every pixel made opaque: what a format without alpha (JPEG) must store, and
+    /// what an image server's `background` option asks for.
+    ///
+    /// ```swift
+    /// let opaque = pixels.flattened(onto: .white)
+    /// ```
+    public func flattened(onto background: RGBAColor) -> PixelBuffer {
+        PixelBuffer(uninitializedWidth: width, height: height) { dst in
+            bytes.withUnsafeBufferPointer { src in
+                var i = 0
+                while i < src.count {
+                    let a = Int(src[i + 3])
+                    if a == 255 {
+                        dst[i] = src[i]; dst[i + 1] = src[i + 1]; dst[i + 2] = src[i + 2]
+                    } else {
+                        let ia = 255 - a
+                        dst[i] = UInt8((Int(src[i]) * a + Int(background.red) * ia + 127) / 255)
+                        dst[i + 1] = UInt8((Int(src[i + 1]) * a + Int(background.green) * ia + 127) / 255)
+                        dst[i + 2] = UInt8((Int(src[i + 2]) * a + Int(background.blue) * ia + 127) / 255)
+                    }
+                    dst[i + 3] = 255
+                    i += 4
+                }
+            }
+        }
+    }
+
     /// The bytes this buffer holds in memory (its array's capacity).
     public var memoryCost: Int { bytes.capacity }
 

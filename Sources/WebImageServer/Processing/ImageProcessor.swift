@@ -170,8 +170,8 @@ public struct ImageProcessor: Sendable {
                 pixels, to: geometry.canvasSize, at: geometry.placement, with: options.background ?? .clear
             )
         }
-        if let background = options.background {
-            pixels = try PixelCompositing.flatten(pixels, onto: background)
+        if let background = options.background, pixels.containsTransparency {
+            pixels = pixels.flattened(onto: background)
         }
         return pixels
     }

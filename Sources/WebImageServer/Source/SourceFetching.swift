@@ -38,7 +38,8 @@ public struct DownloaderSourceFetcher: SourceFetching {
         var configuration = Downloader.Configuration()
         configuration.maximumResponseSize = maxBytes
         configuration.timeout = timeout
-        // Sources are decoded by the server's processor, at the size each URL needs.
+        // The server's job queue already bounds fetches to its workers; the downloader's own
+        // limit (6 by default) sits above any usual worker count so it never queues them again.
         configuration.maxConcurrentDownloads = 64
         self.init(downloader: Downloader(config: configuration))
     }

@@ -13,7 +13,7 @@ import Testing
             0, 0, 0, 51,         // a fifth black over the background
         ])
         let background = RGBAColor(red: 0, green: 0, blue: 255)
-        let flat = EncodeConstraints.flatten(source, onto: background)
+        let flat = source.flattened(onto: background)
         #expect(flat[pixel: 0, 0] == RGBAColor(red: 10, green: 20, blue: 30))
         #expect(flat[pixel: 1, 0] == background)
         #expect(flat[pixel: 2, 0] == RGBAColor(red: 128, green: 0, blue: 127))
@@ -21,8 +21,10 @@ import Testing
         #expect(!flat.containsTransparency)
     }
 
-    @Test func flattenDefaultsToWhite() {
-        let flat = EncodeConstraints.flatten(PixelBuffer(width: 3, height: 2, filling: .clear), onto: nil)
+    @Test func jpegFlattensOntoWhiteWithoutABackgroundColor() throws {
+        // The default lives in the JPEG coder: no `backgroundColor` means white.
+        let data = try JPEGCoder().encode(Image(pixels: PixelBuffer(width: 3, height: 2, filling: .clear)), as: .jpeg, options: ImageCoderOptions())
+        let flat = try JPEGCoder().decode(data, options: ImageCoderOptions()).pixels
         #expect(flat == PixelBuffer(width: 3, height: 2, filling: .white))
     }
 

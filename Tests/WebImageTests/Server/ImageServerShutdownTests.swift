@@ -30,14 +30,7 @@ import Testing
         /// Starts `webimage serve ARGUMENTS` (with `extra` as its only `WEBIMAGE_*` variables)
         /// and waits for its "listening on" line.
         static func start(_ arguments: [String], environment extra: [String: String] = [:]) async throws -> ServeProcess {
-            let process = Process()
-            process.executableURL = WebImageCommand.binary
-            process.arguments = ["serve"] + arguments
-            // No WEBIMAGE_* setting of the machine running the tests leaks in.
-            var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("WEBIMAGE_") }
-            environment["XDG_CACHE_HOME"] = WebImageCommand.scratchCacheHome.path
-            environment.merge(extra) { $1 }
-            process.environment = environment
+            let process = ImageServerShutdownTests.serveProcess(arguments, environment: extra)
             let output = Pipe()
             process.standardOutput = output
             process.standardError = FileHandle.nullDevice
@@ -148,9 +141,9 @@ import Testing
         #expect(try await serve.waitForExit(within: .seconds(10)) == 0)
     }
 
-    /// Runs `webimage serve ARGUMENTS` to its exit with `extra` as its only `WEBIMAGE_*`
-    /// variables; the reads block on a Dispatch thread, not on the cooperative pool.
-    static func runToExit(_ arguments: [String], environment extra: [String: String] = [:]) async throws -> (status: Int32, stdout: String, stderr: String) {
+    /// A `webimage serve ARGUMENTS` process, not started, with `extra` as its only
+    /// `WEBIMAGE_*` variables: no setting of the machine running the tests leaks in.
+    static func serveProcess(_ arguments: [String], environment extra: [String: String]) -> Process {
         let process = Process()
         process.executableURL = WebImageCommand.binary
         process.arguments = ["serve"] + arguments
@@ -158,6 +151,13 @@ import Testing
         environment["XDG_CACHE_HOME"] = WebImageCommand.scratchCacheHome.path
         environment.merge(extra) { $1 }
         process.environment = environment
+        return process
+    }
+
+    /// Runs `webimage serve ARGUMENTS` to its exit with `extra` as its only `WEBIMAGE_*`
+    /// variables; the reads block on a Dispatch thread, not on the cooperative pool.
+    static func runToExit(_ arguments: [String], environment extra: [String: String] = [:]) async throws -> (status: Int32, stdout: String, stderr: String) {
+        let process = serveProcess(arguments, environment: extra)
         let output = Pipe(), errors = Pipe()
         process.standardOutput = output
         process.standardError = errors

@@ -64,7 +64,7 @@ public struct JPEGCoder: ImageCoder {
         let frame = EncodeConstraints.prepareFirstFrame(image, options: options)
         // Opaque pixels go to libjpeg as they are (it ignores the fourth byte), saving a copy.
         let pixels = frame.pixels.containsTransparency
-            ? EncodeConstraints.flatten(frame.pixels, onto: options.backgroundColor)
+            ? frame.pixels.flattened(onto: options.backgroundColor ?? .white)
             : frame.pixels
         return try EncodeConstraints.fitFileSize(options: options) { quality in
             try Self.compress(pixels, quality: Self.libjpegQuality(quality))
