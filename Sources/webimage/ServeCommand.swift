@@ -31,7 +31,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Image jobs processed at once (WEBIMAGE_WORKERS; default: cores).")
     var workers: Int?
 
-    @Option(help: "Jobs that may wait for a worker before 429s (WEBIMAGE_QUEUE_SIZE; default 64).")
+    @Option(help: "Jobs that may wait for a worker before 429s (WEBIMAGE_QUEUE_SIZE; default 8 per worker).")
     var queueSize: Int?
 
     @Option(help: "host:port for GET /metrics (WEBIMAGE_PROMETHEUS_BIND; default off).")

@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import Hummingbird
 import NIOCore
@@ -37,7 +36,7 @@ extension ImageServer {
         return response
     }
 
-    /// Parse, verify, look up, and on a miss fetch and process under the time-outs.
+    /// Verify, look up, parse, and on a miss fetch and process under the time-outs.
     private func deliver(_ request: Request, prefix: String, start: ContinuousClock.Instant) async throws -> Delivery {
         if let secret = configuration.secret, request.headers[.authorization] != "Bearer \(secret)" {
             throw ImageServerError.badSecret
@@ -47,21 +46,29 @@ extension ImageServer {
         if let query = request.uri.query { target += "?" + query }
         // The signature first, as imgproxy: a URL that is not signed learns nothing about
         // its options (a 403, never a 400 naming one).
-        if verifiesSignatures {
-            let (signature, signedPart) = try ProcessingPath.signatureAndSignedPart(of: target)
-            guard signer.isValid(signature: signature, for: signedPart) else {
-                throw ImageServerError.badSignature("the signature does not match the URL")
-            }
+        let (signature, signedPart) = try ProcessingPath.signatureAndSignedPart(of: target)
+        if verifiesSignatures, !signer.isValid(signature: signature, for: signedPart) {
+            throw ImageServerError.badSignature("the signature does not match the URL")
         }
+        let negotiates = configuration.autoWebP || configuration.autoAVIF
+        let offered = negotiates ? offeredFormat(accept: request.headers[.accept]) : nil
+
+        // A hit in memory needs no parse: its key was made from the same signed part by a
+        // request that parsed and validated it in this process. This is the hot path of a
+        // warm service, and the parse (percent-decoding, URL parsing) would be most of it.
+        if resultCache.isEnabled, let hit = memoryHit(signedPart, offered: offered, negotiates: negotiates) {
+            metrics.recordCacheHit(.memory)
+            return hit
+        }
+
         let path = try ProcessingPath(parsing: target)
         try processor.validate(path.options)
-
-        let negotiated = negotiatedFormat(path.options, accept: request.headers[.accept])
-        let varies = (configuration.autoWebP || configuration.autoAVIF) && path.options.format == nil
-        let key = String(path.signedPart) + "|" + ((path.options.format ?? negotiated)?.rawValue ?? "source")
+        let variant = ResultVariant(explicit: path.options.format, offered: offered, negotiates: negotiates)
+        let key = variant.key(for: signedPart)
+        let varies = variant.varies
         if resultCache.isEnabled {
             if let (entry, level) = try await cached(key, in: resultCache) {
-                metrics.recordCacheHit(level: level.rawValue)
+                metrics.recordCacheHit(level)
                 return Delivery(entry: entry, varies: varies)
             }
             metrics.cacheMisses.increment()
@@ -69,9 +76,22 @@ extension ImageServer {
 
         let remaining = configuration.timeout - (ContinuousClock.now - start)
         let entry = try await withDeadline(remaining, timeoutError: .processingTimedOut) {
-            try await self.produce(path, format: path.options.format ?? negotiated, cacheKey: key)
+            try await self.produce(path, format: variant.format, cacheKey: key)
         }
         return Delivery(entry: entry, varies: varies)
+    }
+
+    /// The result made for `signedPart` that this client may have, from memory: the one
+    /// whose format the URL fixed (or negotiation is off), else the one negotiated for what
+    /// the client offers.
+    private func memoryHit(_ signedPart: Substring, offered: ImageFormat?, negotiates: Bool) -> Delivery? {
+        let fixed = ResultVariant(explicit: nil, offered: nil, negotiates: false)
+        if let entry = resultCache.memoryEntry(forKey: fixed.key(for: signedPart)) {
+            return Delivery(entry: entry, varies: false)
+        }
+        guard negotiates else { return nil }
+        let negotiated = ResultVariant(explicit: nil, offered: offered, negotiates: true)
+        return resultCache.memoryEntry(forKey: negotiated.key(for: signedPart)).map { Delivery(entry: $0, varies: true) }
     }
 
     /// The job behind a cache miss: a worker slot, the source, the processing, the store.
@@ -90,7 +110,8 @@ extension ImageServer {
         let processingStart = ContinuousClock.now
         let entry = try await onWorkerThread {
             let output = try self.processor.process(source, options: path.options, format: format)
-            let entry = ByteCache.Entry(data: output.data, format: output.format)
+            let etag = self.configuration.useETag ? ByteCache.Entry.etag(of: output.data) : nil
+            let entry = ByteCache.Entry(data: output.data, format: output.format, etag: etag)
             self.resultCache.store(entry, forKey: cacheKey)
             return entry
         }
@@ -130,9 +151,10 @@ extension ImageServer {
         try await workerThreads.runIfActive(body)
     }
 
-    /// AVIF, then WebP, when enabled, the client accepts it and the URL names no format.
-    func negotiatedFormat(_ options: ProcessingOptions, accept: String?) -> ImageFormat? {
-        guard options.format == nil, let accept = accept?.lowercased() else { return nil }
+    /// AVIF, then WebP, when enabled and the client accepts it: the format a URL that names
+    /// none is made in.
+    func offeredFormat(accept: String?) -> ImageFormat? {
+        guard let accept = accept?.lowercased() else { return nil }
         let coder = processor.configuration.coder
         if configuration.autoAVIF, accept.contains("image/avif"), coder.canEncode(to: .avif) { return .avif }
         if configuration.autoWebP, accept.contains("image/webp"), coder.canEncode(to: .webp) { return .webp }
@@ -149,7 +171,7 @@ extension ImageServer {
         ]
         if delivery.varies { headers[.vary] = "Accept" }
         if configuration.useETag {
-            let etag = "\"" + SHA256.hash(data: data).prefix(16).map { String(format: "%02x", $0) }.joined() + "\""
+            let etag = delivery.entry.etag ?? ByteCache.Entry.etag(of: data)
             headers[.eTag] = etag
             if let ifNoneMatch = request.headers[.ifNoneMatch], Self.matches(ifNoneMatch, etag) {
                 return Response(status: .notModified, headers: headers)

@@ -12,7 +12,7 @@ import WebImage
 /// image out.
 ///
 /// One request flows: verify the signature, then parse the URL (no I/O) → result cache → a worker slot
-/// (at most ``Configuration/workers`` jobs run, ``Configuration/queueSize`` wait, the rest
+/// (at most ``Configuration/workers`` jobs run, ``Configuration/effectiveQueueSize`` wait, the rest
 /// get a 429) → the source, through a ``SourceFetching`` (by default the library's
 /// ``Downloader``, so concurrent requests of one source share one fetch) → decode at the
 /// size needed, transform, encode on a worker thread → result cache → response with
@@ -82,14 +82,15 @@ public final class ImageServer: Sendable {
         resultCache = ByteCache(
             levels: configuration.resultCache,
             directory: configuration.cacheDirectory.appendingPathComponent("results", isDirectory: true),
-            memoryLimit: configuration.memoryCacheSize
+            memoryLimit: configuration.memoryCacheSize,
+            tagsEntries: configuration.useETag
         )
         sourceCache = ByteCache(
             levels: configuration.sourceCache,
             directory: configuration.cacheDirectory.appendingPathComponent("sources", isDirectory: true),
             memoryLimit: configuration.memoryCacheSize
         )
-        queue = JobQueue(workers: configuration.workers, queueSize: configuration.queueSize)
+        queue = JobQueue(workers: configuration.workers, queueSize: configuration.effectiveQueueSize)
         // Decoding and encoding block a thread for milliseconds at a time: they get threads
         // of their own, one per worker slot, so Swift's cooperative pool (and with it
         // `/health`, `/metrics` and the network) stays free while every worker is busy.
