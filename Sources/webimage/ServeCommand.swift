@@ -47,6 +47,12 @@ struct ServeCommand: AsyncParsableCommand {
     var cacheDir: String?
 
     func run() async throws {
+        // Swift concurrency on NIO's event loops: a request's handler then runs on the thread
+        // that read it (ImageServer.adoptEventLoopsAsGlobalExecutor says why and when it is
+        // safe). WEBIMAGE_EVENT_LOOP_EXECUTOR=0 keeps Swift's own pool.
+        if ProcessInfo.processInfo.environment["WEBIMAGE_EVENT_LOOP_EXECUTOR"] != "0" {
+            ImageServer.adoptEventLoopsAsGlobalExecutor()
+        }
         do {
             var settings = try ImageServer.Configuration(environment: ProcessInfo.processInfo.environment)
             if let bind { settings.bind = bind }

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import NIOCore
 import WebImage
 
 /// Encoded bytes by key, in memory, on disk, or both: the server's result cache and its
@@ -19,21 +20,26 @@ import WebImage
 public final class ByteCache: Sendable {
     /// One cached item: the bytes, their format, and for a result its entity tag.
     public struct Entry: Sendable, Equatable {
-        public var data: Data
+        /// The bytes, kept as the buffer a response body sends: a hit is written to the
+        /// socket without copying them.
+        public var bytes: ByteBuffer
         public var format: ImageFormat
-        /// The strong `ETag` of ``data`` (quoted), computed once when the entry is made so
-        /// that a cache hit does not hash the bytes again; `nil` where no one asked for it.
+        /// The strong `ETag` of the bytes (quoted), computed once when the entry is made so
+        /// that a cache hit does not hash them again; `nil` where no one asked for it.
         public var etag: String?
 
         public init(data: Data, format: ImageFormat, etag: String? = nil) {
-            self.data = data
+            self.bytes = ByteBuffer(bytes: data)
             self.format = format
             self.etag = etag
         }
 
+        /// A copy of the bytes.
+        public var data: Data { Data(bytes.readableBytesView) }
+
         /// A strong entity tag for `data`: the first 16 bytes of its SHA-256, in hex and
         /// quoted. The same bytes always give the same tag, on every node.
-        public static func etag(of data: Data) -> String {
+        public static func etag<Bytes: DataProtocol>(of data: Bytes) -> String {
             let hexDigits = Array("0123456789abcdef".utf8)
             var tag: [UInt8] = [UInt8(ascii: "\"")]
             for byte in SHA256.hash(data: data).prefix(16) {
@@ -94,7 +100,7 @@ public final class ByteCache: Sendable {
     /// loses only the cached copy, never the response: it is reported, not thrown.
     @discardableResult
     public func store(_ entry: Entry, forKey key: String) -> Bool {
-        if levels.contains(.memory) { memory.setValue(entry, forKey: key, cost: entry.data.count) }
+        if levels.contains(.memory) { memory.setValue(entry, forKey: key, cost: entry.bytes.readableBytes) }
         guard let disk else { return true }
         do {
             try disk.setData(entry.data, forKey: key, extendedData: Data(entry.format.rawValue.utf8))

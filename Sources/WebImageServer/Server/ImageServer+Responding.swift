@@ -13,7 +13,8 @@ extension ImageServer {
     }
 
     /// Answers one image request; never throws: every failure becomes its status.
-    func respond(to request: Request, prefix: String) async -> Response {
+    /// `connection`, when known, lets a job be abandoned once its client has gone.
+    func respond(to request: Request, prefix: String, connection: ImageRequestContext? = nil) async -> Response {
         let start = ContinuousClock.now
         metrics.inFlight.increment()
         defer {
@@ -22,7 +23,7 @@ extension ImageServer {
         }
         let response: Response
         do {
-            let delivery = try await deliver(request, prefix: prefix, start: start)
+            let delivery = try await deliver(request, prefix: prefix, start: start, connection: connection)
             response = success(delivery, for: request)
             metrics.recordResponse(status: response.status.code, errorLabel: nil)
         } catch {
@@ -37,7 +38,12 @@ extension ImageServer {
     }
 
     /// Verify, look up, parse, and on a miss fetch and process under the time-outs.
-    private func deliver(_ request: Request, prefix: String, start: ContinuousClock.Instant) async throws -> Delivery {
+    private func deliver(
+        _ request: Request,
+        prefix: String,
+        start: ContinuousClock.Instant,
+        connection: ImageRequestContext?
+    ) async throws -> Delivery {
         if let secret = configuration.secret, request.headers[.authorization] != "Bearer \(secret)" {
             throw ImageServerError.badSecret
         }
@@ -75,8 +81,9 @@ extension ImageServer {
         }
 
         let remaining = configuration.timeout - (ContinuousClock.now - start)
-        let entry = try await withDeadline(remaining, timeoutError: .processingTimedOut) {
-            try await self.produce(path, format: variant.format, cacheKey: key)
+        let watch = await connection?.connectionWatch()
+        let entry = try await withDeadline(remaining, timeoutError: .processingTimedOut, abandonedWhenClosed: watch) {
+            try await self.produce(path, format: variant.format, cacheKey: key, watch: watch)
         }
         return Delivery(entry: entry, varies: varies)
     }
@@ -95,12 +102,14 @@ extension ImageServer {
     }
 
     /// The job behind a cache miss: a worker slot, the source, the processing, the store.
-    private func produce(_ path: ProcessingPath, format: ImageFormat?, cacheKey: String) async throws -> ByteCache.Entry {
+    private func produce(_ path: ProcessingPath, format: ImageFormat?, cacheKey: String, watch: ConnectionWatch?) async throws -> ByteCache.Entry {
         let queued = ContinuousClock.now
         do {
             try await queue.enter()
         } catch is CancellationError {
-            noteQueueTimeout()
+            // Cancelled in the queue: by the time-out (which /health reports), or because
+            // the client went (which says nothing about the server's health).
+            if watch?.isClosed != true { noteQueueTimeout() }
             throw CancellationError()
         }
         defer { queue.leave() }
@@ -164,22 +173,22 @@ extension ImageServer {
     // MARK: Responses
 
     private func success(_ delivery: Delivery, for request: Request) -> Response {
-        let data = delivery.entry.data
+        let bytes = delivery.entry.bytes
         var headers: HTTPFields = [
             .contentType: delivery.entry.format.mimeType,
             .cacheControl: "max-age=\(configuration.ttl), public",
         ]
         if delivery.varies { headers[.vary] = "Accept" }
         if configuration.useETag {
-            let etag = delivery.entry.etag ?? ByteCache.Entry.etag(of: data)
+            let etag = delivery.entry.etag ?? ByteCache.Entry.etag(of: bytes.readableBytesView)
             headers[.eTag] = etag
             if let ifNoneMatch = request.headers[.ifNoneMatch], Self.matches(ifNoneMatch, etag) {
                 return Response(status: .notModified, headers: headers)
             }
         }
-        headers[.contentLength] = String(data.count)
+        headers[.contentLength] = String(bytes.readableBytes)
         guard request.method != .head else { return Response(status: .ok, headers: headers) }
-        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
+        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: bytes))
     }
 
     /// `If-None-Match`: `*`, or a list of tags one of which is `etag` (weak or strong).
