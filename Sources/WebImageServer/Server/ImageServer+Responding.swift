@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import Hummingbird
 import NIOCore
 import NIOPosix
@@ -44,18 +45,10 @@ extension ImageServer {
         start: ContinuousClock.Instant,
         connection: ImageRequestContext?
     ) async throws -> Delivery {
-        if let secret = configuration.secret, request.headers[.authorization] != "Bearer \(secret)" {
-            throw ImageServerError.badSecret
-        }
         var target = request.uri.path
         if !prefix.isEmpty, target.hasPrefix(prefix) { target.removeFirst(prefix.count) }
         if let query = request.uri.query { target += "?" + query }
-        // The signature first, as imgproxy: a URL that is not signed learns nothing about
-        // its options (a 403, never a 400 naming one).
-        let (signature, signedPart) = try ProcessingPath.signatureAndSignedPart(of: target)
-        if verifiesSignatures, !signer.isValid(signature: signature, for: signedPart) {
-            throw ImageServerError.badSignature("the signature does not match the URL")
-        }
+        let signedPart = try verifiedSignedPart(of: target, headers: request.headers)
         let negotiates = configuration.autoWebP || configuration.autoAVIF
         let offered = negotiates ? offeredFormat(accept: request.headers[.accept]) : nil
 
@@ -86,6 +79,39 @@ extension ImageServer {
             try await self.produce(path, format: variant.format, cacheKey: key, watch: watch)
         }
         return Delivery(entry: entry, varies: varies)
+    }
+
+    /// The part of `target` its signature signs, once the secret and the signature are
+    /// checked: the signature first, as imgproxy, so a URL that is not signed learns nothing
+    /// about its options (a 403, never a 400 naming one).
+    func verifiedSignedPart(of target: String, headers: HTTPFields) throws(ImageServerError) -> Substring {
+        if let secret = configuration.secret, headers[.authorization] != "Bearer \(secret)" {
+            throw .badSecret
+        }
+        let (signature, signedPart) = try ProcessingPath.signatureAndSignedPart(of: target)
+        if verifiesSignatures, !signer.isValid(signature: signature, for: signedPart) {
+            throw .badSignature("the signature does not match the URL")
+        }
+        return signedPart
+    }
+
+    /// The whole answer to a request whose result is in memory, or `nil` when it must take
+    /// the full path (a miss, or anything to refuse: the full path gives its status).
+    /// ``CacheHitHandler`` answers with it on the event loop; it counts what
+    /// ``respond(to:prefix:connection:)`` would.
+    func cachedResponse(target: String, method: HTTPRequest.Method, headers: HTTPFields) -> (head: HTTPResponse, body: ByteBuffer?)? {
+        guard method == .get || method == .head, resultCache.levels.contains(.memory),
+              let signedPart = try? verifiedSignedPart(of: target, headers: headers)
+        else { return nil }
+        let start = ContinuousClock.now
+        let negotiates = configuration.autoWebP || configuration.autoAVIF
+        let offered = negotiates ? offeredFormat(accept: headers[.accept]) : nil
+        guard let hit = memoryHit(signedPart, offered: offered, negotiates: negotiates) else { return nil }
+        let answer = responseParts(hit, requestHeaders: headers, isHead: method == .head)
+        metrics.recordCacheHit(.memory)
+        metrics.recordResponse(status: answer.head.status.code, errorLabel: nil)
+        metrics.requestDuration.record(ContinuousClock.now - start)
+        return answer
     }
 
     /// The result made for `signedPart` that this client may have, from memory: the one
@@ -173,6 +199,14 @@ extension ImageServer {
     // MARK: Responses
 
     private func success(_ delivery: Delivery, for request: Request) -> Response {
+        let answer = responseParts(delivery, requestHeaders: request.headers, isHead: request.method == .head)
+        guard let body = answer.body else { return Response(status: answer.head.status, headers: answer.head.headerFields) }
+        return Response(status: answer.head.status, headers: answer.head.headerFields, body: ResponseBody(byteBuffer: body))
+    }
+
+    /// A success's status, headers and body (none for `HEAD` and 304): 200 with the
+    /// result, or 304 when `If-None-Match` names its `ETag`.
+    private func responseParts(_ delivery: Delivery, requestHeaders: HTTPFields, isHead: Bool) -> (head: HTTPResponse, body: ByteBuffer?) {
         let bytes = delivery.entry.bytes
         var headers: HTTPFields = [
             .contentType: delivery.entry.format.mimeType,
@@ -182,13 +216,12 @@ extension ImageServer {
         if configuration.useETag {
             let etag = delivery.entry.etag ?? ByteCache.Entry.etag(of: bytes.readableBytesView)
             headers[.eTag] = etag
-            if let ifNoneMatch = request.headers[.ifNoneMatch], Self.matches(ifNoneMatch, etag) {
-                return Response(status: .notModified, headers: headers)
+            if let ifNoneMatch = requestHeaders[.ifNoneMatch], Self.matches(ifNoneMatch, etag) {
+                return (HTTPResponse(status: .notModified, headerFields: headers), nil)
             }
         }
         headers[.contentLength] = String(bytes.readableBytes)
-        guard request.method != .head else { return Response(status: .ok, headers: headers) }
-        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: bytes))
+        return (HTTPResponse(status: .ok, headerFields: headers), isHead ? nil : bytes)
     }
 
     /// `If-None-Match`: `*`, or a list of tags one of which is `etag` (weak or strong).
