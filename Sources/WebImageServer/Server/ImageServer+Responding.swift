@@ -95,23 +95,39 @@ extension ImageServer {
         return signedPart
     }
 
-    /// The whole answer to a request whose result is in memory, or `nil` when it must take
-    /// the full path (a miss, or anything to refuse: the full path gives its status).
-    /// ``CacheHitHandler`` answers with it on the event loop; it counts what
-    /// ``respond(to:prefix:connection:)`` would.
-    func cachedResponse(target: String, method: HTTPRequest.Method, headers: HTTPFields) -> (head: HTTPResponse, body: ByteBuffer?)? {
-        guard method == .get || method == .head, resultCache.levels.contains(.memory),
-              let signedPart = try? verifiedSignedPart(of: target, headers: headers)
-        else { return nil }
+    /// The whole answer to a request that needs no waiting: a result in memory, or a 429
+    /// while the queue is full. `nil` when the request must take the full path (a miss with
+    /// room in the queue, or anything to refuse otherwise: the full path gives its status).
+    /// ``ImmediateResponseHandler`` answers with it on the event loop; it makes the same checks in
+    /// the same order as ``respond(to:prefix:connection:)`` and counts the same.
+    func immediateResponse(target: String, method: HTTPRequest.Method, headers: HTTPFields) -> (head: HTTPResponse, body: ByteBuffer?)? {
+        guard method == .get || method == .head, let signedPart = try? verifiedSignedPart(of: target, headers: headers) else {
+            return nil
+        }
         let start = ContinuousClock.now
+        let isHead = method == .head
         let negotiates = configuration.autoWebP || configuration.autoAVIF
         let offered = negotiates ? offeredFormat(accept: headers[.accept]) : nil
-        guard let hit = memoryHit(signedPart, offered: offered, negotiates: negotiates) else { return nil }
-        let answer = responseParts(hit, requestHeaders: headers, isHead: method == .head)
-        metrics.recordCacheHit(.memory)
-        metrics.recordResponse(status: answer.head.status.code, errorLabel: nil)
+        if resultCache.levels.contains(.memory), let hit = memoryHit(signedPart, offered: offered, negotiates: negotiates) {
+            let answer = responseParts(hit, requestHeaders: headers, isHead: isHead)
+            metrics.recordCacheHit(.memory)
+            metrics.recordResponse(status: answer.head.status.code, errorLabel: nil)
+            metrics.requestDuration.record(ContinuousClock.now - start)
+            return answer
+        }
+        // Overloaded, a request that will be refused a worker is refused here, after the
+        // URL and its options are checked as the full path checks them (a 400 stays a 400),
+        // and unless a disk level might still hold its result (a read that must not block
+        // the event loop). Under a flood of retries the refusals are most of the work, and
+        // here each costs a fraction of the full path's.
+        guard queue.isFull, !resultCache.hasDiskLevel,
+              let path = try? ProcessingPath(parsing: target), (try? processor.validate(path.options)) != nil
+        else { return nil }
+        metrics.cacheMisses.increment()
+        let refusal = ImageServerError.queueFull
+        metrics.recordResponse(status: refusal.status, errorLabel: refusal.label)
         metrics.requestDuration.record(ContinuousClock.now - start)
-        return answer
+        return Self.failureParts(refusal, isHead: isHead)
     }
 
     /// The result made for `signedPart` that this client may have, from memory: the one
@@ -233,13 +249,19 @@ extension ImageServer {
     }
 
     static func failure(_ error: ImageServerError, isHead: Bool) -> Response {
+        let answer = failureParts(error, isHead: isHead)
+        return Response(
+            status: answer.head.status,
+            headers: answer.head.headerFields,
+            body: answer.body.map { ResponseBody(byteBuffer: $0) } ?? ResponseBody()
+        )
+    }
+
+    /// A failure's status, headers and one-line body (none for `HEAD`).
+    static func failureParts(_ error: ImageServerError, isHead: Bool) -> (head: HTTPResponse, body: ByteBuffer?) {
         let body = ByteBuffer(string: error.message + "\n")
         var headers: HTTPFields = [.contentType: "text/plain; charset=utf-8", .cacheControl: "no-cache"]
         headers[.contentLength] = String(body.readableBytes)
-        return Response(
-            status: HTTPResponse.Status(code: error.status),
-            headers: headers,
-            body: isHead ? ResponseBody() : ResponseBody(byteBuffer: body)
-        )
+        return (HTTPResponse(status: HTTPResponse.Status(code: error.status), headerFields: headers), isHead ? nil : body)
     }
 }

@@ -147,7 +147,7 @@ public final class ImageServer: Sendable {
         var services: [any Service] = [
             Application(
                 router: router,
-                server: .http1(configuration: .init(additionalChannelHandlers: [CacheHitHandler(server: self), ConnectionWatch.Handler()])),
+                server: .http1(configuration: .init(additionalChannelHandlers: [ImmediateResponseHandler(server: self), ConnectionWatch.Handler()])),
                 configuration: ApplicationConfiguration(
                     address: .hostname(address.host, port: address.port),
                     serverName: "webimage",

@@ -3,10 +3,10 @@ import Testing
 @testable import WebImage
 @testable import WebImageServer
 
-/// Result-cache hits answered in the connection's pipeline (`CacheHitHandler`): the same
+/// Hits (and 429s) answered in the connection's pipeline (`ImmediateResponseHandler`): the same
 /// answer as the full path (status, headers, body, HEAD, 304), counted the same, in order
 /// behind a pipelined miss, and closing the connection when the client asks.
-@Suite struct ImageServerCacheHitTests {
+@Suite struct ImageServerImmediateResponseTests {
     static let png = Result { try ServerImages.quadrantsPNG(width: 64, height: 32) }
 
     static func cached(_ change: (inout ImageServer.Configuration) -> Void = { _ in }) -> ImageServer.Configuration {

@@ -2,23 +2,24 @@ import HTTPTypes
 import NIOCore
 import NIOHTTPTypes
 
-/// Answers result-cache hits in the connection's pipeline, on its event loop, before the
-/// request reaches Hummingbird; everything else passes through unchanged.
+/// Answers, in the connection's pipeline and on its event loop, the requests that need no
+/// waiting, before they reach Hummingbird: result-cache hits in memory, and 429s while the
+/// queue is full. Everything else passes through unchanged.
 ///
-/// A warm image service answers mostly hits, and a hit is a lookup and a write: for it,
-/// Hummingbird's path from the pipeline to an async handler and back (an async sequence
-/// in, a task for the handler, an async writer out) costs several times what the answer
-/// does. Measured on a 35 KB result over loopback, that path was most of the ~150 µs of
-/// CPU a hit took (Benchmarks/README.md, "Image service"). This handler answers the hit
-/// where the request was decoded, with the same headers and counts as the full path
-/// (``ImageServer/cachedResponse(target:method:headers:)``), so a client cannot tell which
-/// path answered.
+/// A warm image service answers mostly hits, and an overloaded one mostly refusals; each is
+/// a lookup and a short write. For them, Hummingbird's path from the pipeline to an async
+/// handler and back (an async sequence in, a task for the handler, an async writer out)
+/// costs several times what the answer does: a 35 KB hit over loopback took ~150 µs of CPU
+/// that way and ~60 µs here (Benchmarks/README.md, "Image service"). The answers are made
+/// by ``ImageServer/immediateResponse(target:method:headers:)`` with the same checks, in
+/// the same order, and the same headers and counts as the full path, so a client cannot
+/// tell which path answered.
 ///
-/// Only a request that would certainly be a hit is answered here: the secret and the
-/// signature checked, the result in memory, the method `GET` or `HEAD`, no request of the
-/// connection still with Hummingbird (so responses keep their order). A request that
-/// fails any check passes through, and the full path gives its status.
-final class CacheHitHandler: ChannelDuplexHandler, RemovableChannelHandler {
+/// Only a request that is certainly answered at once is answered here: `GET` or `HEAD`,
+/// not asking to close the connection, and no earlier request of the connection still with
+/// Hummingbird (so responses keep their order). Anything else passes through, and a request
+/// that fails a check gets its status from the full path.
+final class ImmediateResponseHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPRequestPart
     typealias InboundOut = HTTPRequestPart
     typealias OutboundIn = HTTPResponsePart
@@ -50,7 +51,7 @@ final class CacheHitHandler: ChannelDuplexHandler, RemovableChannelHandler {
         case (.idle, .head(let request)):
             // A client that asks to close gets Hummingbird's handling of it.
             let closes = request.headerFields[.connection]?.lowercased().contains("close") == true
-            if !closes, let answer = server.cachedResponse(target: request.path ?? "", method: request.method, headers: request.headerFields) {
+            if !closes, let answer = server.immediateResponse(target: request.path ?? "", method: request.method, headers: request.headerFields) {
                 state = .dropping
                 var head = answer.head
                 head.headerFields[.date] = HTTPDate.now()
