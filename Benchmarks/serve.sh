@@ -34,7 +34,9 @@
 #   - ours only: VmRSS after that JPEG run and after two more on the same process; 64
 #     connections for 10 s with the default queue (8 per worker) and with --queue-size 8 (status
 #     counts: 429s); the result cache on (memory): all 100 URLs warmed, then hits against
-#     nginx serving the same result files statically.
+#     nginx serving the same result files statically; the JPEG case through nginx with the
+#     shipped deploy/nginx/webimage.conf in front of two nodes (1 worker each) against one
+#     node alone (2 workers), in alternating rounds: the cost of the extra hop.
 # Sends no traffic anywhere but 127.0.0.1. Stops every process it started on exit.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -439,6 +441,76 @@ if [[ " $SERVERS " == *" ours "* ]]; then
             hr, hp, hc, hn, sr, sp, sc, hr / sr, counts }' >> "$extras"
     log "$(tail -1 "$extras" | cut -f2)"
     stop_server
+fi
+
+# ---------------------------------------------------------------- ours: two nodes behind nginx
+# The JPEG case through the shipped deploy/nginx/webimage.conf (only its node list and
+# listen address replaced) in front of two nodes of one worker each, against one node of
+# two workers alone: the cost of the extra hop. Rounds alternate; CPU is the nodes' and the
+# proxy's together.
+if [[ " $SERVERS " == *" ours "* ]] && [[ " $FORMATS " == *" jpg "* ]]; then
+    run_label=nodes
+    paths=$work/paths-ours-jpg.txt
+    [ -f "$paths" ] || paths_for ours jpg > "$paths"
+    start_server ours --result-cache off
+    alone_pid=$server_pid; alone_port=$server_port
+    node_pids=(); node_ports=()
+    for _ in 1 2; do
+        start_server ours --result-cache off --workers 1
+        node_pids+=("$server_pid"); node_ports+=("$server_port")
+    done
+    proxy_port=$(free_port)
+    mkdir -p "$work/proxy/logs"
+    awk -v nodes="${node_ports[*]}" -v port="$proxy_port" '
+        /^[ \t]*server [^{]*;/ { if (!done) { count = split(nodes, n, " "); p = $0; sub(/^[ \t]*server [^ ;]+/, "", p);
+                                  for (i = 1; i <= count; i++) print "    server 127.0.0.1:" n[i] p; done = 1 } next }
+        /^[ \t]*listen / { print "    listen 127.0.0.1:" port ";"; next }
+        { print }' deploy/nginx/webimage.conf > "$work/proxy/webimage.conf"
+    grep -q "127.0.0.1:${node_ports[1]}" "$work/proxy/webimage.conf" || { echo "could not point deploy/nginx/webimage.conf at the nodes" >&2; exit 1; }
+    cat > "$work/proxy/nginx.conf" <<CONF
+worker_processes auto;
+pid $work/proxy/nginx.pid;
+error_log $work/proxy/logs/error.log warn;
+events { worker_connections 1024; }
+http {
+    access_log off;
+    client_body_temp_path $work/proxy/tmp_body;
+    proxy_temp_path $work/proxy/tmp_proxy;
+    fastcgi_temp_path $work/proxy/tmp_fastcgi;
+    uwsgi_temp_path $work/proxy/tmp_uwsgi;
+    scgi_temp_path $work/proxy/tmp_scgi;
+    include $work/proxy/webimage.conf;
+}
+CONF
+    "$NGINX" -p "$work/proxy" -c "$work/proxy/nginx.conf"
+    for _ in $(seq 50); do [ -s "$work/proxy/nginx.pid" ] && break; sleep 0.1; done
+    proxy_pid=$(cat "$work/proxy/nginx.pid")
+    started+=("$proxy_pid")
+    fetch_all "$alone_port" "$paths" "$work/out/nodes-alone" jpg
+    fetch_all "$proxy_port" "$paths" "$work/out/nodes-proxied" jpg
+    run_wrk "$WARMUP" 2 "$alone_port" "$paths" >/dev/null
+    run_wrk "$WARMUP" 2 "$proxy_port" "$paths" >/dev/null
+    declare -A nodes_requests=() nodes_seconds=() nodes_cpu=() nodes_p99=()
+    for round in $(seq 1 "$ROUNDS"); do
+        for setup in alone proxied; do
+            if [ "$setup" = alone ]; then pids=("$alone_pid"); port=$alone_port; else pids=("${node_pids[@]}" "$proxy_pid"); port=$proxy_port; fi
+            c0=0; for pid in "${pids[@]}"; do c0=$(awk -v a="$c0" -v b="$(cpu_seconds "$pid")" 'BEGIN { print a + b }'); done
+            line=$(run_wrk "$ROUND_SECONDS" 2 "$port" "$paths")
+            c1=0; for pid in "${pids[@]}"; do c1=$(awk -v a="$c1" -v b="$(cpu_seconds "$pid")" 'BEGIN { print a + b }'); done
+            nodes_requests[$setup]=$(( ${nodes_requests[$setup]:-0} + $(field requests "$line") ))
+            nodes_seconds[$setup]=$(awk -v a="${nodes_seconds[$setup]:-0}" -v b="$(field seconds "$line")" 'BEGIN { print a + b }')
+            nodes_cpu[$setup]=$(awk -v a="${nodes_cpu[$setup]:-0}" -v b="$c0" -v c="$c1" 'BEGIN { print a + c - b }')
+            nodes_p99[$setup]="${nodes_p99[$setup]:-}$(field p99_ms "$line") "
+            [ "$(field non2xx "$line")" = 0 ] || echo "nodes	$setup: $(field non2xx "$line") non-2xx answers" >> "$extras"
+        done
+    done
+    awk -v ar="${nodes_requests[alone]}" -v as="${nodes_seconds[alone]}" -v ac="${nodes_cpu[alone]}" -v ap="${nodes_p99[alone]}" \
+        -v pr="${nodes_requests[proxied]}" -v ps="${nodes_seconds[proxied]}" -v pc="${nodes_cpu[proxied]}" -v pp="${nodes_p99[proxied]}" 'BEGIN {
+        printf "nodes\tJPEG q80 misses, 2 connections: through nginx (deploy/nginx/webimage.conf) to two nodes of 1 worker %.1f req/s (%.1f ms CPU/req with nginx; p99 per round %sms); one node of 2 workers alone %.1f req/s (%.1f ms CPU/req; p99 %sms); proxied/alone %.2f\n",
+            pr / ps, pc / pr * 1000, pp, ar / as, ac / ar * 1000, ap, (pr / ps) / (ar / as) }' >> "$extras"
+    log "$(tail -1 "$extras" | cut -f2)"
+    kill -TERM "$proxy_pid" 2>/dev/null || true
+    for pid in "$alone_pid" "${node_pids[@]}"; do server_pid=$pid; stop_server; done
 fi
 
 # ---------------------------------------------------------------- report

@@ -85,11 +85,13 @@ import Testing
                         var mine: [Outcome] = []
                         for step in 0..<250 {
                             let source = (connection * 25 + step) % Self.sources
+                            // Read before the request is sent: one sent after the kill
+                            // cannot have been answered by node A.
+                            let afterKill = progress.killed
                             let reply = try? await RunningImageServer.send(
                                 client: client, url: "http://127.0.0.1:\(nginx.port)\(paths[source])",
                                 method: .GET, headers: [], timeout: .seconds(20)
                             )
-                            let afterKill = progress.killed
                             mine.append(Outcome(source: source, status: reply?.status, node: Self.node(reply?.header("X-Webimage-Node")), afterKill: afterKill))
                             if progress.answer() == 500 {
                                 _ = nodeA.send(SIGKILL)
