@@ -40,8 +40,10 @@ extension Downloader {
         guard Self.isDownloadable(request.url) else { return .failure(.invalidURL(request.url.absoluteString)) }
         addStoredHeaders(to: &request, options: options)
         guard !state.withLock({ $0.scheduler.isStopping(operation) }) else { return .failure(.cancelled) }
-        guard let client = client(allowingInvalidCertificates: operation.key.allowsInvalidCertificates) else {
-            return .failure(.invalidDownloadOperation)
+        let client: HTTPClient
+        switch transferClient(for: operation, url: request.url) {
+        case .success(let chosen): client = chosen
+        case .failure(let error): return .failure(error)
         }
 
         emit(.started(operation.url))
@@ -171,6 +173,57 @@ extension Downloader {
         return "Basic \(credentials)"
     }
 
+    /// The client that sends `operation`'s request to `url`: the shared client of its
+    /// certificate policy or, for a pinned download, one of its own (kept in the state until
+    /// the transfer ends). Fails once the downloader is shut down, and for a pin that
+    /// cannot hold.
+    private func transferClient(for operation: DownloadOperation, url: URL) -> Result<HTTPClient, WebImageError> {
+        let insecure = operation.key.allowsInvalidCertificates
+        guard let address = operation.requestOptions.pinnedAddress else {
+            guard let shared = client(allowingInvalidCertificates: insecure) else { return .failure(.invalidDownloadOperation) }
+            return .success(shared)
+        }
+        let pinned: HTTPClient
+        do {
+            pinned = try makePinnedClient(url: url, address: address, allowingInvalidCertificates: insecure)
+        } catch {
+            return .failure(error)
+        }
+        let stored = state.withLock { state in
+            guard !state.scheduler.isShutDown else { return false }
+            state.pinnedClients[operation] = pinned
+            return true
+        }
+        guard stored else {
+            pinned.shutdown { _ in }
+            return .failure(.invalidDownloadOperation)
+        }
+        return .success(pinned)
+    }
+
+    /// A client whose connections to `url`'s host go to `address` (AsyncHTTPClient's DNS
+    /// override: the `Host` header, TLS server name and certificate check keep the host
+    /// name), and which follows no redirect, so every hop goes back to the caller.
+    private func makePinnedClient(url: URL, address: String, allowingInvalidCertificates insecure: Bool) throws(WebImageError) -> HTTPClient {
+        // The client's own rule: an override that is not an IP address would be resolved.
+        guard let pin = try? SocketAddress(ipAddress: address, port: 0) else {
+            throw .invalidURL("the pinned address \"\(address)\" is not an IP address")
+        }
+        var host = url.host ?? ""
+        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        // A host that is an IP address is connected to as written, never overridden.
+        if let literal = try? SocketAddress(ipAddress: host, port: 0), literal != pin {
+            throw .invalidURL("\(Self.redacted(url)) names another address than the pinned \(address)")
+        }
+        return makeClient(allowingInvalidCertificates: insecure, dnsOverride: [host: address])
+    }
+
+    /// Ends the pinned client of `operation`'s transfer, if it has one.
+    func releasePinnedClient(of operation: DownloadOperation) {
+        guard let pinned = state.withLock({ $0.pinnedClients.removeValue(forKey: operation) }) else { return }
+        pinned.shutdown { _ in }
+    }
+
     /// The HTTP client for this certificate policy, created on first use.
     func client(allowingInvalidCertificates insecure: Bool) -> HTTPClient? {
         state.withLock { state in
@@ -184,11 +237,13 @@ extension Downloader {
         }
     }
 
-    private func makeClient(allowingInvalidCertificates insecure: Bool) -> HTTPClient {
+    /// A client with the downloader's settings; with a `dnsOverride` (a pinned download) it
+    /// follows no redirect.
+    private func makeClient(allowingInvalidCertificates insecure: Bool, dnsOverride: [String: String] = [:]) -> HTTPClient {
         let timeout = config.timeout.timeAmount
         var configuration = HTTPClient.Configuration(
             certificateVerification: insecure ? .none : .fullVerification,
-            redirectConfiguration: config.maximumRedirects > 0
+            redirectConfiguration: config.maximumRedirects > 0 && dnsOverride.isEmpty
                 ? .follow(max: config.maximumRedirects, allowCycles: false) : .disallow,
             timeout: HTTPClient.Configuration.Timeout(connect: timeout, read: timeout),
             decompression: .disabled
@@ -198,6 +253,7 @@ extension Downloader {
         // AsyncHTTPClient retries it until the connect time-out, so a dead origin held each
         // caller (and an image server's worker) for the whole time-out before failing.
         configuration.connectionPool.retryConnectionEstablishment = false
+        configuration.dnsOverride = dnsOverride
         return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
     }
 

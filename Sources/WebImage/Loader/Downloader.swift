@@ -40,6 +40,9 @@ public final class Downloader: ImageLoader {
         /// The request in flight of each running operation, so that its last caller's
         /// cancellation can stop it.
         var requests: [DownloadOperation: HTTPClient.Task<ResponseReader.Outcome>] = [:]
+        /// The client of each running pinned download (one per transfer, as the pin is a
+        /// client setting), shut down when the transfer ends.
+        var pinnedClients: [DownloadOperation: HTTPClient] = [:]
         /// Who waits (``shutdown()``) for an operation to be forgotten by the scheduler.
         var doneWaiters: [DownloadOperation: [CheckedContinuation<Void, Never>]] = [:]
     }
@@ -159,7 +162,8 @@ public final class Downloader: ImageLoader {
         )
         let key = DownloadOperation.Key(
             url: url,
-            allowsInvalidCertificates: options.allowInvalidCertificates || config.allowInvalidCertificates
+            allowsInvalidCertificates: options.allowInvalidCertificates || config.allowInvalidCertificates,
+            isPinned: options.pinnedAddress != nil
         )
         switch state.withLock({ $0.scheduler.subscribe(subscriber, key: key, options: options) }) {
         case .reject:
