@@ -34,6 +34,11 @@ public struct ImageServerError: Error, Sendable, Equatable, CustomStringConverti
     public static func badSignature(_ message: String) -> Self { Self(status: 403, label: "signature", message: message) }
     /// 403: the `Authorization` header does not carry the configured secret.
     public static let badSecret = Self(status: 403, label: "secret", message: "missing or wrong Authorization secret")
+    /// 404: the source is not one the server may fetch: outside `WEBIMAGE_ALLOWED_SOURCES`,
+    /// or at an address the source-address policy closes. A 404 as imgproxy answers both
+    /// (so the status tells a prober no more than a missing source would; the reason in the
+    /// body says which rule refused it, for the operator).
+    public static func sourceForbidden(_ message: String) -> Self { Self(status: 404, label: "source_forbidden", message: message) }
     /// 404: the origin has no such source.
     public static func sourceMissing(_ message: String) -> Self { Self(status: 404, label: "source_missing", message: message) }
     /// 413: the source is larger than the byte limit.
