@@ -19,11 +19,35 @@ public struct ImageServerError: Error, Sendable, Equatable, CustomStringConverti
     /// One line for the response body and the log.
     public let message: String
 
-    /// Creates an error; prefer the named factories below.
+    /// Creates an error; prefer the named factories below. Line breaks and other control
+    /// characters in `message` (a reason often quotes the request, whose percent-decoded
+    /// parts can hold any character) are written as `\u{D}` escapes, so the reason stays
+    /// one line in the body and the log.
     public init(status: Int, label: String, message: String) {
         self.status = status
         self.label = label
-        self.message = message
+        self.message = Self.oneLine(message)
+    }
+
+    /// `text` with each line break or control character escaped.
+    static func oneLine(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: Self.breaksLine) else { return text }
+        var escaped = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            if Self.breaksLine(scalar) {
+                escaped.append(contentsOf: "\\u{\(String(scalar.value, radix: 16, uppercase: true))}".unicodeScalars)
+            } else {
+                escaped.append(scalar)
+            }
+        }
+        return String(escaped)
+    }
+
+    private static func breaksLine(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.properties.generalCategory {
+        case .control, .lineSeparator, .paragraphSeparator: true
+        default: false
+        }
     }
 
     public var description: String { "\(status) \(label): \(message)" }
