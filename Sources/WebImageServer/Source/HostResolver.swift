@@ -25,6 +25,10 @@ public enum HostResolver {
         var name = host
         if name.hasPrefix("["), name.hasSuffix("]") { name = String(name.dropFirst().dropLast()) }
         if let address = IPAddress(parsing: name) { return [address] }
+        // `getaddrinfo` reads a C string: a NUL would cut the name it looks up short.
+        guard !name.unicodeScalars.contains("\0") else {
+            throw .sourceFailed("the source host has a NUL character")
+        }
         let lookup = name
         let result: Result<[IPAddress], ImageServerError>
         do {

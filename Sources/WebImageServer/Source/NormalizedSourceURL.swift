@@ -23,7 +23,8 @@ public struct NormalizedSourceURL: Sendable, Equatable {
 
     /// Takes `url` apart.
     /// - Throws: ``ImageServerError/badOptions(_:)`` (400) for a scheme other than http and
-    ///   https (the server fetches nothing else: no `file:`, no `data:`), or no host.
+    ///   https (the server fetches nothing else: no `file:`, no `data:`), no host, or a host
+    ///   with characters no host name has (see ``isPlausibleHost(_:)``).
     public init(_ url: URL) throws(ImageServerError) {
         guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
             throw .badOptions("the source is not an http(s) URL")
@@ -31,6 +32,9 @@ public struct NormalizedSourceURL: Sendable, Equatable {
         guard let components = URLComponents(url: url, resolvingAgainstBaseURL: true),
               let rawHost = components.host, !rawHost.isEmpty else {
             throw .badOptions("the source URL has no host")
+        }
+        guard Self.isPlausibleHost(rawHost) else {
+            throw .badOptions("the source URL's host has characters no host name has")
         }
         self.scheme = scheme
         host = Self.normalizedHost(rawHost)
@@ -41,6 +45,23 @@ public struct NormalizedSourceURL: Sendable, Equatable {
 
     /// `scheme://host:port/path?query`, what allow-list patterns are matched against.
     public var normalized: String { "\(scheme)://\(host):\(port)\(pathAndQuery)" }
+
+    /// Whether `host` (percent-decoded, as the URL gives it) has only what a host name or
+    /// address can: ASCII letters, digits, `-`, `.`, `_`, the brackets and colons of IPv6,
+    /// and non-ASCII letters of an internationalised name. A decoded `%00` matters most:
+    /// `evil.example%00.allowed.example` would match `*.allowed.example` while the resolver,
+    /// reading a C string, looks up `evil.example`.
+    public static func isPlausibleHost(_ host: String) -> Bool {
+        host.unicodeScalars.allSatisfy { scalar in
+            if scalar.isASCII {
+                let byte = UInt8(scalar.value)
+                return (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
+                    || "-._:[]".utf8.contains(byte)
+            }
+            return scalar.properties.isAlphabetic || scalar.properties.numericType != nil
+                || scalar.properties.generalCategory == .nonspacingMark
+        }
+    }
 
     /// Lowercased, without brackets' contents changed but for case, one trailing dot
     /// removed; an address in any spelling becomes its canonical text.

@@ -19,6 +19,8 @@ import Testing
         "https://allowed.example/a.png",
         "http://evil.example/allowed.example/a.png",
         "http://evil.example/?http://allowed.example/",
+        "http://evil.example%00.allowed.example/a.png",
+        "http://evil.example%2F.allowed.example/a.png",
         "http://allowed.examplex/a.png",
         "http://xallowed.example/a.png",
     ])
@@ -90,6 +92,24 @@ import Testing
         #expect(location.normalized == "http://images.example:80/a%20b.png?x=1")
         let numeric = try NormalizedSourceURL(try #require(URL(string: "https://0177.0.0.1/")))
         #expect(numeric.normalized == "https://127.0.0.1:443/")
+    }
+
+    /// A host the resolver would read differently from the allow-list: a decoded NUL (a C
+    /// string ends there), a slash, a space.
+    @Test(arguments: ["http://evil.example%00.allowed.example/", "http://evil.example%2F.allowed.example/", "http://a%20b.example/",
+                      "http://a%0A.example/", "http://a%40b.example/"])
+    func hostWithCharactersNoHostHasIsA400(_ text: String) throws {
+        let url = try #require(URL(string: text))
+        #expect(throws: ImageServerError.self) { try NormalizedSourceURL(url) }
+        #expect(try !Self.admits("http://*.allowed.example", text))
+    }
+
+    @Test func internationalisedAndIPv6HostsArePlausible() {
+        #expect(NormalizedSourceURL.isPlausibleHost("bücher.example"))
+        #expect(NormalizedSourceURL.isPlausibleHost("[::ffff:127.0.0.1]"))
+        #expect(NormalizedSourceURL.isPlausibleHost("xn--bcher-kva.example"))
+        #expect(!NormalizedSourceURL.isPlausibleHost("a\u{0}b"))
+        #expect(!NormalizedSourceURL.isPlausibleHost("a\u{202E}b"))
     }
 
     @Test(arguments: ["file:///etc/passwd", "data:image/png;base64,AAAA", "ftp://h.example/a.png", "gopher://h.example/"])
