@@ -53,7 +53,8 @@ public struct DownloadRequestOptions: Sendable {
     /// whose host is itself an IP address fails with ``WebImageError/invalidURL(_:)`` unless
     /// it is this address, as does an address that is not an IP address. Pinned downloads
     /// share a network request only with other pinned downloads of the same URL (which
-    /// connect where the first of them was pinned).
+    /// connect where the first of them was pinned). The connections of a pin are kept for
+    /// later downloads of the same host pinned to the same address.
     public var pinnedAddress: String?
 
     /// Options with every default.

@@ -174,54 +174,61 @@ extension Downloader {
     }
 
     /// The client that sends `operation`'s request to `url`: the shared client of its
-    /// certificate policy or, for a pinned download, one of its own (kept in the state until
-    /// the transfer ends). Fails once the downloader is shut down, and for a pin that
-    /// cannot hold.
+    /// certificate policy or, for a pinned download, the client kept for its host and pin
+    /// (made on first use; see ``PinnedClients``). Fails once the downloader is shut down,
+    /// and for a pin that cannot hold.
     private func transferClient(for operation: DownloadOperation, url: URL) -> Result<HTTPClient, WebImageError> {
         let insecure = operation.key.allowsInvalidCertificates
         guard let address = operation.requestOptions.pinnedAddress else {
             guard let shared = client(allowingInvalidCertificates: insecure) else { return .failure(.invalidDownloadOperation) }
             return .success(shared)
         }
-        let pinned: HTTPClient
+        let host: String
         do {
-            pinned = try makePinnedClient(url: url, address: address, allowingInvalidCertificates: insecure)
+            host = try Self.pinnedHost(of: url, address: address)
         } catch {
             return .failure(error)
         }
-        let stored = state.withLock { state in
-            guard !state.scheduler.isShutDown else { return false }
-            state.pinnedClients[operation] = pinned
-            return true
+        let key = PinnedClients<HTTPClient>.Key(host: host, address: address, allowsInvalidCertificates: insecure)
+        let (isShutDown, kept) = state.withLock { state -> (Bool, HTTPClient?) in
+            state.scheduler.isShutDown ? (true, nil) : (false, state.pinnedClients.acquire(key, for: operation))
         }
-        guard stored else {
-            pinned.shutdown { _ in }
-            return .failure(.invalidDownloadOperation)
+        guard !isShutDown else { return .failure(.invalidDownloadOperation) }
+        if let kept { return .success(kept) }
+        // Made outside the lock; a transfer that made one for the same pin meanwhile wins.
+        let made = makeClient(allowingInvalidCertificates: insecure, dnsOverride: [host: address])
+        let (chosen, surplus): (HTTPClient?, HTTPClient?) = state.withLock { state in
+            guard !state.scheduler.isShutDown else { return (nil, made) }
+            let stored = state.pinnedClients.insert(made, key, for: operation)
+            return (stored.client, stored.surplus)
         }
-        return .success(pinned)
+        surplus?.shutdown { _ in }
+        return chosen.map { .success($0) } ?? .failure(.invalidDownloadOperation)
     }
 
-    /// A client whose connections to `url`'s host go to `address` (AsyncHTTPClient's DNS
-    /// override: the `Host` header, TLS server name and certificate check keep the host
-    /// name), and which follows no redirect, so every hop goes back to the caller.
-    private func makePinnedClient(url: URL, address: String, allowingInvalidCertificates insecure: Bool) throws(WebImageError) -> HTTPClient {
-        // The client's own rule: an override that is not an IP address would be resolved.
+    /// The host name of `url` that a client pinned to `address` overrides (AsyncHTTPClient's
+    /// DNS override: the connection goes to the address, while the `Host` header, TLS server
+    /// name and certificate check keep the name).
+    /// - Throws: ``WebImageError/invalidURL(_:)`` when `address` is not an IP address (the
+    ///   client would resolve it), or `url`'s host is another IP address (a host written as
+    ///   an address is connected to as written, never overridden).
+    private static func pinnedHost(of url: URL, address: String) throws(WebImageError) -> String {
         guard let pin = try? SocketAddress(ipAddress: address, port: 0) else {
             throw .invalidURL("the pinned address \"\(address)\" is not an IP address")
         }
         var host = url.host ?? ""
         if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
-        // A host that is an IP address is connected to as written, never overridden.
         if let literal = try? SocketAddress(ipAddress: host, port: 0), literal != pin {
-            throw .invalidURL("\(Self.redacted(url)) names another address than the pinned \(address)")
+            throw .invalidURL("\(redacted(url)) names another address than the pinned \(address)")
         }
-        return makeClient(allowingInvalidCertificates: insecure, dnsOverride: [host: address])
+        return host
     }
 
-    /// Ends the pinned client of `operation`'s transfer, if it has one.
+    /// `operation` no longer uses its pinned client (if it had one); idle clients beyond the
+    /// kept number are shut down.
     func releasePinnedClient(of operation: DownloadOperation) {
-        guard let pinned = state.withLock({ $0.pinnedClients.removeValue(forKey: operation) }) else { return }
-        pinned.shutdown { _ in }
+        let evicted = state.withLock { $0.pinnedClients.release(operation) }
+        for client in evicted { client.shutdown { _ in } }
     }
 
     /// The HTTP client for this certificate policy, created on first use.
@@ -238,7 +245,7 @@ extension Downloader {
     }
 
     /// A client with the downloader's settings; with a `dnsOverride` (a pinned download) it
-    /// follows no redirect.
+    /// follows no redirect, so every hop goes back to the caller to check.
     private func makeClient(allowingInvalidCertificates insecure: Bool, dnsOverride: [String: String] = [:]) -> HTTPClient {
         let timeout = config.timeout.timeAmount
         var configuration = HTTPClient.Configuration(

@@ -25,8 +25,9 @@ import WebImage
 ///
 /// A refused source is a 404 (``ImageServerError/sourceForbidden(_:)``), as imgproxy answers.
 public struct GuardedSourceFetcher: SourceFetching {
-    /// The downloader; pinned downloads use clients of their own, but its limits, time-out
-    /// and coalescing are the ones that apply.
+    /// The downloader: its limits, time-out and coalescing apply, and it keeps one HTTP
+    /// client per host and pinned address, so later sources from one origin reuse its
+    /// connections.
     public let downloader: Downloader
     /// `WEBIMAGE_ALLOWED_SOURCES`: a source (and each redirect) must match one; empty
     /// allows any http(s) URL.

@@ -28,6 +28,24 @@ struct DownloaderPinnedAddressTests {
         }
     }
 
+    /// A pin is a client setting; the downloader keeps the client of a pin, so the next
+    /// download pinned the same way goes over the same connection.
+    @Test func sequentialPinnedDownloadsReuseTheirConnection() async throws {
+        try await LoopbackServer.with(["/a.bin": .ok(Data("a".utf8)), "/b.bin": .ok(Data("b".utf8))]) { origin in
+            try await LoaderTesting.withDownloader { downloader in
+                let host = "localhost:\(origin.port)"
+                for path in ["/a.bin", "/b.bin"] {
+                    let url = try #require(URL(string: "http://\(host)\(path)"))
+                    _ = try await downloader.loadData(from: url, options: Self.pinned("127.0.0.1"))
+                }
+                #expect(origin.requests.count == 2)
+                #expect(origin.acceptedConnectionCount == 1)
+            }
+            // The downloader's shutdown closes it.
+            #expect(try await origin.waitForOpenConnections(atMost: 0))
+        }
+    }
+
     /// `localhost` resolves to 127.0.0.1 (and ::1), never 127.0.0.2: a connection there can
     /// only come from the pin.
     @Test func theNameIsNotResolvedWhenPinned() async throws {
