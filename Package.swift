@@ -26,6 +26,9 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.0.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.0.0"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.0.0"),
+        // Hummingbird's own dependency, named for its HTTP parts (NIOHTTPTypes), which the
+        // server's cache-hit handler reads and writes in the connection's pipeline.
+        .package(url: "https://github.com/apple/swift-nio-extras", from: "1.20.0"),
         // `make docs` only: the `generate-documentation` command; adds nothing to a build.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.4.0"),
     ],
@@ -62,6 +65,7 @@ let package = Package(
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),

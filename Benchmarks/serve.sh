@@ -33,7 +33,7 @@
 #     the load of other jobs falls on all alike), with each server's CPU time (utime+stime of
 #     it and its children, from /proc) and peak RSS (VmHWM);
 #   - ours only: VmRSS after that JPEG run and after two more on the same process; 64
-#     connections for 10 s with the default queue (64) and with --queue-size 8 (status
+#     connections for 10 s with the default queue (8 per worker) and with --queue-size 8 (status
 #     counts: 429s); the result cache on (memory): all 100 URLs warmed, then hits against
 #     nginx serving the same result files statically.
 # Sends no traffic anywhere but 127.0.0.1. Stops every process it started on exit.
@@ -402,7 +402,7 @@ if [[ " $SERVERS " == *" ours "* ]]; then
             -v mx="$(field max_ms "$line")" -v st="$statuses" -v se="$(field socket_errors "$line")" \
             -v served="$served" -v drain="$drain" -v cpu="$(awk -v a="$cpu0" -v b="$cpu1" 'BEGIN { print b - a }')" 'BEGIN {
             printf "overload\t64 connections, %s queue, %s s: %.1f responses/s (%.1f/s of them 200), p50 %s ms, p99 %s ms, max %s ms; %s(socket errors %s); server CPU %.1f s (%.2f cores); after wrk closed its connections the server finished %d more requests (%d answered in all by its metrics, %d seen by wrk), idle after %s\n",
-                (q == "default" ? "default (64)" : "--queue-size " q), s, r, ok / s, p50, p99, mx, st, se, cpu, cpu / s, served - n, served, n, drain }' >> "$extras"
+                (q == "default" ? "default (8 per worker)" : "--queue-size " q), s, r, ok / s, p50, p99, mx, st, se, cpu, cpu / s, served - n, served, n, drain }' >> "$extras"
         log "$(tail -1 "$extras" | cut -f2)"
         kill -0 "$server_pid" 2>/dev/null \
             || echo "overload	ours died during the overload run (queue $queue); log: $work/logs/ours-overload-$queue.log" >> "$extras"

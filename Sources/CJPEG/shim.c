@@ -84,18 +84,59 @@ static void install_error_manager(cjpeg_error_mgr *error) {
     error->message[0] = '\0';
 }
 
-/* ---- Decoding ---------------------------------------------------------------------- */
+/* ---- Decoding: what the one-shot decoder and the incremental stream share --------- */
+
+/* Makes `info` a libjpeg decompressor that reports through `error`; -1 when libjpeg
+ * fails (out of memory), leaving `info` safe to destroy. The setjmp may live in this
+ * helper: libjpeg can only jump to it from jpeg_create_decompress, called from this
+ * frame, and every later entry point sets its own. */
+static int create_decompress(struct jpeg_decompress_struct *info, cjpeg_error_mgr *error) {
+    install_error_manager(error);
+    info->err = &error->pub;
+    if (setjmp(error->jump)) return -1;
+    jpeg_create_decompress(info);
+    return 0;
+}
+
+/* The header fields the Swift side plans a decode with, from a header libjpeg has read. */
+static void copy_header(const struct jpeg_decompress_struct *info, cjpeg_header *header) {
+    header->width = info->image_width;
+    header->height = info->image_height;
+    header->num_components = info->num_components;
+    header->jpeg_color_space = info->jpeg_color_space;
+    header->progressive = info->progressive_mode ? 1 : 0;
+    header->saw_adobe_marker = info->saw_Adobe_marker ? 1 : 0;
+}
+
+/* The output a decode asks for before jpeg_start_decompress: the colour space and the
+ * DCT-domain scale scale_num/8. The accurate integer IDCT is libjpeg-turbo's default and
+ * SIMD-accelerated; keeping it (and fancy upsampling) makes our pixels match Pillow's and
+ * djpeg's. */
+static void set_output(struct jpeg_decompress_struct *info, J_COLOR_SPACE out_color_space,
+                       unsigned int scale_num) {
+    info->out_color_space = out_color_space;
+    info->scale_num = scale_num;
+    info->scale_denom = 8;
+    info->dct_method = JDCT_ISLOW;
+}
+
+/* The output size and components jpeg_start_decompress settled on. */
+static void get_output_size(const struct jpeg_decompress_struct *info, unsigned int *out_width,
+                            unsigned int *out_height, int *out_components) {
+    *out_width = info->output_width;
+    *out_height = info->output_height;
+    *out_components = info->output_components;
+}
+
+/* ---- One-shot decoding ------------------------------------------------------------- */
 
 cjpeg_decoder *cjpeg_decoder_new(void) {
     cjpeg_decoder *decoder = calloc(1, sizeof *decoder);
     if (decoder == NULL) return NULL;
-    install_error_manager(&decoder->error);
-    decoder->info.err = &decoder->error.pub;
-    if (setjmp(decoder->error.jump)) {
+    if (create_decompress(&decoder->info, &decoder->error) != 0) {
         cjpeg_decoder_free(decoder); /* jpeg_destroy copes with a half-made object */
         return NULL;
     }
-    jpeg_create_decompress(&decoder->info);
     decoder->progress.progress_monitor = limit_scans;
     decoder->info.progress = &decoder->progress;
     return decoder;
@@ -122,12 +163,7 @@ int cjpeg_decoder_read_header(cjpeg_decoder *decoder, const unsigned char *data,
         snprintf(decoder->error.message, sizeof decoder->error.message, "no image in the JPEG stream");
         return -1;
     }
-    header->width = decoder->info.image_width;
-    header->height = decoder->info.image_height;
-    header->num_components = decoder->info.num_components;
-    header->jpeg_color_space = decoder->info.jpeg_color_space;
-    header->progressive = decoder->info.progressive_mode ? 1 : 0;
-    header->saw_adobe_marker = decoder->info.saw_Adobe_marker ? 1 : 0;
+    copy_header(&decoder->info, header);
     return 0;
 }
 
@@ -147,19 +183,12 @@ int cjpeg_decoder_start(cjpeg_decoder *decoder, J_COLOR_SPACE out_color_space,
                         unsigned int scale_num, unsigned int *out_width,
                         unsigned int *out_height, int *out_components) {
     if (setjmp(decoder->error.jump)) return -1;
-    decoder->info.out_color_space = out_color_space;
-    decoder->info.scale_num = scale_num;
-    decoder->info.scale_denom = 8;
-    /* The accurate integer IDCT is libjpeg-turbo's default and SIMD-accelerated; keeping
-     * it (and fancy upsampling) makes our pixels match Pillow's and djpeg's. */
-    decoder->info.dct_method = JDCT_ISLOW;
+    set_output(&decoder->info, out_color_space, scale_num);
     if (!jpeg_start_decompress(&decoder->info)) {
         snprintf(decoder->error.message, sizeof decoder->error.message, "decoder suspended");
         return -1;
     }
-    *out_width = decoder->info.output_width;
-    *out_height = decoder->info.output_height;
-    *out_components = decoder->info.output_components;
+    get_output_size(&decoder->info, out_width, out_height, out_components);
     return 0;
 }
 
@@ -343,13 +372,10 @@ static int stream_fail(cjpeg_stream *stream) {
 cjpeg_stream *cjpeg_stream_new(void) {
     cjpeg_stream *stream = calloc(1, sizeof *stream);
     if (stream == NULL) return NULL;
-    install_error_manager(&stream->error);
-    stream->info.err = &stream->error.pub;
-    if (setjmp(stream->error.jump)) {
+    if (create_decompress(&stream->info, &stream->error) != 0) {
         cjpeg_stream_free(stream);
         return NULL;
     }
-    jpeg_create_decompress(&stream->info);
     stream->source.init_source = stream_init_source;
     stream->source.fill_input_buffer = stream_fill_input_buffer;
     stream->source.skip_input_data = stream_skip_input_data;
@@ -387,12 +413,7 @@ int cjpeg_stream_read_header(cjpeg_stream *stream, const unsigned char *data, si
         stream->header_read = 1;
     }
     stream_detach(stream);
-    header->width = stream->info.image_width;
-    header->height = stream->info.image_height;
-    header->num_components = stream->info.num_components;
-    header->jpeg_color_space = stream->info.jpeg_color_space;
-    header->progressive = stream->info.progressive_mode ? 1 : 0;
-    header->saw_adobe_marker = stream->info.saw_Adobe_marker ? 1 : 0;
+    copy_header(&stream->info, header);
     return 1;
 }
 
@@ -407,10 +428,7 @@ int cjpeg_stream_start(cjpeg_stream *stream, const unsigned char *data, size_t s
     if (setjmp(stream->error.jump)) return stream_fail(stream);
     if (!stream->started) {
         struct jpeg_decompress_struct *info = &stream->info;
-        info->out_color_space = out_color_space;
-        info->scale_num = scale_num;
-        info->scale_denom = 8;
-        info->dct_method = JDCT_ISLOW; /* as the one-shot decode */
+        set_output(info, out_color_space, scale_num); /* as the one-shot decode */
         /* A coefficient buffer for the whole image is only worth it when scans refine it. */
         stream->buffered = jpeg_has_multiple_scans(info) ? 1 : 0;
         info->buffered_image = stream->buffered ? TRUE : FALSE;
@@ -421,9 +439,7 @@ int cjpeg_stream_start(cjpeg_stream *stream, const unsigned char *data, size_t s
         stream->started = 1;
     }
     stream_detach(stream);
-    *out_width = stream->info.output_width;
-    *out_height = stream->info.output_height;
-    *out_components = stream->info.output_components;
+    get_output_size(&stream->info, out_width, out_height, out_components);
     return 1;
 }
 

@@ -36,8 +36,7 @@ struct CacheCommand: ParsableCommand {
         @Option(help: "The date that orders entries: access, modification or creation.")
         var expireType: ExpireTypeArgument = .modification
 
-        @Flag(help: "Print one JSON object instead of text.")
-        var json = false
+        @OptionGroup var output: JSONOutputFlag
 
         /// The JSON contract; keys are stable.
         struct Summary: Encodable {
@@ -70,18 +69,14 @@ struct CacheCommand: ParsableCommand {
                     oldest: entry(entries.first),
                     newest: entry(entries.last)
                 )
-                if json {
-                    let encoder = JSONEncoder()
-                    encoder.outputFormatting = [.sortedKeys]
-                    print(String(decoding: try encoder.encode(summary), as: UTF8.self))
-                    return
-                }
-                print("directory: \(summary.directory)")
-                print("entries:   \(summary.count)")
-                print("size:      \(summary.size) bytes (\(ByteCountFormatter.string(fromByteCount: Int64(summary.size), countStyle: .file)))")
-                if let oldest = summary.oldest, let newest = summary.newest {
-                    print("oldest:    \(oldest.date)  \(oldest.file)  \(oldest.size) bytes")
-                    print("newest:    \(newest.date)  \(newest.file)  \(newest.size) bytes")
+                try output.emit(summary) {
+                    print("directory: \(summary.directory)")
+                    print("entries:   \(summary.count)")
+                    print("size:      \(summary.size) bytes (\(ByteCountFormatter.string(fromByteCount: Int64(summary.size), countStyle: .file)))")
+                    if let oldest = summary.oldest, let newest = summary.newest {
+                        print("oldest:    \(oldest.date)  \(oldest.file)  \(oldest.size) bytes")
+                        print("newest:    \(newest.date)  \(newest.file)  \(newest.size) bytes")
+                    }
                 }
             }
         }

@@ -9,11 +9,7 @@ struct DecodeCommand: ParsableCommand {
         abstract: "Decode an image (optionally to a thumbnail) and write its pixels as PNG."
     )
 
-    @Argument(help: "The image file.")
-    var file: String
-
-    @Option(name: .shortAndLong, help: "The PNG file to write.")
-    var output: String
+    @OptionGroup var files: ConversionFiles
 
     @Option(help: "Decode to fit inside WxH (never larger than the image).")
     var thumbnail: ImageSize?
@@ -43,18 +39,18 @@ struct DecodeCommand: ParsableCommand {
             options.applyOrientation = !noOrientation
             let image: Image
             if let frame {
-                let animation = try AnimatedImage(data: readInput(file), options: options)
+                let animation = try AnimatedImage(data: files.read(), options: options)
                 guard frame < animation.frameCount else {
                     throw ValidationError("--frame \(frame) is past the last frame (\(animation.frameCount) frames)")
                 }
                 image = Image(pixels: try animation.frame(at: frame), format: animation.format)
             } else {
                 options.decodeFirstFrameOnly = true
-                image = try CodersManager.shared.decode(readInput(file), options: options)
+                image = try CodersManager.shared.decode(files.read(), options: options)
             }
             var encodeOptions = ImageCoderOptions()
             encodeOptions.encodeFirstFrameOnly = true
-            try writeOutput(CodersManager.shared.encode(image, as: .png, options: encodeOptions), to: output)
+            try files.write(CodersManager.shared.encode(image, as: .png, options: encodeOptions))
         }
     }
 }

@@ -9,11 +9,7 @@ struct EncodeCommand: ParsableCommand {
         abstract: "Decode an image and encode it as JPEG, PNG, GIF, WebP, AVIF or BMP."
     )
 
-    @Argument(help: "The image file.")
-    var file: String
-
-    @Option(name: .shortAndLong, help: "The file to write.")
-    var output: String
+    @OptionGroup var files: ConversionFiles
 
     @Option(help: "Output format: jpeg, png, gif, webp, avif or bmp.")
     var format: ImageFormat
@@ -37,13 +33,13 @@ struct EncodeCommand: ParsableCommand {
 
     func run() throws {
         try reportingFailures {
-            let image = try CodersManager.shared.decode(readInput(file))
+            let image = try CodersManager.shared.decode(files.read())
             var options = ImageCoderOptions()
             options.compressionQuality = quality / 100
             options.lossless = lossless
             options.maxFileSize = maxFileSize
             options.maxPixelSize = maxPixelSize
-            try writeOutput(CodersManager.shared.encode(image, as: format, options: options), to: output)
+            try files.write(CodersManager.shared.encode(image, as: format, options: options))
         }
     }
 }

@@ -9,8 +9,7 @@ struct FramesCommand: ParsableCommand {
         abstract: "Write every frame of an animated image as PNG files (frame-000.png, ...)."
     )
 
-    @Argument(help: "The image file.")
-    var file: String
+    @OptionGroup var input: ImageFileArgument
 
     @Option(name: .shortAndLong, help: "The directory to write into (created if missing).")
     var output: String
@@ -22,7 +21,7 @@ struct FramesCommand: ParsableCommand {
         try reportingFailures {
             var options = ImageCoderOptions()
             options.thumbnailPixelSize = thumbnail
-            let animation = try AnimatedImage(data: readInput(file), options: options)
+            let animation = try AnimatedImage(data: input.read(), options: options)
             let directory = URL(fileURLWithPath: output)
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             let digits = max(3, String(animation.frameCount - 1).count)

@@ -9,11 +9,9 @@ struct InfoCommand: ParsableCommand {
         abstract: "Print an image's format, size, frames, loop count, alpha and orientation."
     )
 
-    @Argument(help: "The image file.")
-    var file: String
+    @OptionGroup var input: ImageFileArgument
 
-    @Flag(help: "Print one JSON object instead of text.")
-    var json = false
+    @OptionGroup var output: JSONOutputFlag
 
     /// The JSON contract other tools rely on; keys are stable.
     struct Info: Encodable {
@@ -32,7 +30,7 @@ struct InfoCommand: ParsableCommand {
         try reportingFailures {
             // Lazily: the structure gives the frame count and durations, and only the
             // poster frame is decoded.
-            let image = try AnimatedImage(data: readInput(file))
+            let image = try AnimatedImage(data: input.read())
             let info = Info(
                 format: image.format.rawValue,
                 width: image.size.width,
@@ -43,11 +41,7 @@ struct InfoCommand: ParsableCommand {
                 orientation: image.properties.orientation.rawValue,
                 durations: image.isAnimated ? image.durations : nil
             )
-            if json {
-                let encoder = JSONEncoder()
-                encoder.outputFormatting = [.sortedKeys]
-                print(String(decoding: try encoder.encode(info), as: UTF8.self))
-            } else {
+            try output.emit(info) {
                 print("""
                 format:      \(info.format)
                 size:        \(info.width)x\(info.height)

@@ -31,7 +31,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Image jobs processed at once (WEBIMAGE_WORKERS; default: cores).")
     var workers: Int?
 
-    @Option(help: "Jobs that may wait for a worker before 429s (WEBIMAGE_QUEUE_SIZE; default 64).")
+    @Option(help: "Jobs that may wait for a worker before 429s (WEBIMAGE_QUEUE_SIZE; default 8 per worker).")
     var queueSize: Int?
 
     @Option(help: "host:port for GET /metrics (WEBIMAGE_PROMETHEUS_BIND; default off).")
@@ -65,6 +65,12 @@ struct ServeCommand: AsyncParsableCommand {
     var maxRedirects: Int?
 
     func run() async throws {
+        // Swift concurrency on NIO's event loops: a request's handler then runs on the thread
+        // that read it (ImageServer.adoptEventLoopsAsGlobalExecutor says why and when it is
+        // safe). WEBIMAGE_EVENT_LOOP_EXECUTOR=0 keeps Swift's own pool.
+        if ProcessInfo.processInfo.environment["WEBIMAGE_EVENT_LOOP_EXECUTOR"] != "0" {
+            ImageServer.adoptEventLoopsAsGlobalExecutor()
+        }
         do {
             var settings = try ImageServer.Configuration(environment: ProcessInfo.processInfo.environment)
             if let bind { settings.bind = bind }

@@ -1,3 +1,4 @@
+import Foundation
 import Synchronization
 
 /// Random access to the frames of a format that composites each frame on the last.
@@ -9,13 +10,18 @@ import Synchronization
 /// whatever the animation's length; a player moves forward, and the player's own buffer
 /// serves the reverse and bounce modes' backward steps when it can hold the frames.
 ///
+/// It also holds what the frame source reports without decoding (the file and its
+/// ``AnimatedImageProperties``), so a ``SequentialFrameSource`` is this one value and its
+/// format's cursor. The cursor is held as `any FrameCursor`, so each source keeps its
+/// cursor type private.
+///
 /// Thread-safe: the cursor lives behind a `Mutex`, so a prefetch task and a caller asking
 /// at once are served one after the other. The lock is held while a frame decodes, because
 /// the cursor's state is the decode's input; callers that must not wait (a display-link
 /// tick) ask through ``AnimatedImagePlayer``, whose prefetch runs off their thread.
-final class SequentialFrameDecoder<Cursor: FrameCursor>: Sendable {
+final class SequentialFrameDecoder: Sendable {
     private struct State {
-        var cursor: Cursor
+        var cursor: any FrameCursor
         /// The last frame produced, kept so that asking again for the same frame is free.
         var last: (index: Int, pixels: PixelBuffer)?
         /// Set when a decode failed part-way, leaving the cursor's canvas undefined.
@@ -23,17 +29,23 @@ final class SequentialFrameDecoder<Cursor: FrameCursor>: Sendable {
     }
 
     private let state: Mutex<State>
-    /// Number of frames a caller may ask for.
-    let frameCount: Int
+    /// The original file (``AnimatedImageCoder/animatedImageData``).
+    let data: Data
+    /// What is known without decoding; its frame count is the number of frames a caller
+    /// may ask for.
+    let properties: AnimatedImageProperties
 
-    /// Wraps `cursor`, which must stand before frame 0.
-    init(cursor: sending Cursor, frameCount: Int) {
+    /// Wraps `cursor`, which must stand before frame 0 of `data`, whose structure
+    /// `properties` describes.
+    init(data: Data, properties: AnimatedImageProperties, cursor: sending some FrameCursor) {
         state = Mutex(State(cursor: cursor))
-        self.frameCount = frameCount
+        self.data = data
+        self.properties = properties
     }
 
     /// Frame `index`, decoded forward from the nearest state held (see the type's note).
     func frame(at index: Int) throws -> PixelBuffer {
+        let frameCount = properties.frameCount
         guard index >= 0, index < frameCount else {
             throw WebImageError.badImageData("frame \(index) is out of range (0..<\(frameCount))")
         }
@@ -68,7 +80,9 @@ final class SequentialFrameDecoder<Cursor: FrameCursor>: Sendable {
 /// GIF, APNG and animated WebP build frame N on top of frame N-1, so a frame can only be
 /// made by decoding forward from a state the cursor holds. ``SequentialFrameDecoder``
 /// drives a cursor and decides when to rewind. Not thread-safe; always used under a lock.
-protocol FrameCursor {
+/// `SendableMetatype` rules out an isolated conformance, so a cursor held as
+/// `any FrameCursor` can be handed to that lock and used from any thread.
+protocol FrameCursor: SendableMetatype {
     /// The index the next ``decodeNext()`` produces.
     var nextIndex: Int { get }
     /// Goes back to the state before frame 0.

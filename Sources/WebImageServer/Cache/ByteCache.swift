@@ -1,4 +1,6 @@
+import Crypto
 import Foundation
+import NIOCore
 import WebImage
 
 /// Encoded bytes by key, in memory, on disk, or both: the server's result cache and its
@@ -16,14 +18,36 @@ import WebImage
 /// let hit = cache.memoryEntry(forKey: key) ?? cache.diskEntry(forKey: key)
 /// ```
 public final class ByteCache: Sendable {
-    /// One cached item: the bytes and their format.
+    /// One cached item: the bytes, their format, and for a result its entity tag.
     public struct Entry: Sendable, Equatable {
-        public var data: Data
+        /// The bytes, kept as the buffer a response body sends: a hit is written to the
+        /// socket without copying them.
+        public var bytes: ByteBuffer
         public var format: ImageFormat
+        /// The strong `ETag` of the bytes (quoted), computed once when the entry is made so
+        /// that a cache hit does not hash them again; `nil` where no one asked for it.
+        public var etag: String?
 
-        public init(data: Data, format: ImageFormat) {
-            self.data = data
+        public init(data: Data, format: ImageFormat, etag: String? = nil) {
+            self.bytes = ByteBuffer(bytes: data)
             self.format = format
+            self.etag = etag
+        }
+
+        /// A copy of the bytes.
+        public var data: Data { Data(bytes.readableBytesView) }
+
+        /// A strong entity tag for `data`: the first 16 bytes of its SHA-256, in hex and
+        /// quoted. The same bytes always give the same tag, on every node.
+        public static func etag<Bytes: DataProtocol>(of data: Bytes) -> String {
+            let hexDigits = Array("0123456789abcdef".utf8)
+            var tag: [UInt8] = [UInt8(ascii: "\"")]
+            for byte in SHA256.hash(data: data).prefix(16) {
+                tag.append(hexDigits[Int(byte >> 4)])
+                tag.append(hexDigits[Int(byte & 0x0F)])
+            }
+            tag.append(UInt8(ascii: "\""))
+            return String(decoding: tag, as: UTF8.self)
         }
     }
 
@@ -34,12 +58,17 @@ public final class ByteCache: Sendable {
 
     /// The levels in use.
     public let levels: ImageServer.Configuration.CacheLevels
+    /// Whether entries read from disk get their ``Entry/etag`` (the file keeps only bytes
+    /// and format).
+    public let tagsEntries: Bool
     private let memory: MemoryCache<String, Entry>
     private let disk: DiskCache?
 
-    /// Creates a cache with `levels`; the disk level lives in `directory`.
-    public init(levels: ImageServer.Configuration.CacheLevels, directory: URL, memoryLimit: Int) {
+    /// Creates a cache with `levels`; the disk level lives in `directory`. With
+    /// `tagsEntries`, an entry read from disk has its ``Entry/etag`` computed on the way in.
+    public init(levels: ImageServer.Configuration.CacheLevels, directory: URL, memoryLimit: Int, tagsEntries: Bool = false) {
         self.levels = levels
+        self.tagsEntries = tagsEntries
         memory = MemoryCache(totalCostLimit: max(1, memoryLimit))
         disk = levels.contains(.disk) ? DiskCache(directory: directory) : nil
     }
@@ -59,7 +88,7 @@ public final class ByteCache: Sendable {
         let format = disk.extendedData(forKey: key)
             .flatMap { String(data: $0, encoding: .utf8) }
             .flatMap(ImageFormat.init(rawValue:)) ?? ImageFormat(sniffing: data)
-        let entry = Entry(data: data, format: format)
+        let entry = Entry(data: data, format: format, etag: tagsEntries ? Entry.etag(of: data) : nil)
         if levels.contains(.memory) { memory.setValue(entry, forKey: key, cost: data.count) }
         return entry
     }
@@ -71,7 +100,7 @@ public final class ByteCache: Sendable {
     /// loses only the cached copy, never the response: it is reported, not thrown.
     @discardableResult
     public func store(_ entry: Entry, forKey key: String) -> Bool {
-        if levels.contains(.memory) { memory.setValue(entry, forKey: key, cost: entry.data.count) }
+        if levels.contains(.memory) { memory.setValue(entry, forKey: key, cost: entry.bytes.readableBytes) }
         guard let disk else { return true }
         do {
             try disk.setData(entry.data, forKey: key, extendedData: Data(entry.format.rawValue.utf8))

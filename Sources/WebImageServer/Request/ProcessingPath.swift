@@ -128,17 +128,13 @@ public struct ProcessingPath: Sendable, Equatable {
             try expect(args, 0...4, name)
             try applySize(args, to: &options, name)
         case "resizing_type", "rt":
-            try expect(args, 1...1, name)
-            options.resizingType = try resizingType(args[0])
+            options.resizingType = try resizingType(single(args, name))
         case "width", "w":
-            try expect(args, 1...1, name)
-            options.width = try dimension(args[0], name)
+            options.width = try dimension(single(args, name), name)
         case "height", "h":
-            try expect(args, 1...1, name)
-            options.height = try dimension(args[0], name)
+            options.height = try dimension(single(args, name), name)
         case "enlarge", "el":
-            try expect(args, 1...1, name)
-            options.enlarge = try bool(args[0], name)
+            options.enlarge = try bool(single(args, name), name)
         case "extend", "ex":
             try expect(args, 1...4, name)
             options.extend = try bool(args[0], name)
@@ -147,44 +143,35 @@ public struct ProcessingPath: Sendable, Equatable {
             try expect(args, 1...3, name)
             options.gravity = try gravity(args, name, allowsFocusPoint: true)
         case "quality", "q":
-            try expect(args, 1...1, name)
-            let quality = try integer(args[0], name, in: 0...100)
+            let quality = try integer(single(args, name), name, in: 0...100)
             options.quality = quality == 0 ? nil : quality
         case "format", "f", "ext":
-            try expect(args, 1...1, name)
-            options.format = try format(named: args[0])
+            options.format = try format(named: single(args, name))
         case "background", "bg":
             try expect(args, 1...3, name)
             options.background = try color(args, name)
         case "blur", "bl":
-            try expect(args, 1...1, name)
-            options.blur = try number(args[0], name, in: 0...1_000)
+            options.blur = try number(single(args, name), name, in: 0...1_000)
         case "rotate", "rot":
-            try expect(args, 1...1, name)
-            let degrees = try integer(args[0], name, in: -3600...3600)
+            let degrees = try integer(single(args, name), name, in: -3600...3600)
             guard degrees % 90 == 0 else { throw .badOptions("rotate takes a multiple of 90, not \(degrees)") }
             options.rotate = ((degrees % 360) + 360) % 360
         case "dpr":
-            try expect(args, 1...1, name)
-            options.dpr = try number(args[0], name, in: 0.01...8)
+            options.dpr = try number(single(args, name), name, in: 0.01...8)
         case "cachebuster", "cb":
             try expect(args, 0...1, name)
             options.cacheBuster = String(args.first ?? "")
         case "strip_metadata", "sm":
-            try expect(args, 1...1, name)
             // Our encoders write no metadata at all, so keeping it cannot be honoured yet.
-            guard try bool(args[0], name) else {
+            guard try bool(single(args, name), name) else {
                 throw .badOptions("strip_metadata:false is not supported: results never carry the source's metadata")
             }
         case "auto_rotate", "ar":
-            try expect(args, 1...1, name)
-            options.autoRotate = try bool(args[0], name)
+            options.autoRotate = try bool(single(args, name), name)
         case "page", "pg":
-            try expect(args, 1...1, name)
-            options.page = try integer(args[0], name, in: 0...1_000_000)
+            options.page = try integer(single(args, name), name, in: 0...1_000_000)
         case "max_bytes", "mb":
-            try expect(args, 1...1, name)
-            let limit = try integer(args[0], name, in: 0...Int(Int32.max))
+            let limit = try integer(single(args, name), name, in: 0...Int(Int32.max))
             options.maxBytes = limit == 0 ? nil : limit
         default:
             throw .badOptions("unsupported option \"\(name)\"")
@@ -198,6 +185,12 @@ public struct ProcessingPath: Sendable, Equatable {
         if args.count > 1, !args[1].isEmpty { options.height = try dimension(args[1], name) }
         if args.count > 2, !args[2].isEmpty { options.enlarge = try bool(args[2], name) }
         if args.count > 3, !args[3].isEmpty { options.extend = try bool(args[3], name) }
+    }
+
+    /// The one argument of an option that takes exactly one.
+    private static func single(_ args: [Substring], _ name: Substring) throws(ImageServerError) -> Substring {
+        try expect(args, 1...1, name)
+        return args[0]
     }
 
     private static func expect(_ args: [Substring], _ counts: ClosedRange<Int>, _ name: Substring) throws(ImageServerError) {

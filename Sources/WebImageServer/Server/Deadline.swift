@@ -1,7 +1,8 @@
 import Synchronization
 
 /// Runs `work` in a task of its own and returns its result, or throws `timeoutError` once
-/// `duration` has passed, whichever comes first; on the time-out the work's task is
+/// `duration` has passed, or ``ImageServerError/clientClosedRequest`` once `watch` sees the
+/// client go, whichever comes first; on the time-out or the departure the work's task is
 /// cancelled but not awaited.
 ///
 /// Not awaiting is the point: a decode already running on a worker thread cannot stop
@@ -11,6 +12,7 @@ import Synchronization
 func withDeadline<T: Sendable>(
     _ duration: Duration,
     timeoutError: ImageServerError,
+    abandonedWhenClosed watch: ConnectionWatch? = nil,
     _ work: @escaping @Sendable () async throws -> T
 ) async throws -> T {
     let race = DeadlineRace<T>()
@@ -21,7 +23,13 @@ func withDeadline<T: Sendable>(
         try await Task.sleep(for: duration)
         if race.finish(.failure(timeoutError)) { workTask.cancel() }
     }
-    defer { timer.cancel() }
+    let departure = watch?.onClose {
+        if race.finish(.failure(ImageServerError.clientClosedRequest)) { workTask.cancel() }
+    }
+    defer {
+        timer.cancel()
+        watch?.removeObserver(departure)
+    }
     return try await withTaskCancellationHandler {
         try await withCheckedThrowingContinuation { race.wait(with: $0) }
     } onCancel: {

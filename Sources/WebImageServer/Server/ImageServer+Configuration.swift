@@ -54,8 +54,13 @@ extension ImageServer {
         /// `WEBIMAGE_WORKERS`: image jobs processed at once; default the number of cores.
         public var workers = ProcessInfo.processInfo.activeProcessorCount
         /// `WEBIMAGE_QUEUE_SIZE`: jobs that may wait for a worker; more get a 429 at once.
-        /// Default 64.
-        public var queueSize = 64
+        /// Default `nil`: 8 per worker (imgproxy's default queue is unbounded). A request
+        /// that would wait behind more than a few jobs per worker is better refused at once,
+        /// so that its client or the load balancer can try again or elsewhere, than held
+        /// for seconds on a node that is already saturated.
+        public var queueSize: Int?
+        /// The queue length in effect: ``queueSize``, or 8 per worker.
+        public var effectiveQueueSize: Int { queueSize ?? 8 * max(1, workers) }
         /// `WEBIMAGE_MAX_CLIENTS`: open connections accepted at once; default 2,048 (imgproxy's).
         public var maxClients = 2_048
         /// `WEBIMAGE_TIMEOUT`: seconds a request may take, queue time included, before a
@@ -128,7 +133,7 @@ extension ImageServer {
             allowsUnsigned = try reader.bool("INSECURE") ?? allowsUnsigned
             secret = reader.string("SECRET") ?? secret
             workers = try reader.integer("WORKERS", in: 1...4_096) ?? workers
-            queueSize = try reader.integer("QUEUE_SIZE", in: 0...1_000_000) ?? queueSize
+            if let size = try reader.integer("QUEUE_SIZE", in: 0...1_000_000) { queueSize = size }
             maxClients = try reader.integer("MAX_CLIENTS", in: 1...1_000_000) ?? maxClients
             timeout = try reader.seconds("TIMEOUT") ?? timeout
             downloadTimeout = try reader.seconds("DOWNLOAD_TIMEOUT") ?? downloadTimeout

@@ -1,5 +1,5 @@
-import Crypto
 import Foundation
+import HTTPTypes
 import Hummingbird
 import NIOCore
 import NIOPosix
@@ -14,7 +14,8 @@ extension ImageServer {
     }
 
     /// Answers one image request; never throws: every failure becomes its status.
-    func respond(to request: Request, prefix: String) async -> Response {
+    /// `connection`, when known, lets a job be abandoned once its client has gone.
+    func respond(to request: Request, prefix: String, connection: ImageRequestContext? = nil) async -> Response {
         let start = ContinuousClock.now
         metrics.inFlight.increment()
         defer {
@@ -23,7 +24,7 @@ extension ImageServer {
         }
         let response: Response
         do {
-            let delivery = try await deliver(request, prefix: prefix, start: start)
+            let delivery = try await deliver(request, prefix: prefix, start: start, connection: connection)
             response = success(delivery, for: request)
             metrics.recordResponse(status: response.status.code, errorLabel: nil)
         } catch {
@@ -37,50 +38,120 @@ extension ImageServer {
         return response
     }
 
-    /// Parse, verify, look up, and on a miss fetch and process under the time-outs.
-    private func deliver(_ request: Request, prefix: String, start: ContinuousClock.Instant) async throws -> Delivery {
-        if let secret = configuration.secret, request.headers[.authorization] != "Bearer \(secret)" {
-            throw ImageServerError.badSecret
-        }
+    /// Verify, look up, parse, and on a miss fetch and process under the time-outs.
+    private func deliver(
+        _ request: Request,
+        prefix: String,
+        start: ContinuousClock.Instant,
+        connection: ImageRequestContext?
+    ) async throws -> Delivery {
         var target = request.uri.path
         if !prefix.isEmpty, target.hasPrefix(prefix) { target.removeFirst(prefix.count) }
         if let query = request.uri.query { target += "?" + query }
-        // The signature first, as imgproxy: a URL that is not signed learns nothing about
-        // its options (a 403, never a 400 naming one).
-        if verifiesSignatures {
-            let (signature, signedPart) = try ProcessingPath.signatureAndSignedPart(of: target)
-            guard signer.isValid(signature: signature, for: signedPart) else {
-                throw ImageServerError.badSignature("the signature does not match the URL")
-            }
+        let signedPart = try verifiedSignedPart(of: target, headers: request.headers)
+        let negotiates = configuration.autoWebP || configuration.autoAVIF
+        let offered = negotiates ? offeredFormat(accept: request.headers[.accept]) : nil
+
+        // A hit in memory needs no parse: its key was made from the same signed part by a
+        // request that parsed and validated it in this process. This is the hot path of a
+        // warm service, and the parse (percent-decoding, URL parsing) would be most of it.
+        if resultCache.isEnabled, let hit = memoryHit(signedPart, offered: offered, negotiates: negotiates) {
+            metrics.recordCacheHit(.memory)
+            return hit
         }
+
         let path = try ProcessingPath(parsing: target)
         try processor.validate(path.options)
-
-        let negotiated = negotiatedFormat(path.options, accept: request.headers[.accept])
-        let varies = (configuration.autoWebP || configuration.autoAVIF) && path.options.format == nil
-        let key = String(path.signedPart) + "|" + ((path.options.format ?? negotiated)?.rawValue ?? "source")
+        let variant = ResultVariant(explicit: path.options.format, offered: offered, negotiates: negotiates)
+        let key = variant.key(for: signedPart)
+        let varies = variant.varies
         if resultCache.isEnabled {
             if let (entry, level) = try await cached(key, in: resultCache) {
-                metrics.recordCacheHit(level: level.rawValue)
+                metrics.recordCacheHit(level)
                 return Delivery(entry: entry, varies: varies)
             }
             metrics.cacheMisses.increment()
         }
 
         let remaining = configuration.timeout - (ContinuousClock.now - start)
-        let entry = try await withDeadline(remaining, timeoutError: .processingTimedOut) {
-            try await self.produce(path, format: path.options.format ?? negotiated, cacheKey: key)
+        let watch = await connection?.connectionWatch()
+        let entry = try await withDeadline(remaining, timeoutError: .processingTimedOut, abandonedWhenClosed: watch) {
+            try await self.produce(path, format: variant.format, cacheKey: key, watch: watch)
         }
         return Delivery(entry: entry, varies: varies)
     }
 
+    /// The part of `target` its signature signs, once the secret and the signature are
+    /// checked: the signature first, as imgproxy, so a URL that is not signed learns nothing
+    /// about its options (a 403, never a 400 naming one).
+    func verifiedSignedPart(of target: String, headers: HTTPFields) throws(ImageServerError) -> Substring {
+        if let secret = configuration.secret, headers[.authorization] != "Bearer \(secret)" {
+            throw .badSecret
+        }
+        let (signature, signedPart) = try ProcessingPath.signatureAndSignedPart(of: target)
+        if verifiesSignatures, !signer.isValid(signature: signature, for: signedPart) {
+            throw .badSignature("the signature does not match the URL")
+        }
+        return signedPart
+    }
+
+    /// The whole answer to a request that needs no waiting: a result in memory, or a 429
+    /// while the queue is full. `nil` when the request must take the full path (a miss with
+    /// room in the queue, or anything to refuse otherwise: the full path gives its status).
+    /// ``ImmediateResponseHandler`` answers with it on the event loop; it makes the same checks in
+    /// the same order as ``respond(to:prefix:connection:)`` and counts the same.
+    func immediateResponse(target: String, method: HTTPRequest.Method, headers: HTTPFields) -> (head: HTTPResponse, body: ByteBuffer?)? {
+        guard method == .get || method == .head, let signedPart = try? verifiedSignedPart(of: target, headers: headers) else {
+            return nil
+        }
+        let start = ContinuousClock.now
+        let isHead = method == .head
+        let negotiates = configuration.autoWebP || configuration.autoAVIF
+        let offered = negotiates ? offeredFormat(accept: headers[.accept]) : nil
+        if resultCache.levels.contains(.memory), let hit = memoryHit(signedPart, offered: offered, negotiates: negotiates) {
+            let answer = responseParts(hit, requestHeaders: headers, isHead: isHead)
+            metrics.recordCacheHit(.memory)
+            metrics.recordResponse(status: answer.head.status.code, errorLabel: nil)
+            metrics.requestDuration.record(ContinuousClock.now - start)
+            return answer
+        }
+        // Overloaded, a request that will be refused a worker is refused here, after the
+        // URL and its options are checked as the full path checks them (a 400 stays a 400),
+        // and unless a disk level might still hold its result (a read that must not block
+        // the event loop). Under a flood of retries the refusals are most of the work, and
+        // here each costs a fraction of the full path's.
+        guard queue.isFull, !resultCache.hasDiskLevel,
+              let path = try? ProcessingPath(parsing: target), (try? processor.validate(path.options)) != nil
+        else { return nil }
+        metrics.cacheMisses.increment()
+        let refusal = ImageServerError.queueFull
+        metrics.recordResponse(status: refusal.status, errorLabel: refusal.label)
+        metrics.requestDuration.record(ContinuousClock.now - start)
+        return Self.failureParts(refusal, isHead: isHead)
+    }
+
+    /// The result made for `signedPart` that this client may have, from memory: the one
+    /// whose format the URL fixed (or negotiation is off), else the one negotiated for what
+    /// the client offers.
+    private func memoryHit(_ signedPart: Substring, offered: ImageFormat?, negotiates: Bool) -> Delivery? {
+        let fixed = ResultVariant(explicit: nil, offered: nil, negotiates: false)
+        if let entry = resultCache.memoryEntry(forKey: fixed.key(for: signedPart)) {
+            return Delivery(entry: entry, varies: false)
+        }
+        guard negotiates else { return nil }
+        let negotiated = ResultVariant(explicit: nil, offered: offered, negotiates: true)
+        return resultCache.memoryEntry(forKey: negotiated.key(for: signedPart)).map { Delivery(entry: $0, varies: true) }
+    }
+
     /// The job behind a cache miss: a worker slot, the source, the processing, the store.
-    private func produce(_ path: ProcessingPath, format: ImageFormat?, cacheKey: String) async throws -> ByteCache.Entry {
+    private func produce(_ path: ProcessingPath, format: ImageFormat?, cacheKey: String, watch: ConnectionWatch?) async throws -> ByteCache.Entry {
         let queued = ContinuousClock.now
         do {
             try await queue.enter()
         } catch is CancellationError {
-            noteQueueTimeout()
+            // Cancelled in the queue: by the time-out (which /health reports), or because
+            // the client went (which says nothing about the server's health).
+            if watch?.isClosed != true { noteQueueTimeout() }
             throw CancellationError()
         }
         defer { queue.leave() }
@@ -90,7 +161,8 @@ extension ImageServer {
         let processingStart = ContinuousClock.now
         let entry = try await onWorkerThread {
             let output = try self.processor.process(source, options: path.options, format: format)
-            let entry = ByteCache.Entry(data: output.data, format: output.format)
+            let etag = self.configuration.useETag ? ByteCache.Entry.etag(of: output.data) : nil
+            let entry = ByteCache.Entry(data: output.data, format: output.format, etag: etag)
             self.resultCache.store(entry, forKey: cacheKey)
             return entry
         }
@@ -130,9 +202,10 @@ extension ImageServer {
         try await workerThreads.runIfActive(body)
     }
 
-    /// AVIF, then WebP, when enabled, the client accepts it and the URL names no format.
-    func negotiatedFormat(_ options: ProcessingOptions, accept: String?) -> ImageFormat? {
-        guard options.format == nil, let accept = accept?.lowercased() else { return nil }
+    /// AVIF, then WebP, when enabled and the client accepts it: the format a URL that names
+    /// none is made in.
+    func offeredFormat(accept: String?) -> ImageFormat? {
+        guard let accept = accept?.lowercased() else { return nil }
         let coder = processor.configuration.coder
         if configuration.autoAVIF, accept.contains("image/avif"), coder.canEncode(to: .avif) { return .avif }
         if configuration.autoWebP, accept.contains("image/webp"), coder.canEncode(to: .webp) { return .webp }
@@ -142,22 +215,29 @@ extension ImageServer {
     // MARK: Responses
 
     private func success(_ delivery: Delivery, for request: Request) -> Response {
-        let data = delivery.entry.data
+        let answer = responseParts(delivery, requestHeaders: request.headers, isHead: request.method == .head)
+        guard let body = answer.body else { return Response(status: answer.head.status, headers: answer.head.headerFields) }
+        return Response(status: answer.head.status, headers: answer.head.headerFields, body: ResponseBody(byteBuffer: body))
+    }
+
+    /// A success's status, headers and body (none for `HEAD` and 304): 200 with the
+    /// result, or 304 when `If-None-Match` names its `ETag`.
+    private func responseParts(_ delivery: Delivery, requestHeaders: HTTPFields, isHead: Bool) -> (head: HTTPResponse, body: ByteBuffer?) {
+        let bytes = delivery.entry.bytes
         var headers: HTTPFields = [
             .contentType: delivery.entry.format.mimeType,
             .cacheControl: "max-age=\(configuration.ttl), public",
         ]
         if delivery.varies { headers[.vary] = "Accept" }
         if configuration.useETag {
-            let etag = "\"" + SHA256.hash(data: data).prefix(16).map { String(format: "%02x", $0) }.joined() + "\""
+            let etag = delivery.entry.etag ?? ByteCache.Entry.etag(of: bytes.readableBytesView)
             headers[.eTag] = etag
-            if let ifNoneMatch = request.headers[.ifNoneMatch], Self.matches(ifNoneMatch, etag) {
-                return Response(status: .notModified, headers: headers)
+            if let ifNoneMatch = requestHeaders[.ifNoneMatch], Self.matches(ifNoneMatch, etag) {
+                return (HTTPResponse(status: .notModified, headerFields: headers), nil)
             }
         }
-        headers[.contentLength] = String(data.count)
-        guard request.method != .head else { return Response(status: .ok, headers: headers) }
-        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
+        headers[.contentLength] = String(bytes.readableBytes)
+        return (HTTPResponse(status: .ok, headerFields: headers), isHead ? nil : bytes)
     }
 
     /// `If-None-Match`: `*`, or a list of tags one of which is `etag` (weak or strong).
@@ -169,13 +249,19 @@ extension ImageServer {
     }
 
     static func failure(_ error: ImageServerError, isHead: Bool) -> Response {
+        let answer = failureParts(error, isHead: isHead)
+        return Response(
+            status: answer.head.status,
+            headers: answer.head.headerFields,
+            body: answer.body.map { ResponseBody(byteBuffer: $0) } ?? ResponseBody()
+        )
+    }
+
+    /// A failure's status, headers and one-line body (none for `HEAD`).
+    static func failureParts(_ error: ImageServerError, isHead: Bool) -> (head: HTTPResponse, body: ByteBuffer?) {
         let body = ByteBuffer(string: error.message + "\n")
         var headers: HTTPFields = [.contentType: "text/plain; charset=utf-8", .cacheControl: "no-cache"]
         headers[.contentLength] = String(body.readableBytes)
-        return Response(
-            status: HTTPResponse.Status(code: error.status),
-            headers: headers,
-            body: isHead ? ResponseBody() : ResponseBody(byteBuffer: body)
-        )
+        return (HTTPResponse(status: HTTPResponse.Status(code: error.status), headerFields: headers), isHead ? nil : body)
     }
 }

@@ -12,7 +12,7 @@ import WebImage
 /// image out.
 ///
 /// One request flows: verify the signature, then parse the URL (no I/O) → result cache → a worker slot
-/// (at most ``Configuration/workers`` jobs run, ``Configuration/queueSize`` wait, the rest
+/// (at most ``Configuration/workers`` jobs run, ``Configuration/effectiveQueueSize`` wait, the rest
 /// get a 429) → the source, through a ``SourceFetching`` (by default a
 /// ``GuardedSourceFetcher``: only allowed sources, only permitted addresses, over the
 /// library's ``Downloader`` so concurrent requests of one source share one fetch) → decode at the
@@ -89,20 +89,37 @@ public final class ImageServer: Sendable {
         resultCache = ByteCache(
             levels: configuration.resultCache,
             directory: configuration.cacheDirectory.appendingPathComponent("results", isDirectory: true),
-            memoryLimit: configuration.memoryCacheSize
+            memoryLimit: configuration.memoryCacheSize,
+            tagsEntries: configuration.useETag
         )
         sourceCache = ByteCache(
             levels: configuration.sourceCache,
             directory: configuration.cacheDirectory.appendingPathComponent("sources", isDirectory: true),
             memoryLimit: configuration.memoryCacheSize
         )
-        queue = JobQueue(workers: configuration.workers, queueSize: configuration.queueSize)
+        queue = JobQueue(workers: configuration.workers, queueSize: configuration.effectiveQueueSize)
         // Decoding and encoding block a thread for milliseconds at a time: they get threads
         // of their own, one per worker slot, so Swift's cooperative pool (and with it
         // `/health`, `/metrics` and the network) stays free while every worker is busy.
         workerThreads = NIOThreadPool(numberOfThreads: max(1, configuration.workers))
         workerThreads.start()
         self.logger = logger
+    }
+
+    /// Makes NIO's event loops the threads that run Swift concurrency's tasks, for the
+    /// whole process; returns whether it took.
+    ///
+    /// Without it, Swift's cooperative pool and NIO's event loops are two sets of threads,
+    /// and every request hops from the event loop that read it to the pool that runs its
+    /// handler and back: two thread wake-ups, which cost more than answering a cache hit.
+    /// On the event loops the handler runs where the bytes arrived. `webimage serve` calls
+    /// this at start-up; an application that embeds the server may too, on two conditions
+    /// that make it safe: call it once, before any other work, and only in a process whose
+    /// async code never blocks a thread (the server's own image work runs on its worker
+    /// threads, its file I/O on NIO's thread pool, so it qualifies).
+    @discardableResult
+    public static func adoptEventLoopsAsGlobalExecutor() -> Bool {
+        NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
     }
 
     /// Whether URLs are checked against a signature.
@@ -115,8 +132,12 @@ public final class ImageServer: Sendable {
     public func routes<Context: RequestContext>(mountedAt prefix: String = "", context: Context.Type = Context.self) -> RouteCollection<Context> {
         let routes = RouteCollection(context: Context.self)
         routes.get("health") { _, _ in await self.healthResponse() }
-        routes.get("**") { request, _ in await self.respond(to: request, prefix: prefix) }
-        routes.head("**") { request, _ in await self.respond(to: request, prefix: prefix) }
+        routes.get("**") { request, context in
+            await self.respond(to: request, prefix: prefix, connection: context as? ImageRequestContext)
+        }
+        routes.head("**") { request, context in
+            await self.respond(to: request, prefix: prefix, connection: context as? ImageRequestContext)
+        }
         return routes
     }
 
@@ -127,12 +148,13 @@ public final class ImageServer: Sendable {
     public func run(onReady: @escaping @Sendable (_ port: Int, _ metricsPort: Int?) async -> Void = { _, _ in }) async throws {
         let address = try configuration.bindAddress()
         let metricsAddress = try configuration.prometheusAddress()
-        let router = Router()
+        let router = Router(context: ImageRequestContext.self)
         router.addRoutes(routes())
         let ports = PortsReady(expected: metricsAddress == nil ? 1 : 2, onReady: onReady)
         var services: [any Service] = [
             Application(
                 router: router,
+                server: .http1(configuration: .init(additionalChannelHandlers: [ImmediateResponseHandler(server: self), ConnectionWatch.Handler()])),
                 configuration: ApplicationConfiguration(
                     address: .hostname(address.host, port: address.port),
                     serverName: "webimage",

@@ -78,6 +78,9 @@ public struct ImageServerError: Error, Sendable, Equatable, CustomStringConverti
     public static let processingTimedOut = Self(status: 503, label: "timeout", message: "processing timed out")
     /// 504: the origin did not deliver the source within the download time-out.
     public static let downloadTimedOut = Self(status: 504, label: "download_timeout", message: "source download timed out")
+    /// 499 (nginx's code): the client closed its connection before the answer was ready, so
+    /// the job was abandoned. The client never sees it; the metrics and logs do.
+    public static let clientClosedRequest = Self(status: 499, label: "client_closed", message: "the client closed the connection")
     /// 500: encoding or another step of ours failed.
     public static func internalFailure(_ message: String) -> Self { Self(status: 500, label: "internal", message: message) }
 

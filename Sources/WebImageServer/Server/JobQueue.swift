@@ -33,6 +33,9 @@ final class JobQueue: Sendable {
             self.queueSize = max(0, queueSize)
         }
 
+        /// Whether a job arriving now would be refused.
+        var isFull: Bool { !(running < workers && waiting.isEmpty) && waiting.count >= queueSize }
+
         /// A job arrives.
         mutating func arrive() -> Admission {
             if running < workers, waiting.isEmpty {
@@ -83,6 +86,8 @@ final class JobQueue: Sendable {
     var running: Int { locked.withLock { $0.state.running } }
     /// Jobs waiting now.
     var waiting: Int { locked.withLock { $0.state.waiting.count } }
+    /// Whether a job arriving now would get ``ImageServerError/queueFull``.
+    var isFull: Bool { locked.withLock { $0.state.isFull } }
 
     /// Waits for a worker slot. Throws ``ImageServerError/queueFull`` at once when the queue
     /// is full, and `CancellationError` when the task is cancelled while it waits.

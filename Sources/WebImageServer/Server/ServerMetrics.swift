@@ -28,6 +28,11 @@ public final class ServerMetrics: Sendable {
     let cacheMisses: Counter
     let sourceBytes: Counter
     let residentMemory: Gauge
+    /// The counters every hit touches, made once: the registry's lookup by name and labels
+    /// takes a lock and builds strings, too much for the fastest path.
+    private let okResponses: Counter
+    private let memoryHits: Counter
+    private let diskHits: Counter
 
     /// Creates the metrics, each at zero.
     public init() {
@@ -41,19 +46,32 @@ public final class ServerMetrics: Sendable {
         cacheMisses = registry.makeCounter(descriptor: Self.name("result_cache_misses_total", "Result cache lookups that found nothing"), labels: [])
         sourceBytes = registry.makeCounter(descriptor: Self.name("source_bytes_total", "Bytes of sources fetched from origins"), labels: [])
         residentMemory = registry.makeGauge(descriptor: Self.name("resident_memory_bytes", "Resident set size of the process"), labels: [])
+        okResponses = registry.makeCounter(descriptor: Self.requestsTotal, labels: [("status", "200")])
+        memoryHits = registry.makeCounter(descriptor: Self.cacheHitsTotal, labels: [("level", ByteCache.Level.memory.rawValue)])
+        diskHits = registry.makeCounter(descriptor: Self.cacheHitsTotal, labels: [("level", ByteCache.Level.disk.rawValue)])
     }
+
+    private static var requestsTotal: MetricNameDescriptor { name("requests_total", "Responses by HTTP status") }
+    private static var cacheHitsTotal: MetricNameDescriptor { name("result_cache_hits_total", "Result cache hits by level") }
 
     /// Counts a response by status, and a failure by its reason label.
     func recordResponse(status: Int, errorLabel: String?) {
-        registry.makeCounter(descriptor: Self.name("requests_total", "Responses by HTTP status"), labels: [("status", String(status))]).increment()
+        if status == 200 {
+            okResponses.increment()
+        } else {
+            registry.makeCounter(descriptor: Self.requestsTotal, labels: [("status", String(status))]).increment()
+        }
         if let errorLabel {
             registry.makeCounter(descriptor: Self.name("errors_total", "Failed requests by reason"), labels: [("reason", errorLabel)]).increment()
         }
     }
 
     /// Counts a result cache hit at `level`.
-    func recordCacheHit(level: String) {
-        registry.makeCounter(descriptor: Self.name("result_cache_hits_total", "Result cache hits by level"), labels: [("level", level)]).increment()
+    func recordCacheHit(_ level: ByteCache.Level) {
+        switch level {
+        case .memory: memoryHits.increment()
+        case .disk: diskHits.increment()
+        }
     }
 
     /// The Prometheus text exposition, with the gauges read at this moment refreshed.

@@ -60,6 +60,59 @@ import Testing
         }
     }
 
+    @Test func aURLThatNamesItsFormatIsOneResultForEveryClient() async throws {
+        let configuration = ImageServer.Configuration.testing {
+            $0.resultCache = .memory
+            $0.autoWebP = true
+            $0.autoAVIF = true
+            $0.prometheusBind = "127.0.0.1:0"
+        }
+        try await RunningImageServer.with(origin: ["/a.png": .ok(try Self.png.get())], configuration) { origin, server in
+            let path = ImageURL.plain(origin.url("/a.png"), ["w:10"], extension: "png")
+            let plain = try await server.request(path)
+            let offering = try await server.request(path, headers: [("Accept", "image/avif,image/webp,*/*")])
+            #expect(plain.status == 200 && offering.status == 200)
+            #expect(ImageFormat(sniffing: offering.body) == .png && offering.body == plain.body)
+            // The URL fixed the format, so the answer does not depend on Accept.
+            #expect(plain.header("Vary") == nil && offering.header("Vary") == nil)
+            #expect(origin.requestCount("/a.png") == 1)
+            let metrics = try await server.metrics()
+            #expect(prometheusValue(metrics, "webimage_result_cache_hits_total{level=\"memory\"}") == 1)
+        }
+    }
+
+    @Test func aNegotiatedHitStillSaysVary() async throws {
+        let configuration = ImageServer.Configuration.testing { $0.resultCache = .memory; $0.autoWebP = true }
+        try await RunningImageServer.with(origin: ["/a.png": .ok(try Self.png.get())], configuration) { origin, server in
+            let path = ImageURL.plain(origin.url("/a.png"), ["w:10"])
+            for _ in 0..<2 {
+                let reply = try await server.request(path, headers: [("Accept", "image/webp")])
+                #expect(ImageFormat(sniffing: reply.body) == .webp)
+                #expect(reply.header("Vary") == "Accept")
+            }
+            #expect(origin.requestCount("/a.png") == 1)
+        }
+    }
+
+    @Test func aCachedResultStillNeedsItsSignature() async throws {
+        let signer = try URLSigner(keys: [ImageServerSignatureTests.key], salts: [ImageServerSignatureTests.salt])
+        let configuration = ImageServerSignatureTests.signed { $0.resultCache = .memory; $0.useETag = true }
+        try await RunningImageServer.with(origin: ["/a.png": .ok(try Self.png.get())], configuration) { origin, server in
+            let part = ImageURL.signedPlainPart(origin.url("/a.png"), ["w:10"], extension: "png")
+            let signature = try #require(signer.signature(for: part))
+            let first = try await server.request("/" + signature + part)
+            #expect(first.status == 200)
+            #expect(try await server.request("/insecure" + part).status == 403)
+            #expect(try await server.request("/" + String(signature.dropLast()) + part).status == 403)
+            let hit = try await server.request("/" + signature + part)
+            #expect(hit.status == 200 && hit.body == first.body)
+            // The tag stored with the entry is the one a fresh response computed.
+            #expect(hit.header("ETag") != nil && hit.header("ETag") == first.header("ETag"))
+            #expect(hit.header("ETag") == ByteCache.Entry.etag(of: first.body))
+            #expect(origin.requestCount("/a.png") == 1)
+        }
+    }
+
     @Test func withTheResultCacheOffEveryRequestIsProcessed() async throws {
         try await RunningImageServer.with(origin: ["/a.png": .ok(try Self.png.get())], .testing { $0.resultCache = [] }) { origin, server async throws in
             let path = ImageURL.plain(origin.url("/a.png"), ["w:10"])
@@ -76,6 +129,7 @@ import Testing
             $0.resultCache = .disk
             $0.cacheDirectory = directory
             $0.prometheusBind = "127.0.0.1:0"
+            $0.useETag = true
         }
         try await LoopbackServer.with(["/a.png": .ok(try Self.png.get())]) { origin in
             let path = ImageURL.plain(origin.url("/a.png"), ["rs:fill:20:20"], extension: "jpg")
@@ -93,6 +147,8 @@ import Testing
                 #expect(second.body == first.body)
                 // The format comes back from the disk entry, not from a guess.
                 #expect(second.header("Content-Type") == "image/jpeg")
+                // The disk keeps no tag: it is computed again from the same bytes.
+                #expect(second.header("ETag") != nil && second.header("ETag") == first.header("ETag"))
                 let metrics = try await server.metrics()
                 #expect(prometheusValue(metrics, "webimage_result_cache_hits_total{level=\"disk\"}") == 1)
             }

@@ -70,6 +70,77 @@ import Testing
         }
     }
 
+    @Test func underAFullQueueABadURLIsStillA400AndAHitStillServed() async throws {
+        let gate = ReplyGate()
+        let routes: [String: LoopbackServer.Reply] = ["/a.png": try Self.held(gate), "/b.png": try Self.held(gate), "/c.png": .ok(try Self.png.get())]
+        let configuration = ImageServer.Configuration.testing {
+            $0.workers = 1
+            $0.queueSize = 1
+            $0.resultCache = .memory
+            $0.prometheusBind = "127.0.0.1:0"
+        }
+        try await RunningImageServer.with(origin: routes, configuration) { origin, server in
+            defer { gate.open() }
+            let cached = ImageURL.plain(origin.url("/c.png"), ["w:10"])
+            let result = try await server.request(cached)
+            #expect(result.status == 200)
+            async let first = server.request(ImageURL.plain(origin.url("/a.png"), ["w:10"]))
+            #expect(try await waitUntil { origin.requestCount("/a.png") == 1 })
+            async let second = server.request(ImageURL.plain(origin.url("/b.png"), ["w:10"]))
+            #expect(try await waitUntil { prometheusValue(try await server.metrics(), "webimage_queue_length") == 1 })
+
+            // The checks keep their order while the queue is full: the URL's faults first.
+            let badOption = try await server.request(ImageURL.plain(origin.url("/c.png"), ["w:10", "crop2:1"]))
+            #expect(badOption.status == 400 && badOption.text.contains("crop2"))
+            let tooLarge = try await server.request(ImageURL.plain(origin.url("/c.png"), ["w:100000"]))
+            #expect(tooLarge.status == 400)
+            let refused = try await server.request(ImageURL.plain(origin.url("/c.png"), ["w:11"]), method: .HEAD)
+            #expect(refused.status == 429 && refused.body.isEmpty)
+            #expect(refused.header("Content-Length") == "48")
+            // A result already made needs no worker.
+            let hit = try await server.request(cached)
+            #expect(hit.status == 200 && hit.body == result.body)
+
+            gate.open()
+            #expect(try await first.status == 200)
+            #expect(try await second.status == 200)
+            let metrics = try await server.metrics()
+            #expect(prometheusValue(metrics, "webimage_errors_total{reason=\"queue_full\"}") == 1)
+            #expect(prometheusValue(metrics, "webimage_errors_total{reason=\"options\"}") == 2)
+        }
+    }
+
+    @Test func aQueuedJobWhoseClientLeavesIsAbandoned() async throws {
+        let gate = ReplyGate()
+        let routes: [String: LoopbackServer.Reply] = ["/a.png": try Self.held(gate), "/b.png": .ok(try Self.png.get())]
+        let configuration = ImageServer.Configuration.testing {
+            $0.workers = 1
+            $0.queueSize = 4
+            $0.prometheusBind = "127.0.0.1:0"
+        }
+        try await RunningImageServer.with(origin: routes, configuration) { origin, server in
+            defer { gate.open() }
+            async let first = server.request(ImageURL.plain(origin.url("/a.png"), ["w:10"]))
+            #expect(try await waitUntil { origin.requestCount("/a.png") == 1 })
+            // B queues behind A; its client gives up and closes the connection.
+            let abandoned = try? await server.request(ImageURL.plain(origin.url("/b.png"), ["w:10"]), timeout: .milliseconds(800))
+            #expect(abandoned == nil)
+            // B leaves the queue while A still holds the worker: nobody waits for its answer.
+            let left = try await waitUntil {
+                let metrics = try await server.metrics()
+                return prometheusValue(metrics, "webimage_errors_total{reason=\"client_closed\"}") == 1
+                    && prometheusValue(metrics, "webimage_queue_length") == 0
+            }
+            #expect(left)
+            #expect(prometheusValue(try await server.metrics(), "webimage_workers_busy") == 1)
+            gate.open()
+            #expect(try await first.status == 200)
+            // Its source was never fetched, and a departed client is no sign of ill health.
+            #expect(origin.requestCount("/b.png") == 0)
+            #expect(try await server.request("/health").status == 200)
+        }
+    }
+
     @Test func requestThatTimesOutInTheQueueIsA503AndTurnsHealthTo503() async throws {
         let configuration = ImageServer.Configuration.testing {
             $0.workers = 1

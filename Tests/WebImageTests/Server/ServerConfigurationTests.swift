@@ -17,7 +17,8 @@ import Testing
         #expect(!configuration.allowsUnsigned)
         #expect(configuration.secret == nil)
         #expect(configuration.workers == ProcessInfo.processInfo.activeProcessorCount)
-        #expect(configuration.queueSize == 64)
+        #expect(configuration.queueSize == nil)
+        #expect(configuration.effectiveQueueSize == 8 * configuration.workers)
         #expect(configuration.maxClients == 2_048)
         #expect(configuration.timeout == .seconds(10))
         #expect(configuration.downloadTimeout == .seconds(5))
@@ -54,6 +55,14 @@ import Testing
         #expect(configuration.sourceAddresses.allowsPrivate)
         #expect(configuration.sourceAddresses.allowedNetworks.map(\.description) == ["10.20.0.0/16", "fd00:1::/32"])
         #expect(configuration.maxRedirects == 3)
+    }
+
+    @Test func theDefaultQueueFollowsTheWorkers() throws {
+        let configuration = try Configuration(environment: ["WEBIMAGE_WORKERS": "3"])
+        #expect(configuration.queueSize == nil)
+        #expect(configuration.effectiveQueueSize == 24)
+        let explicit = try Configuration(environment: ["WEBIMAGE_WORKERS": "3", "WEBIMAGE_QUEUE_SIZE": "5"])
+        #expect(explicit.effectiveQueueSize == 5)
     }
 
     @Test func emptyEnvironmentGivesTheDefaults() throws {

@@ -20,10 +20,8 @@ import Foundation
 /// let source = try AVIFFrameSource(animatedImageData: data, options: ImageCoderOptions())
 /// let frame = try source.frame(at: 1)
 /// ```
-public final class AVIFFrameSource: AnimatedImageCoder {
-    public let animatedImageData: Data
-    public let properties: AnimatedImageProperties
-    private let decoder: SequentialFrameDecoder<Cursor>
+public final class AVIFFrameSource: SequentialFrameSource {
+    let frames: SequentialFrameDecoder
 
     /// Whether ``AVIFCoder`` accepts `data` (stills and sequences alike).
     public static func canDecodeAnimation(_ data: Data) -> Bool {
@@ -57,28 +55,23 @@ public final class AVIFFrameSource: AnimatedImageCoder {
         let target = DecodeGeometry.targetSize(
             sourceSize: source, orientation: orientation, frameCount: durations.count, options: options)
         let upright = (options.applyOrientation ? orientation : .up).orientedSize(source)
-        animatedImageData = data
-        properties = AnimatedImageProperties(
+        let properties = AnimatedImageProperties(
             format: .avif, loopCount: 0, durations: durations, frameSize: target,
             hasAlpha: decoder.pointee.alphaPresent == AVIF_TRUE, orientation: orientation,
             isThumbnail: target.pixelCount < upright.pixelCount)
-        let cursor = Cursor(handle: handle, source: source, orientation: orientation, target: target, options: options)
-        self.decoder = SequentialFrameDecoder(cursor: cursor, frameCount: durations.count)
-    }
-
-    public func frame(at index: Int) throws -> PixelBuffer {
-        try decoder.frame(at: index)
+        let finish = FrameFinish(orientation: orientation, target: target, options: options)
+        let cursor = Cursor(handle: handle, source: source, finish: finish)
+        frames = SequentialFrameDecoder(data: data, properties: properties, cursor: cursor)
     }
 
     /// A parsed libavif decoder and the bytes it reads, owned together and freed together.
     private final class Handle {
-        let bytes: UnsafeMutableRawBufferPointer
+        let bytes: PinnedBytes
         let decoder: UnsafeMutablePointer<avifDecoder>
 
         init(copying data: Data, options: ImageCoderOptions) throws {
             guard let decoder = avifDecoderCreate() else { throw WebImageError.badImageData("libavif could not create a decoder") }
-            let bytes = UnsafeMutableRawBufferPointer.allocate(byteCount: data.count, alignment: 16)
-            data.copyBytes(to: bytes)
+            let bytes = PinnedBytes(copying: data)
             self.bytes = bytes
             self.decoder = decoder
             // From here on, deinit frees both whatever fails below.
@@ -86,7 +79,7 @@ public final class AVIFFrameSource: AnimatedImageCoder {
             decoder.pointee.maxThreads = Int32(coder.maxThreads)
             decoder.pointee.ignoreXMP = AVIF_TRUE
             decoder.pointee.ignoreExif = AVIF_TRUE
-            guard let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) else {
+            guard let base = bytes.base else {
                 throw WebImageError.badImageData("empty AVIF data")
             }
             try coder.check(avifDecoderSetIOMemory(decoder, base, bytes.count), decoder, "reading")
@@ -95,7 +88,7 @@ public final class AVIFFrameSource: AnimatedImageCoder {
             decoder.pointee.imageSizeLimit = min(UInt32(AVIF_DEFAULT_IMAGE_SIZE_LIMIT), limit)
             decoder.pointee.imageDimensionLimit = min(UInt32(AVIF_DEFAULT_IMAGE_DIMENSION_LIMIT), limit)
             let parsed = avifDecoderParse(decoder)
-            if parsed != AVIF_RESULT_OK, let declared = HEIFPropertyReader.size(in: UnsafeRawBufferPointer(bytes)) {
+            if parsed != AVIF_RESULT_OK, let declared = HEIFPropertyReader.size(in: UnsafeRawBufferPointer(bytes.buffer)) {
                 try DecodeGeometry.checkPixelLimit(width: declared.width, height: declared.height, options: options)
             }
             try coder.check(parsed, decoder, "parsing")
@@ -103,25 +96,14 @@ public final class AVIFFrameSource: AnimatedImageCoder {
 
         deinit {
             avifDecoderDestroy(decoder)
-            bytes.deallocate()
         }
     }
 
     private struct Cursor: FrameCursor {
         let handle: Handle
         let source: ImageSize
-        let orientation: ImageOrientation
-        let target: ImageSize
-        let options: ImageCoderOptions
+        let finish: FrameFinish
         private(set) var nextIndex = 0
-
-        init(handle: Handle, source: ImageSize, orientation: ImageOrientation, target: ImageSize, options: ImageCoderOptions) {
-            self.handle = handle
-            self.source = source
-            self.orientation = orientation
-            self.target = target
-            self.options = options
-        }
 
         mutating func rewind() {
             nextIndex = 0
@@ -142,7 +124,7 @@ public final class AVIFFrameSource: AnimatedImageCoder {
             }
             let pixels = try AVIFCoder.rgba(from: decoded, width: source.width, height: source.height)
             nextIndex += 1
-            return DecodeGeometry.finish(pixels, orientation: orientation, target: target, options: options)
+            return finish.apply(to: pixels)
         }
     }
 }

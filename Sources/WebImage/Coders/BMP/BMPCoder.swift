@@ -20,19 +20,15 @@ import Foundation
 /// let image = try BMPCoder().decode(data, options: ImageCoderOptions())
 /// let bmp = try BMPCoder().encode(image, as: .bmp, options: ImageCoderOptions())
 /// ```
-public struct BMPCoder: ImageCoder {
+public struct BMPCoder: SingleFormatCoder {
+    static let format = ImageFormat.bmp
+
     /// Creates the coder.
     public init() {}
 
-    /// Whether `data` starts with `BM`.
-    public func canDecode(_ data: Data) -> Bool {
-        ImageFormat(sniffing: data) == .bmp
-    }
-
     /// Decodes the bitmap, scaled to the thumbnail size or scale-down limit when asked.
     public func decode(_ data: Data, options: ImageCoderOptions) throws -> Image {
-        guard !data.isEmpty else { throw WebImageError.badImageData("empty data") }
-        return try data.withUnsafeBytes { bytes in
+        try withCheckedBytes(of: data) { bytes in
             let header = try BMPHeader(bytes)
             try DecodeGeometry.checkPixelLimit(width: header.width, height: header.height, options: options)
             let (pixels, hasAlpha) = try BMPDecoder.decode(bytes, header: header)
@@ -45,14 +41,9 @@ public struct BMPCoder: ImageCoder {
         }
     }
 
-    /// BMP only.
-    public func canEncode(to format: ImageFormat) -> Bool {
-        format == .bmp
-    }
-
     /// Encodes the first frame as a 32-bit bitmap with alpha.
     public func encode(_ image: Image, as format: ImageFormat, options: ImageCoderOptions) throws -> Data {
-        guard format == .bmp else { throw WebImageError.unsupportedFormat(format) }
+        try checkEncodable(format)
         let frame = EncodeConstraints.prepareFirstFrame(image, options: options)
         return Data(try BMPEncoder.encode(frame.pixels))
     }

@@ -16,14 +16,11 @@ import Foundation
 /// let image = try GIFCoder().decode(data, options: ImageCoderOptions())
 /// print(image.frameCount, image.loopCount, image.duration)
 /// ```
-public struct GIFCoder: ImageCoder {
+public struct GIFCoder: SingleFormatCoder {
+    static let format = ImageFormat.gif
+
     /// Creates the coder.
     public init() {}
-
-    /// Whether `data` starts with the `GIF8` signature.
-    public func canDecode(_ data: Data) -> Bool {
-        ImageFormat(sniffing: data) == .gif
-    }
 
     /// Decodes every frame (or only the first with `decodeFirstFrameOnly`).
     ///
@@ -32,9 +29,7 @@ public struct GIFCoder: ImageCoder {
     /// the screen size); ``WebImageError/badImageData(_:)`` for data that is not a GIF, has no
     /// whole frame, or has a frame with no colour table.
     public func decode(_ data: Data, options: ImageCoderOptions) throws -> Image {
-        guard !data.isEmpty else { throw WebImageError.badImageData("empty data") }
-        guard canDecode(data) else { throw WebImageError.badImageData("not a GIF (no GIF8 signature)") }
-        return try data.withUnsafeBytes { bytes in
+        try withCheckedBytes(of: data, unrecognised: "not a GIF (no GIF8 signature)") { bytes in
             let plan = try GIFCoder.plan(bytes, options: options)
             return try GIFCoder.composite(bytes, plan: plan, options: options)
         }
@@ -45,14 +40,9 @@ public struct GIFCoder: ImageCoder {
         GIFProgressiveDecoder()
     }
 
-    /// GIF only.
-    public func canEncode(to format: ImageFormat) -> Bool {
-        format == .gif
-    }
-
     /// Encodes as GIF, animated when the image has several frames; see `GIFEncoder`.
     public func encode(_ image: Image, as format: ImageFormat, options: ImageCoderOptions) throws -> Data {
-        guard format == .gif else { throw WebImageError.unsupportedFormat(format) }
+        try checkEncodable(format)
         return try GIFEncoder.encode(image, options: options)
     }
 }

@@ -25,6 +25,11 @@ struct GIFCompositor {
         canvas = GIFCanvas(width: canvasSize.width, height: canvasSize.height)
     }
 
+    /// Goes back to before frame 0 with a fresh canvas, for a reader that starts over.
+    mutating func reset() {
+        self = GIFCompositor(canvasSize: canvasSize, target: target, options: options)
+    }
+
     /// The next frame, or `nil` at the trailer. Throws ``WebImageError`` for a frame without
     /// a colour table or above the pixel limit, and ``GIFReader/Failure`` for data giflib
     /// cannot read.

@@ -16,10 +16,8 @@ import Foundation
 /// let source = try GIFFrameSource(animatedImageData: data, options: ImageCoderOptions())
 /// let frame = try source.frame(at: 10)
 /// ```
-public final class GIFFrameSource: AnimatedImageCoder {
-    public let animatedImageData: Data
-    public let properties: AnimatedImageProperties
-    private let decoder: SequentialFrameDecoder<Cursor>
+public final class GIFFrameSource: SequentialFrameSource {
+    let frames: SequentialFrameDecoder
 
     /// Whether `data` starts with the `GIF8` signature (a one-frame GIF is a one-frame source).
     public static func canDecodeAnimation(_ data: Data) -> Bool {
@@ -32,16 +30,11 @@ public final class GIFFrameSource: AnimatedImageCoder {
         let scan = try data.withUnsafeBytes { try Self.scan($0, options: options) }
         let target = DecodeGeometry.targetSize(
             sourceSize: scan.canvas, orientation: .up, frameCount: scan.durations.count, options: options)
-        animatedImageData = data
-        properties = AnimatedImageProperties(
+        let properties = AnimatedImageProperties(
             format: .gif, loopCount: scan.loopCount, durations: scan.durations, frameSize: target,
             hasAlpha: scan.hasAlpha, isThumbnail: target != scan.canvas)
-        let cursor = Cursor(data: data, canvasSize: scan.canvas, target: target, options: options)
-        decoder = SequentialFrameDecoder(cursor: cursor, frameCount: scan.durations.count)
-    }
-
-    public func frame(at index: Int) throws -> PixelBuffer {
-        try decoder.frame(at: index)
+        let cursor = Cursor(data: data, compositor: GIFCompositor(canvasSize: scan.canvas, target: target, options: options))
+        frames = SequentialFrameDecoder(data: data, properties: properties, cursor: cursor)
     }
 
     private struct Scan {
@@ -84,25 +77,14 @@ public final class GIFFrameSource: AnimatedImageCoder {
     /// The compositor plus where the next frame's records start in the file.
     private struct Cursor: FrameCursor {
         let data: Data
-        let canvasSize: ImageSize
-        let target: ImageSize
-        let options: ImageCoderOptions
         var compositor: GIFCompositor
         /// `nil` before frame 0: records start after the header and global colour table.
         var offset: Int?
 
-        init(data: Data, canvasSize: ImageSize, target: ImageSize, options: ImageCoderOptions) {
-            self.data = data
-            self.canvasSize = canvasSize
-            self.target = target
-            self.options = options
-            compositor = GIFCompositor(canvasSize: canvasSize, target: target, options: options)
-        }
-
         var nextIndex: Int { compositor.frameIndex }
 
         mutating func rewind() {
-            compositor = GIFCompositor(canvasSize: canvasSize, target: target, options: options)
+            compositor.reset()
             offset = nil
         }
 

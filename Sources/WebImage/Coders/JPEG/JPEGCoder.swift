@@ -20,14 +20,11 @@ import Foundation
 /// let image = try JPEGCoder().decode(data, options: ImageCoderOptions())
 /// let jpeg = try JPEGCoder().encode(image, as: .jpeg, options: ImageCoderOptions())
 /// ```
-public struct JPEGCoder: ImageCoder {
+public struct JPEGCoder: SingleFormatCoder {
+    static let format = ImageFormat.jpeg
+
     /// Creates the coder.
     public init() {}
-
-    /// Whether `data` starts with JPEG's SOI marker followed by another marker.
-    public func canDecode(_ data: Data) -> Bool {
-        ImageFormat(sniffing: data) == .jpeg
-    }
 
     /// Decodes the JPEG in `data` to one upright RGBA frame.
     public func decode(_ data: Data, options: ImageCoderOptions) throws -> Image {
@@ -48,18 +45,13 @@ public struct JPEGCoder: ImageCoder {
         JPEGProgressiveDecoder()
     }
 
-    /// Whether `format` is ``ImageFormat/jpeg``.
-    public func canEncode(to format: ImageFormat) -> Bool {
-        format == .jpeg
-    }
-
     /// Encodes the first frame of `image` as a JPEG.
     ///
     /// Quality is `compressionQuality × 100` on libjpeg's 1–100 scale; `maxPixelSize` and
     /// `maxFileSize` are applied through `EncodeConstraints`; transparent pixels are
     /// composited onto `backgroundColor` (white by default), since JPEG has no alpha.
     public func encode(_ image: Image, as format: ImageFormat, options: ImageCoderOptions) throws -> Data {
-        guard format == .jpeg else { throw WebImageError.unsupportedFormat(format) }
+        try checkEncodable(format)
         // JPEG holds one frame: scale only that one.
         let frame = EncodeConstraints.prepareFirstFrame(image, options: options)
         // Opaque pixels go to libjpeg as they are (it ignores the fourth byte), saving a copy.

@@ -19,10 +19,8 @@ import Foundation
 /// let source = try APNGFrameSource(animatedImageData: data, options: ImageCoderOptions())
 /// let frame = try source.frame(at: 3)
 /// ```
-public final class APNGFrameSource: AnimatedImageCoder {
-    public let animatedImageData: Data
-    public let properties: AnimatedImageProperties
-    private let decoder: SequentialFrameDecoder<Cursor>
+public final class APNGFrameSource: SequentialFrameSource {
+    let frames: SequentialFrameDecoder
 
     /// Whether `data` is a PNG with an `acTL` chunk before its image data.
     public static func canDecodeAnimation(_ data: Data) -> Bool {
@@ -56,18 +54,13 @@ public final class APNGFrameSource: AnimatedImageCoder {
         let source = ImageSize(width: header.width, height: header.height)
         let target = DecodeGeometry.targetSize(
             sourceSize: source, orientation: orientation, frameCount: animation.frames.count, options: options)
-        animatedImageData = data
-        properties = AnimatedImageProperties(
+        let properties = AnimatedImageProperties(
             format: .png, loopCount: options.decodeFirstFrameOnly ? 1 : animation.playCount,
             durations: animation.frames.map(\.control.duration), frameSize: target, hasAlpha: hasAlpha,
             orientation: orientation, isThumbnail: target.pixelCount < source.pixelCount)
         let compositor = APNGCompositor(
             animation: animation, header: header, orientation: orientation, target: target, options: options)
-        decoder = SequentialFrameDecoder(cursor: Cursor(data: data, compositor: compositor), frameCount: animation.frames.count)
-    }
-
-    public func frame(at index: Int) throws -> PixelBuffer {
-        try decoder.frame(at: index)
+        frames = SequentialFrameDecoder(data: data, properties: properties, cursor: Cursor(data: data, compositor: compositor))
     }
 
     private struct Cursor: FrameCursor {

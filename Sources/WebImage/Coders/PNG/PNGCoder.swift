@@ -21,20 +21,16 @@ import Foundation
 /// let image = try PNGCoder().decode(data, options: ImageCoderOptions())
 /// let png = try PNGCoder().encode(image, as: .png, options: ImageCoderOptions())
 /// ```
-public struct PNGCoder: ImageCoder {
+public struct PNGCoder: SingleFormatCoder {
+    static let format = ImageFormat.png
+
     /// Creates the coder.
     public init() {}
-
-    /// Whether `data` starts with the PNG signature.
-    public func canDecode(_ data: Data) -> Bool {
-        ImageFormat(sniffing: data) == .png
-    }
 
     /// Decodes a PNG, or every frame of an APNG (only the default image with
     /// `decodeFirstFrameOnly`, which is the IDAT image even when the animation skips it).
     public func decode(_ data: Data, options: ImageCoderOptions) throws -> Image {
-        guard !data.isEmpty else { throw WebImageError.badImageData("empty data") }
-        return try data.withUnsafeBytes { bytes in
+        try withCheckedBytes(of: data) { bytes in
             let layout = try PNGChunks.scan(bytes)
             let header = try PNGDecoder.header(of: layout, in: bytes)
             try DecodeGeometry.checkPixelLimit(width: header.width, height: header.height, options: options)
@@ -70,15 +66,10 @@ public struct PNGCoder: ImageCoder {
         PNGProgressiveDecoder()
     }
 
-    /// PNG only.
-    public func canEncode(to format: ImageFormat) -> Bool {
-        format == .png
-    }
-
     /// Encodes as PNG, or as APNG when the image has several frames and
     /// `encodeFirstFrameOnly` is not set.
     public func encode(_ image: Image, as format: ImageFormat, options: ImageCoderOptions) throws -> Data {
-        guard format == .png else { throw WebImageError.unsupportedFormat(format) }
+        try checkEncodable(format)
         let frames = EncodeConstraints.prepare(image, options: options)
         // RGB is a quarter smaller than RGBA, so alpha is written only when some pixel uses it.
         let keepAlpha = frames.contains { $0.pixels.containsTransparency }

@@ -17,24 +17,11 @@ import Foundation
 /// decoder.update(bytesSoFar, isFinal: false)
 /// let partial = try decoder.currentImage(options: ImageCoderOptions())
 /// ```
-public final class GIFProgressiveDecoder: ProgressiveImageCoder {
-    private let core = ProgressiveDecoderCore<State>(coder: GIFCoder())
+public final class GIFProgressiveDecoder: CoreBackedProgressiveDecoder {
+    let core = ProgressiveDecoderCore(coder: GIFCoder(), state: State.self)
 
     /// Creates a decoder with no bytes yet.
     public init() {}
-
-    /// ``ImageFormat/gif``.
-    public var format: ImageFormat { .gif }
-
-    /// Records the bytes received so far; see ``ProgressiveImageCoder/update(_:isFinal:)``.
-    public func update(_ data: Data, isFinal: Bool) {
-        core.update(data, isFinal: isFinal)
-    }
-
-    /// The best image so far; see ``ProgressiveImageCoder/currentImage(options:)``.
-    public func currentImage(options: ImageCoderOptions) throws -> Image? {
-        try core.currentImage(options: options)
-    }
 
     private struct State: PartialImageState {
         /// The last partial image, the options it was made for and its whole frames.

@@ -4,8 +4,9 @@ import Foundation
 /// Shows a JPEG while it downloads: each scan of a progressive file as it arrives, the
 /// rows so far of a baseline one.
 ///
-/// libjpeg reads the bytes through a data source that suspends where they run out, so
-/// each ``currentImage(options:)`` decodes only what arrived since the last one.
+/// libjpeg reads the bytes through a data source that suspends where they run out, so each
+/// ``ProgressiveImageCoder/currentImage(options:)`` decodes only what arrived since the
+/// last one.
 /// Progressive (and other multi-scan) files use libjpeg's buffered-image mode: every
 /// output pass shows the newest scan that has begun, down to where its data ends, and the
 /// rows below keep the previous pass. Rows no pass has reached yet are mid-grey (128), as
@@ -21,24 +22,11 @@ import Foundation
 /// decoder.update(bytesSoFar, isFinal: false)
 /// let partial = try decoder.currentImage(options: ImageCoderOptions())
 /// ```
-public final class JPEGProgressiveDecoder: ProgressiveImageCoder {
-    private let core = ProgressiveDecoderCore<State>(coder: JPEGCoder())
+public final class JPEGProgressiveDecoder: CoreBackedProgressiveDecoder {
+    let core = ProgressiveDecoderCore(coder: JPEGCoder(), state: State.self)
 
     /// Creates a decoder with no bytes yet.
     public init() {}
-
-    /// ``ImageFormat/jpeg``.
-    public var format: ImageFormat { .jpeg }
-
-    /// Records the bytes received so far; see ``ProgressiveImageCoder/update(_:isFinal:)``.
-    public func update(_ data: Data, isFinal: Bool) {
-        core.update(data, isFinal: isFinal)
-    }
-
-    /// The best image so far; see ``ProgressiveImageCoder/currentImage(options:)``.
-    public func currentImage(options: ImageCoderOptions) throws -> Image? {
-        try core.currentImage(options: options)
-    }
 
     private struct State: PartialImageState {
         var session: Session?

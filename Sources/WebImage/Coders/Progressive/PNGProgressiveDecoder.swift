@@ -21,24 +21,11 @@ import Foundation
 /// decoder.update(bytesSoFar, isFinal: false)
 /// let partial = try decoder.currentImage(options: ImageCoderOptions())
 /// ```
-public final class PNGProgressiveDecoder: ProgressiveImageCoder {
-    private let core = ProgressiveDecoderCore<State>(coder: PNGCoder())
+public final class PNGProgressiveDecoder: CoreBackedProgressiveDecoder {
+    let core = ProgressiveDecoderCore(coder: PNGCoder(), state: State.self)
 
     /// Creates a decoder with no bytes yet.
     public init() {}
-
-    /// ``ImageFormat/png``.
-    public var format: ImageFormat { .png }
-
-    /// Records the bytes received so far; see ``ProgressiveImageCoder/update(_:isFinal:)``.
-    public func update(_ data: Data, isFinal: Bool) {
-        core.update(data, isFinal: isFinal)
-    }
-
-    /// The best image so far; see ``ProgressiveImageCoder/currentImage(options:)``.
-    public func currentImage(options: ImageCoderOptions) throws -> Image? {
-        try core.currentImage(options: options)
-    }
 
     /// Signature (8) + IHDR's length and type (8) + its 13 bytes + CRC (4).
     private static let headerLength = 33

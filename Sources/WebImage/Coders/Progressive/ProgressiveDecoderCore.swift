@@ -7,7 +7,10 @@ import Synchronization
 ///
 /// A fresh value (`init()`) means "nothing decoded yet"; the core replaces the state with
 /// a fresh one when a download restarts and once the last bytes are in.
-protocol PartialImageState {
+///
+/// `SendableMetatype` rules out an isolated conformance, so a state held as
+/// `any PartialImageState` can be handed to the core's lock and used from any thread.
+protocol PartialImageState: SendableMetatype {
     /// A state that has decoded nothing yet.
     init()
 
@@ -28,15 +31,18 @@ extension PartialImageState {
 /// far, the restart rule, the lock, and the one-shot decode by the format's ordinary coder
 /// once the last bytes are in (made once per options, so repeated asks cost nothing).
 ///
+/// The format's state is held as `any PartialImageState`, so a decoder can keep its state
+/// type private and still hand its core to ``CoreBackedProgressiveDecoder``.
+///
 /// Thread-safe: all state is behind one lock, and calls on one decoder are serialised by
 /// it; one core serves one download.
 ///
 /// ```swift
-/// private let core = ProgressiveDecoderCore<State>(coder: JPEGCoder())   // State: PartialImageState
+/// let core = ProgressiveDecoderCore(coder: JPEGCoder(), state: State.self)   // State: PartialImageState
 /// core.update(bytesSoFar, isFinal: false)
 /// let partial = try core.currentImage(options: ImageCoderOptions())
 /// ```
-final class ProgressiveDecoderCore<State: PartialImageState>: Sendable {
+final class ProgressiveDecoderCore: Sendable {
     private struct Locked {
         /// Every byte received so far (the caller's `Data`, shared, not copied).
         var data = Data()
@@ -44,15 +50,20 @@ final class ProgressiveDecoderCore<State: PartialImageState>: Sendable {
         var isFinal = false
         /// The one-shot decode of the final bytes, with the options it was made for.
         var finalImage: (options: ImageCoderOptions, image: Image)?
-        var state = State()
+        var state: any PartialImageState
     }
 
-    private let locked = Mutex(Locked())
+    private let locked: Mutex<Locked>
     private let coder: any ImageCoder
+    /// The format `coder` reads, which is the decoder's ``ProgressiveImageCoder/format``.
+    let format: ImageFormat
 
-    /// Creates a core whose final image is `coder`'s one-shot decode.
-    init(coder: any ImageCoder) {
+    /// Creates a core whose partial images come from a fresh `state` and whose final
+    /// image is `coder`'s one-shot decode.
+    init<Coder: SingleFormatCoder, State: PartialImageState>(coder: Coder, state: State.Type) {
         self.coder = coder
+        format = Coder.format
+        locked = Mutex(Locked(state: State()))
     }
 
     /// Records every byte so far; see ``ProgressiveImageCoder/update(_:isFinal:)``. Data

@@ -20,24 +20,11 @@ import Foundation
 /// decoder.update(bytesSoFar, isFinal: false)
 /// let partial = try decoder.currentImage(options: ImageCoderOptions())
 /// ```
-public final class WebPProgressiveDecoder: ProgressiveImageCoder {
-    private let core = ProgressiveDecoderCore<State>(coder: WebPCoder())
+public final class WebPProgressiveDecoder: CoreBackedProgressiveDecoder {
+    let core = ProgressiveDecoderCore(coder: WebPCoder(), state: State.self)
 
     /// Creates a decoder with no bytes yet.
     public init() {}
-
-    /// ``ImageFormat/webp``.
-    public var format: ImageFormat { .webp }
-
-    /// Records the bytes received so far; see ``ProgressiveImageCoder/update(_:isFinal:)``.
-    public func update(_ data: Data, isFinal: Bool) {
-        core.update(data, isFinal: isFinal)
-    }
-
-    /// The best image so far; see ``ProgressiveImageCoder/currentImage(options:)``.
-    public func currentImage(options: ImageCoderOptions) throws -> Image? {
-        try core.currentImage(options: options)
-    }
 
     private struct State: PartialImageState {
         var still: StillSession?

@@ -17,14 +17,11 @@ import Foundation
 /// ```swift
 /// let image = try TIFFCoder().decode(tiffData, options: ImageCoderOptions())
 /// ```
-public struct TIFFCoder: ImageCoder {
+public struct TIFFCoder: SingleFormatCoder {
+    static let format = ImageFormat.tiff
+
     /// Creates a coder.
     public init() {}
-
-    /// Accepts the little- and big-endian classic TIFF signatures.
-    public func canDecode(_ data: Data) -> Bool {
-        ImageFormat(sniffing: data) == .tiff
-    }
 
     /// Decodes the first page. Its size is checked against `pixelLimit` before anything is
     /// allocated for its pixels; a strip or tile libtiff cannot read fails the whole decode.

@@ -22,18 +22,10 @@ extension WebPCoder {
     /// The animation, or `nil` when libwebp does not accept the file or decodes no frame.
     private static func decodeCompleteAnimation(_ bytes: UnsafeRawBufferPointer, hasAlpha: Bool,
                                                 options: ImageCoderOptions) throws -> Image? {
-        guard let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return nil }
-        var data = WebPData(bytes: base, size: bytes.count)
-        var decoderOptions = WebPAnimDecoderOptions()
-        guard WebPAnimDecoderOptionsInit(&decoderOptions) != 0 else {
-            throw WebImageError.badImageData("libwebp version mismatch")
-        }
-        decoderOptions.color_mode = MODE_RGBA
-        decoderOptions.use_threads = 0
-        guard let decoder = WebPAnimDecoderNew(&data, &decoderOptions) else { return nil }
+        guard let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self),
+              let made = try makeAnimationDecoder(base, count: bytes.count) else { return nil }
+        let (decoder, info) = made
         defer { WebPAnimDecoderDelete(decoder) }
-        var info = WebPAnimInfo()
-        guard WebPAnimDecoderGetInfo(decoder, &info) != 0 else { return nil }
 
         let canvas = ImageSize(width: Int(info.canvas_width), height: Int(info.canvas_height))
         try DecodeGeometry.checkPixelLimit(width: canvas.width, height: canvas.height, options: options)
@@ -67,6 +59,31 @@ extension WebPCoder {
         return Image(
             frames: frames, format: .webp, scale: options.scaleFactor, loopCount: Int(info.loop_count),
             orientation: orientation, hasAlpha: hasAlpha, isThumbnail: target != canvas)
+    }
+
+    /// libwebp's animation decoder over the `count` bytes at `base`, giving RGBA on the
+    /// calling thread, and the animation's canvas, frame count and loop count; `nil` when
+    /// libwebp does not accept the bytes as a complete animation. The one-shot decode and
+    /// ``WebPFrameSource`` both start here. The bytes must outlive the decoder, which the
+    /// caller deletes with `WebPAnimDecoderDelete`.
+    static func makeAnimationDecoder(
+        _ base: UnsafePointer<UInt8>,
+        count: Int
+    ) throws -> (decoder: OpaquePointer, info: WebPAnimInfo)? {
+        var data = WebPData(bytes: base, size: count)
+        var options = WebPAnimDecoderOptions()
+        guard WebPAnimDecoderOptionsInit(&options) != 0 else {
+            throw WebImageError.badImageData("libwebp version mismatch")
+        }
+        options.color_mode = MODE_RGBA
+        options.use_threads = 0
+        guard let decoder = WebPAnimDecoderNew(&data, &options) else { return nil }
+        var info = WebPAnimInfo()
+        guard WebPAnimDecoderGetInfo(decoder, &info) != 0 else {
+            WebPAnimDecoderDelete(decoder)
+            return nil
+        }
+        return (decoder, info)
     }
 
     /// SDWebImage's (and browsers') rule: a frame duration of 10 ms or less is shown for

@@ -16,14 +16,11 @@ import Foundation
 /// let image = try WebPCoder().decode(data, options: ImageCoderOptions())
 /// let webp = try WebPCoder().encode(image, as: .webp, options: ImageCoderOptions())
 /// ```
-public struct WebPCoder: ImageCoder {
+public struct WebPCoder: SingleFormatCoder {
+    static let format = ImageFormat.webp
+
     /// Creates the coder.
     public init() {}
-
-    /// Whether `data` starts with a RIFF header of form `WEBP`.
-    public func canDecode(_ data: Data) -> Bool {
-        ImageFormat(sniffing: data) == .webp
-    }
 
     /// Decodes a still image, or an animation's frames (only the first with
     /// `decodeFirstFrameOnly`).
@@ -33,9 +30,7 @@ public struct WebPCoder: ImageCoder {
     /// canvas size); ``WebImageError/badImageData(_:)`` for data that is not WebP, a still
     /// image cut short, or an animation without one whole frame.
     public func decode(_ data: Data, options: ImageCoderOptions) throws -> Image {
-        guard !data.isEmpty else { throw WebImageError.badImageData("empty data") }
-        guard canDecode(data) else { throw WebImageError.badImageData("not a WebP (no RIFF/WEBP header)") }
-        return try data.withUnsafeBytes { bytes in
+        try withCheckedBytes(of: data, unrecognised: "not a WebP (no RIFF/WEBP header)") { bytes in
             guard let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) else {
                 throw WebImageError.badImageData("empty data")
             }
@@ -57,18 +52,13 @@ public struct WebPCoder: ImageCoder {
         WebPProgressiveDecoder()
     }
 
-    /// `true` for ``ImageFormat/webp``.
-    public func canEncode(to format: ImageFormat) -> Bool {
-        format == .webp
-    }
-
     /// Encodes one frame as a still WebP, or several (unless `encodeFirstFrameOnly`) as an
     /// animation with the image's durations and loop count.
     ///
     /// Lossy output searches on quality to meet `maxFileSize`. Lossless output is tried
     /// first when asked for; if it exceeds `maxFileSize`, the lossy search is used instead.
     public func encode(_ image: Image, as format: ImageFormat, options: ImageCoderOptions) throws -> Data {
-        guard format == .webp else { throw WebImageError.unsupportedFormat(format) }
+        try checkEncodable(format)
         let frames = EncodeConstraints.prepare(image, options: options)
         let encode: (Double, Bool) throws -> Data = { quality, lossless in
             frames.count == 1

@@ -19,10 +19,8 @@ import Foundation
 /// let source = try WebPFrameSource(animatedImageData: data, options: ImageCoderOptions())
 /// let frame = try source.frame(at: 5)
 /// ```
-public final class WebPFrameSource: AnimatedImageCoder {
-    public let animatedImageData: Data
-    public let properties: AnimatedImageProperties
-    private let decoder: SequentialFrameDecoder<Cursor>
+public final class WebPFrameSource: SequentialFrameSource {
+    let frames: SequentialFrameDecoder
 
     /// Whether `data` is a WebP whose header declares an animation.
     public static func canDecodeAnimation(_ data: Data) -> Bool {
@@ -71,21 +69,16 @@ public final class WebPFrameSource: AnimatedImageCoder {
         let orientation = WebPCoder.exifOrientation(in: demuxer) ?? .up
         let target = DecodeGeometry.targetSize(
             sourceSize: canvas, orientation: orientation, frameCount: durations.count, options: options)
-        animatedImageData = data
-        properties = AnimatedImageProperties(
+        let properties = AnimatedImageProperties(
             format: .webp, loopCount: options.decodeFirstFrameOnly ? 1 : handle.loopCount, durations: durations,
             frameSize: target, hasAlpha: features.has_alpha != 0, orientation: orientation, isThumbnail: target != canvas)
-        let cursor = Cursor(handle: handle, orientation: orientation, target: target, options: options)
-        decoder = SequentialFrameDecoder(cursor: cursor, frameCount: durations.count)
-    }
-
-    public func frame(at index: Int) throws -> PixelBuffer {
-        try decoder.frame(at: index)
+        let cursor = Cursor(handle: handle, finish: FrameFinish(orientation: orientation, target: target, options: options))
+        frames = SequentialFrameDecoder(data: data, properties: properties, cursor: cursor)
     }
 
     /// libwebp's animation decoder and the bytes it reads, owned together and freed together.
     private final class Handle {
-        let bytes: UnsafeMutableRawBufferPointer
+        let bytes: PinnedBytes
         let decoder: OpaquePointer
         let canvas: ImageSize
         let frameCount: Int
@@ -94,28 +87,13 @@ public final class WebPFrameSource: AnimatedImageCoder {
         /// `nil` when libwebp does not accept the data as a complete animation.
         init?(copying data: Data) throws {
             guard !data.isEmpty else { return nil }
-            let bytes = UnsafeMutableRawBufferPointer.allocate(byteCount: data.count, alignment: 16)
-            data.copyBytes(to: bytes)
-            guard let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) else {
-                bytes.deallocate()
+            let bytes = PinnedBytes(copying: data)
+            guard let base = bytes.base, let made = try WebPCoder.makeAnimationDecoder(base, count: bytes.count) else {
                 return nil
             }
-            var webpData = WebPData(bytes: base, size: bytes.count)
-            var options = WebPAnimDecoderOptions()
-            guard WebPAnimDecoderOptionsInit(&options) != 0 else {
-                bytes.deallocate()
-                throw WebImageError.badImageData("libwebp version mismatch")
-            }
-            options.color_mode = MODE_RGBA
-            options.use_threads = 0
-            var info = WebPAnimInfo()
-            guard let decoder = WebPAnimDecoderNew(&webpData, &options) else {
-                bytes.deallocate()
-                return nil
-            }
-            guard WebPAnimDecoderGetInfo(decoder, &info) != 0, info.frame_count > 0 else {
+            let (decoder, info) = made
+            guard info.frame_count > 0 else {
                 WebPAnimDecoderDelete(decoder)
-                bytes.deallocate()
                 return nil
             }
             self.bytes = bytes
@@ -127,23 +105,13 @@ public final class WebPFrameSource: AnimatedImageCoder {
 
         deinit {
             WebPAnimDecoderDelete(decoder)
-            bytes.deallocate()
         }
     }
 
     private struct Cursor: FrameCursor {
         let handle: Handle
-        let orientation: ImageOrientation
-        let target: ImageSize
-        let options: ImageCoderOptions
+        let finish: FrameFinish
         private(set) var nextIndex = 0
-
-        init(handle: Handle, orientation: ImageOrientation, target: ImageSize, options: ImageCoderOptions) {
-            self.handle = handle
-            self.orientation = orientation
-            self.target = target
-            self.options = options
-        }
 
         mutating func rewind() {
             WebPAnimDecoderReset(handle.decoder)
@@ -161,7 +129,7 @@ public final class WebPFrameSource: AnimatedImageCoder {
                 buffer.baseAddress?.update(from: canvasBytes, count: buffer.count)
             }
             nextIndex += 1
-            return DecodeGeometry.finish(pixels, orientation: orientation, target: target, options: options)
+            return finish.apply(to: pixels)
         }
     }
 }

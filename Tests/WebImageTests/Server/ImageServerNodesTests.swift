@@ -1,0 +1,157 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import Synchronization
+import Testing
+@testable import WebImage
+
+/// Two `webimage serve` nodes behind a real nginx running the shipped
+/// `deploy/nginx/webimage.conf`: 1,000 requests over 100 sources from 4 connections, one
+/// node killed with SIGKILL halfway. No request fails but those the killed node was
+/// answering; each node fetches a source at most once; the restarted node gets its share
+/// back and serves it from its disk cache.
+@Suite(.serialized) struct ImageServerNodesTests {
+    typealias ServeProcess = ImageServerShutdownTests.ServeProcess
+
+    struct Outcome: Sendable {
+        var source: Int
+        var status: Int?
+        var node: String?
+        var afterKill: Bool
+    }
+
+    static let sources = 100
+
+    /// How many answers have arrived, and whether node A has been killed.
+    final class Progress: Sendable {
+        private let state = Mutex((answered: 0, killed: false))
+        var killed: Bool { state.withLock { $0.killed } }
+        /// Counts an answer; the 500th marks the kill, which its caller then makes.
+        func answer() -> Int {
+            state.withLock { state in
+                state.answered += 1
+                if state.answered == 500 { state.killed = true }
+                return state.answered
+            }
+        }
+    }
+
+    static func routes() throws -> [String: LoopbackServer.Reply] {
+        var routes: [String: LoopbackServer.Reply] = [:]
+        for index in 0..<sources {
+            let color = RGBAColor(red: UInt8(index), green: UInt8(255 - index), blue: 7)
+            let png = try CodersManager.shared.encode(Image(pixels: PixelBuffer(width: 24, height: 16, filling: color), hasAlpha: false), as: .png)
+            routes["/s\(index).png"] = .ok(png, contentType: "image/png")
+        }
+        return routes
+    }
+
+    static func startNode(port: Int, cache: URL) async throws -> ServeProcess {
+        try await ServeProcess.start(
+            ["--insecure", "--bind", "127.0.0.1:\(port)", "--prometheus-bind", "127.0.0.1:0", "--workers", "2",
+             "--result-cache", "memory,disk", "--cache-dir", cache.path],
+            environment: ["WEBIMAGE_ALLOW_LOOPBACK_SOURCE_ADDRESSES": "1"]
+        )
+    }
+
+    /// The node that answered: the last address in nginx's `$upstream_addr`.
+    static func node(_ header: String?) -> String? {
+        header?.split(separator: ",").last.map { $0.trimmingCharacters(in: .whitespaces) }
+    }
+
+    @Test func aKilledNodeCostsOnlyItsAnswersInFlightAndItsShareComesBack() async throws {
+        try #require(NginxProcess.isInstalled, "nginx is not installed (make test installs it)")
+        let base = FileManager.default.temporaryDirectory.appendingPathComponent("webimage-nodes-\(UUID().uuidString)", isDirectory: true)
+        defer { try? FileManager.default.removeItem(at: base) }
+        let cacheA = base.appendingPathComponent("a", isDirectory: true)
+        let cacheB = base.appendingPathComponent("b", isDirectory: true)
+        try await LoopbackServer.with(try Self.routes()) { origin in
+            let nodeA = try await Self.startNode(port: 0, cache: cacheA)
+            defer { nodeA.killIfRunning() }
+            let nodeB = try await Self.startNode(port: 0, cache: cacheB)
+            defer { nodeB.killIfRunning() }
+            let nginx = try await NginxProcess.start(nodes: [nodeA.port, nodeB.port])
+            defer { nginx.stop() }
+            let addressA = "127.0.0.1:\(nodeA.port)"
+            let paths = (0..<Self.sources).map { ImageURL.plain(origin.url("/s\($0).png"), ["rs:fit:12:12"], extension: "png") }
+
+            // 1,000 requests from 4 connections (one client each, one request at a time);
+            // node A dies with SIGKILL when the 500th answer arrives.
+            let progress = Progress()
+            let outcomes = try await withThrowingTaskGroup(of: [Outcome].self) { group in
+                for connection in 0..<4 {
+                    group.addTask {
+                        let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup)
+                        var mine: [Outcome] = []
+                        for step in 0..<250 {
+                            let source = (connection * 25 + step) % Self.sources
+                            let reply = try? await RunningImageServer.send(
+                                client: client, url: "http://127.0.0.1:\(nginx.port)\(paths[source])",
+                                method: .GET, headers: [], timeout: .seconds(20)
+                            )
+                            let afterKill = progress.killed
+                            mine.append(Outcome(source: source, status: reply?.status, node: Self.node(reply?.header("X-Webimage-Node")), afterKill: afterKill))
+                            if progress.answer() == 500 {
+                                _ = nodeA.send(SIGKILL)
+                            }
+                        }
+                        try await client.shutdown()
+                        return mine
+                    }
+                }
+                return try await group.reduce(into: []) { $0 += $1 }
+            }
+
+            #expect(outcomes.count == 1_000)
+            let failed = outcomes.filter { $0.status != 200 }
+            let shareA = Set(outcomes.filter { !$0.afterKill && $0.node == addressA }.map(\.source))
+            let fetches = (0..<Self.sources).map { origin.requestCount("/s\($0).png") }
+            print("nodes: 1,000 requests over 100 sources, 4 connections, node A killed after 500 answers: \(failed.count) failed (node A's answers in flight), A's share \(shareA.count) sources, origin fetches \(fetches.reduce(0, +)) (\(fetches.filter { $0 == 1 }.count) sources once, \(fetches.filter { $0 == 2 }.count) twice)")
+            // Only what node A was answering when it died: at most one per connection.
+            #expect(failed.count <= 4, "\(failed.count) requests failed")
+            // Both nodes had a share, and A's went to B after the kill.
+            #expect(shareA.count > 10 && shareA.count < 90, "node A's share: \(shareA.count)")
+            #expect(outcomes.filter { $0.afterKill && $0.status == 200 }.allSatisfy { $0.node != addressA })
+            // Each node fetched each source at most once: B's own share once in all, A's
+            // share once by A and at most once more by B after the kill.
+            for source in 0..<Self.sources {
+                #expect(fetches[source] <= (shareA.contains(source) ? 2 : 1), "source \(source) fetched \(fetches[source]) times")
+            }
+
+            // Node A comes back on its port with its disk cache; once nginx's fail_timeout
+            // (5 s in the shipped file) has passed, its share returns to it.
+            let restarted = try await Self.startNode(port: nodeA.port, cache: cacheA)
+            defer { restarted.killIfRunning() }
+            try await Task.sleep(for: .seconds(6))
+            let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup)
+            var back = 0
+            for source in 0..<Self.sources {
+                let reply = try await RunningImageServer.send(client: client, url: "http://127.0.0.1:\(nginx.port)\(paths[source])", method: .GET, headers: [], timeout: .seconds(20))
+                #expect(reply.status == 200)
+                let served = Self.node(reply.header("X-Webimage-Node"))
+                #expect((served == addressA) == shareA.contains(source), "source \(source) served by \(served ?? "?")")
+                if served == addressA { back += 1 }
+            }
+            try await client.shutdown()
+            let fetchesAfter = (0..<Self.sources).map { origin.requestCount("/s\($0).png") }
+            print("nodes: after the restart node A answered \(back) of its \(shareA.count) sources; origin fetches \(fetchesAfter.reduce(0, +)) (no new ones: its disk cache)")
+            #expect(back == shareA.count)
+            #expect(fetchesAfter == fetches)
+            #expect(restarted.send(SIGTERM) && nodeB.send(SIGTERM))
+            #expect(try await restarted.waitForExit(within: .seconds(10)) == 0)
+            #expect(try await nodeB.waitForExit(within: .seconds(10)) == 0)
+        }
+    }
+
+    @Test func theShippedConfigurationIsRewrittenOnlyWhereItNamesNodesAndItsPort() throws {
+        let shipped = try String(contentsOf: Corpus.repositoryRoot.appendingPathComponent("deploy/nginx/webimage.conf"), encoding: .utf8)
+        let (site, replaced) = NginxProcess.rewrite(shipped, nodes: [1111, 2222, 3333], port: 4444)
+        #expect(replaced)
+        #expect(site.contains("    server 127.0.0.1:1111 max_fails=1 fail_timeout=5s;"))
+        #expect(site.contains("    server 127.0.0.1:3333 max_fails=1 fail_timeout=5s;"))
+        #expect(site.contains("listen 127.0.0.1:4444;"))
+        #expect(site.contains("hash $request_uri consistent;"))
+        #expect(site.contains("proxy_next_upstream error timeout;"))
+        #expect(!site.contains("8081") && !site.contains("8082"))
+    }
+}
