@@ -7,7 +7,7 @@ DESTDIR ?=
 BUILD := scripts/swift-build-checked.sh
 DOCS_OUTPUT := .build/docs
 
-.PHONY: deps demo test docs examples install uninstall bench
+.PHONY: deps demo test fuzz docs examples install uninstall bench
 
 deps:
 	@scripts/install-deps.sh
@@ -36,6 +36,12 @@ test: deps
 	$(MAKE) --no-print-directory docs
 	$(MAKE) --no-print-directory examples
 	scripts/check-install.sh
+
+# The image server's URL parser and signature check against a million generated paths
+# (`make test` runs a smaller count of the same seeded generator).
+fuzz: deps
+	$(BUILD) --build-tests
+	WEBIMAGE_FUZZ_PATHS=1000000 $(SWIFT) test --skip-build --filter ProcessingPathFuzzTests
 
 # DocC: a static site in .build/docs (open index.html through any static file server).
 # Any warning, a broken symbol link included, fails the build.

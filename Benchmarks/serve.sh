@@ -22,7 +22,8 @@
 #     (Benchmarks/serve/make_photos.py, kept in .build/bench-data/serve-photos);
 #   - serves them with its own nginx on a free 127.0.0.1 port;
 #   - for each format, a fresh process of each server (ours: `webimage serve --insecure
-#     --workers 2 --result-cache off`; thumbor: one process, PIL engine, no storage, no result
+#     --allow-loopback-source-addresses --workers 2 --result-cache off`, loopback opened
+#     as nginx listens there; thumbor: one process, PIL engine, no storage, no result
 #     storage, a thread pool of 2; vips: Benchmarks/serve/vips_server.py, pyvips
 #     thumbnail_buffer on 2 threads, libvips cache off; vips-sol: the same server decoding at
 #     imgproxy's shrink-on-load scale, then resize); every URL fetched once with curl
@@ -195,7 +196,7 @@ start_server() {
     local logfile=$work/logs/$name-$run_label.log
     case "$name" in
         ours)
-            "$bin" serve --insecure --bind "127.0.0.1:$server_port" --workers 2 "$@" >"$logfile" 2>&1 &
+            "$bin" serve --insecure --allow-loopback-source-addresses --bind "127.0.0.1:$server_port" --workers 2 "$@" >"$logfile" 2>&1 &
             server_pid=$!; health=/health ;;
         thumbor)
             "$venv/bin/thumbor" -i 127.0.0.1 -p "$server_port" -c "$work/thumbor.conf" -l error >"$logfile" 2>&1 &

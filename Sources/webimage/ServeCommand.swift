@@ -46,6 +46,24 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Folder of the disk caches (WEBIMAGE_CACHE_DIR).")
     var cacheDir: String?
 
+    @Option(help: "URL prefix sources must match, * a wildcard; repeat for more (WEBIMAGE_ALLOWED_SOURCES; default any).")
+    var allowedSource: [String] = []
+
+    @Option(help: "CIDR block sources may be fetched from even inside a blocked class; repeat for more (WEBIMAGE_ALLOWED_SOURCE_NETWORKS).")
+    var allowedSourceNetwork: [String] = []
+
+    @Flag(help: "Allow sources on this machine's loopback addresses (WEBIMAGE_ALLOW_LOOPBACK_SOURCE_ADDRESSES).")
+    var allowLoopbackSourceAddresses = false
+
+    @Flag(help: "Allow sources on link-local addresses (WEBIMAGE_ALLOW_LINK_LOCAL_SOURCE_ADDRESSES).")
+    var allowLinkLocalSourceAddresses = false
+
+    @Flag(help: "Allow sources on private networks (WEBIMAGE_ALLOW_PRIVATE_SOURCE_ADDRESSES).")
+    var allowPrivateSourceAddresses = false
+
+    @Option(help: "Redirects followed when fetching a source (WEBIMAGE_MAX_REDIRECTS; default 10).")
+    var maxRedirects: Int?
+
     func run() async throws {
         // Swift concurrency on NIO's event loops: a request's handler then runs on the thread
         // that read it (ImageServer.adoptEventLoopsAsGlobalExecutor says why and when it is
@@ -65,6 +83,7 @@ struct ServeCommand: AsyncParsableCommand {
             if let resultCache { settings.resultCache = try .init(parsing: resultCache) }
             if let sourceCache { settings.sourceCache = try .init(parsing: sourceCache) }
             if let cacheDir { settings.cacheDirectory = URL(fileURLWithPath: cacheDir, isDirectory: true) }
+            try applySourcePolicy(to: &settings)
             let server = try ImageServer(configuration: settings)
             if !server.verifiesSignatures {
                 warn("webimage serve: WARNING: running without a signing key (--insecure): anyone can make this server fetch and process any URL")
@@ -80,6 +99,20 @@ struct ServeCommand: AsyncParsableCommand {
             warn("webimage serve: error: \(error.message)")
             throw ExitCode(64)
         }
+    }
+}
+
+extension ServeCommand {
+    /// The source-policy flags over the environment's settings.
+    private func applySourcePolicy(to settings: inout ImageServer.Configuration) throws(ImageServerError) {
+        if !allowedSource.isEmpty { settings.allowedSources = try allowedSource.map { text throws(ImageServerError) in try SourcePattern(parsing: text) } }
+        if !allowedSourceNetwork.isEmpty {
+            settings.sourceAddresses.allowedNetworks = try allowedSourceNetwork.map { text throws(ImageServerError) in try IPNetwork(parsing: text) }
+        }
+        if allowLoopbackSourceAddresses { settings.sourceAddresses.allowsLoopback = true }
+        if allowLinkLocalSourceAddresses { settings.sourceAddresses.allowsLinkLocal = true }
+        if allowPrivateSourceAddresses { settings.sourceAddresses.allowsPrivate = true }
+        if let maxRedirects { settings.maxRedirects = max(0, maxRedirects) }
     }
 }
 

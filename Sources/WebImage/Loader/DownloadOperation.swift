@@ -17,6 +17,10 @@ final class DownloadOperation: Hashable, Sendable {
         /// Whether certificate checks are off: such a download never serves a caller that
         /// wants them on, and the other way round.
         var allowsInvalidCertificates: Bool
+        /// Whether the download connects to a pinned address
+        /// (``DownloadRequestOptions/pinnedAddress``): a pinned caller never joins a download
+        /// that resolved the host itself, and the other way round.
+        var isPinned = false
     }
 
     /// One caller's share of the download.

@@ -39,6 +39,23 @@ public struct DownloadRequestOptions: Sendable {
     /// `304 Not Modified` (SDWebImage's `refreshCached`); without it a 304 fails with
     /// ``WebImageError/cacheNotModified``. Default `nil`.
     public var cachedData: Data?
+    /// The IP address (`203.0.113.7`, `2001:db8::7`, canonical form) the connection goes to,
+    /// instead of whatever the URL's host name resolves to when the connection is made.
+    /// Default `nil` (the host name is resolved as usual).
+    ///
+    /// For a caller that vets addresses itself (an image server refusing private networks):
+    /// it resolves the name, checks the addresses, and pins the download to one it checked,
+    /// so a name that resolves differently a moment later (DNS rebinding) cannot send the
+    /// connection elsewhere. The `Host` header, the TLS server name and the certificate check
+    /// stay the URL's host name. A pinned download does not follow redirects: a 3xx is the
+    /// response (accept it in ``Downloader/Configuration/acceptableStatusCodes`` to read its
+    /// `Location`), so the caller checks the next hop's address before following it. A URL
+    /// whose host is itself an IP address fails with ``WebImageError/invalidURL(_:)`` unless
+    /// it is this address, as does an address that is not an IP address. Pinned downloads
+    /// share a network request only with other pinned downloads of the same URL (which
+    /// connect where the first of them was pinned). The connections of a pin are kept for
+    /// later downloads of the same host pinned to the same address.
+    public var pinnedAddress: String?
 
     /// Options with every default.
     public init() {}

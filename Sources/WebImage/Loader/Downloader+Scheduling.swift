@@ -37,6 +37,7 @@ extension Downloader {
         _ outcome: Result<TransferredBody, WebImageError>
     ) -> DownloadScheduler.TransferEndedAction {
         let succeeded = if case .success = outcome { true } else { false }
+        releasePinnedClient(of: operation)
         return state.withLock { state in
             state.requests[operation] = nil
             return state.scheduler.transferEnded(operation, succeeded: succeeded)

@@ -40,6 +40,8 @@ public final class Downloader: ImageLoader {
         /// The request in flight of each running operation, so that its last caller's
         /// cancellation can stop it.
         var requests: [DownloadOperation: HTTPClient.Task<ResponseReader.Outcome>] = [:]
+        /// The clients of pinned downloads, in use and idle.
+        var pinnedClients = PinnedClients<HTTPClient>()
         /// Who waits (``shutdown()``) for an operation to be forgotten by the scheduler.
         var doneWaiters: [DownloadOperation: [CheckedContinuation<Void, Never>]] = [:]
     }
@@ -159,7 +161,8 @@ public final class Downloader: ImageLoader {
         )
         let key = DownloadOperation.Key(
             url: url,
-            allowsInvalidCertificates: options.allowInvalidCertificates || config.allowInvalidCertificates
+            allowsInvalidCertificates: options.allowInvalidCertificates || config.allowInvalidCertificates,
+            isPinned: options.pinnedAddress != nil
         )
         switch state.withLock({ $0.scheduler.subscribe(subscriber, key: key, options: options) }) {
         case .reject:
@@ -204,7 +207,9 @@ public final class Downloader: ImageLoader {
         for subscriber in action.cancelled { subscriber.completion(.failure(.cancelled)) }
         for operation in action.stopRequests { await waitUntilDone(operation) }
         for stream in streams { stream.finish() }
-        for client in clients { try await client.shutdown() }
+        // Every transfer has ended: the pinned clients are all idle.
+        let pinned = state.withLock { $0.pinnedClients.removeAll() }
+        for client in clients + pinned { try await client.shutdown() }
     }
 
     static func isDownloadable(_ url: URL) -> Bool {

@@ -105,6 +105,18 @@ extension ImageServer {
         /// `WEBIMAGE_GRACEFUL_STOP_TIMEOUT`: seconds requests in flight get to finish after
         /// SIGTERM or SIGINT; default 20.
         public var gracefulStopTimeout: Duration = .seconds(20)
+        /// `WEBIMAGE_ALLOWED_SOURCES`: URL prefixes (`https://*.cdn.example/images/`, comma
+        /// separated) a source and each of its redirects must match; default none (any
+        /// http(s) source). See ``SourcePattern``.
+        public var allowedSources: [SourcePattern] = []
+        /// Which addresses sources may be fetched from: `WEBIMAGE_ALLOW_LOOPBACK_SOURCE_ADDRESSES`,
+        /// `WEBIMAGE_ALLOW_LINK_LOCAL_SOURCE_ADDRESSES`, `WEBIMAGE_ALLOW_PRIVATE_SOURCE_ADDRESSES`
+        /// (each default `false`) and `WEBIMAGE_ALLOWED_SOURCE_NETWORKS` (CIDR blocks, comma
+        /// separated; default none). Default: the public internet only.
+        public var sourceAddresses = SourceAddressPolicy()
+        /// `WEBIMAGE_MAX_REDIRECTS`: redirects followed when fetching a source, each hop
+        /// checked as the source is; default 10.
+        public var maxRedirects = 10
 
         /// The defaults above.
         public init() {}
@@ -140,6 +152,13 @@ extension ImageServer {
             if let directory = reader.string("CACHE_DIR") { cacheDirectory = URL(fileURLWithPath: directory, isDirectory: true) }
             memoryCacheSize = try reader.integer("CACHE_MEMORY_SIZE", in: 0...Int.max) ?? memoryCacheSize
             gracefulStopTimeout = try reader.seconds("GRACEFUL_STOP_TIMEOUT") ?? gracefulStopTimeout
+            allowedSources = try reader.parsedList("ALLOWED_SOURCES", SourcePattern.init(parsing:)) ?? allowedSources
+            sourceAddresses.allowsLoopback = try reader.bool("ALLOW_LOOPBACK_SOURCE_ADDRESSES") ?? sourceAddresses.allowsLoopback
+            sourceAddresses.allowsLinkLocal = try reader.bool("ALLOW_LINK_LOCAL_SOURCE_ADDRESSES") ?? sourceAddresses.allowsLinkLocal
+            sourceAddresses.allowsPrivate = try reader.bool("ALLOW_PRIVATE_SOURCE_ADDRESSES") ?? sourceAddresses.allowsPrivate
+            sourceAddresses.allowedNetworks = try reader.parsedList("ALLOWED_SOURCE_NETWORKS", IPNetwork.init(parsing:))
+                ?? sourceAddresses.allowedNetworks
+            maxRedirects = try reader.integer("MAX_REDIRECTS", in: 0...100) ?? maxRedirects
         }
 
         /// The host and port of ``bind``.
@@ -176,6 +195,20 @@ struct EnvironmentReader {
 
     func list(_ name: String) -> [String]? {
         string(name).map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } }
+    }
+
+    /// A comma-separated list, each item parsed by `parse`; an item's error names the variable.
+    func parsedList<Item>(_ name: String, _ parse: (String) throws(ImageServerError) -> Item) throws(ImageServerError) -> [Item]? {
+        guard let items = list(name) else { return nil }
+        var parsed: [Item] = []
+        for item in items where !item.isEmpty {
+            do {
+                parsed.append(try parse(item))
+            } catch {
+                throw .badOptions("WEBIMAGE_\(name): \(error.message)")
+            }
+        }
+        return parsed
     }
 
     func integer(_ name: String, in range: ClosedRange<Int>) throws(ImageServerError) -> Int? {

@@ -13,8 +13,9 @@ import WebImage
 ///
 /// One request flows: verify the signature, then parse the URL (no I/O) → result cache → a worker slot
 /// (at most ``Configuration/workers`` jobs run, ``Configuration/effectiveQueueSize`` wait, the rest
-/// get a 429) → the source, through a ``SourceFetching`` (by default the library's
-/// ``Downloader``, so concurrent requests of one source share one fetch) → decode at the
+/// get a 429) → the source, through a ``SourceFetching`` (by default a
+/// ``GuardedSourceFetcher``: only allowed sources, only permitted addresses, over the
+/// library's ``Downloader`` so concurrent requests of one source share one fetch) → decode at the
 /// size needed, transform, encode on a worker thread → result cache → response with
 /// `ETag`, `Cache-Control` and `Vary`. Every failure is a status with a one-line reason
 /// (``ImageServerError``).
@@ -51,8 +52,8 @@ public final class ImageServer: Sendable {
 
     /// Creates a server; nothing listens until ``run(onReady:)``.
     /// - Parameters:
-    ///   - fetcher: where sources come from; default a ``DownloaderSourceFetcher`` with the
-    ///     configuration's byte limit and download time-out.
+    ///   - fetcher: where sources come from; default a ``GuardedSourceFetcher`` with the
+    ///     configuration's source policy, byte limit and download time-out.
     /// - Throws: ``ImageServerError`` for malformed keys, or no key without
     ///   ``Configuration/allowsUnsigned``.
     public init(
@@ -75,7 +76,13 @@ public final class ImageServer: Sendable {
             self.fetcher = fetcher
             ownedDownloader = nil
         } else {
-            let fetcher = DownloaderSourceFetcher(maxBytes: configuration.maxSourceFileSize, timeout: configuration.downloadTimeout)
+            let fetcher = GuardedSourceFetcher(
+                allowedSources: configuration.allowedSources,
+                addressPolicy: configuration.sourceAddresses,
+                maxRedirects: configuration.maxRedirects,
+                maxBytes: configuration.maxSourceFileSize,
+                timeout: configuration.downloadTimeout
+            )
             self.fetcher = fetcher
             ownedDownloader = fetcher.downloader
         }

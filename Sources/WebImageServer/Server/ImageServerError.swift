@@ -19,11 +19,35 @@ public struct ImageServerError: Error, Sendable, Equatable, CustomStringConverti
     /// One line for the response body and the log.
     public let message: String
 
-    /// Creates an error; prefer the named factories below.
+    /// Creates an error; prefer the named factories below. Line breaks and other control
+    /// characters in `message` (a reason often quotes the request, whose percent-decoded
+    /// parts can hold any character) are written as `\u{D}` escapes, so the reason stays
+    /// one line in the body and the log.
     public init(status: Int, label: String, message: String) {
         self.status = status
         self.label = label
-        self.message = message
+        self.message = Self.oneLine(message)
+    }
+
+    /// `text` with each line break or control character escaped.
+    static func oneLine(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: Self.breaksLine) else { return text }
+        var escaped = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            if Self.breaksLine(scalar) {
+                escaped.append(contentsOf: "\\u{\(String(scalar.value, radix: 16, uppercase: true))}".unicodeScalars)
+            } else {
+                escaped.append(scalar)
+            }
+        }
+        return String(escaped)
+    }
+
+    private static func breaksLine(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.properties.generalCategory {
+        case .control, .lineSeparator, .paragraphSeparator: true
+        default: false
+        }
     }
 
     public var description: String { "\(status) \(label): \(message)" }
@@ -34,6 +58,11 @@ public struct ImageServerError: Error, Sendable, Equatable, CustomStringConverti
     public static func badSignature(_ message: String) -> Self { Self(status: 403, label: "signature", message: message) }
     /// 403: the `Authorization` header does not carry the configured secret.
     public static let badSecret = Self(status: 403, label: "secret", message: "missing or wrong Authorization secret")
+    /// 404: the source is not one the server may fetch: outside `WEBIMAGE_ALLOWED_SOURCES`,
+    /// or at an address the source-address policy closes. A 404 as imgproxy answers both
+    /// (so the status tells a prober no more than a missing source would; the reason in the
+    /// body says which rule refused it, for the operator).
+    public static func sourceForbidden(_ message: String) -> Self { Self(status: 404, label: "source_forbidden", message: message) }
     /// 404: the origin has no such source.
     public static func sourceMissing(_ message: String) -> Self { Self(status: 404, label: "source_missing", message: message) }
     /// 413: the source is larger than the byte limit.

@@ -23,6 +23,9 @@ public protocol SourceFetching: Sendable {
 /// Fetches sources with the library's ``Downloader``: any number of concurrent requests
 /// for one source share one origin fetch, and the body is refused past the byte limit
 /// (from `Content-Length` before the body, or as it grows).
+///
+/// It fetches any URL from any address: the server's default is the
+/// ``GuardedSourceFetcher``; use this one only behind a policy of your own.
 public struct DownloaderSourceFetcher: SourceFetching {
     /// The downloader; its configuration carries the byte limit and the time-outs.
     public let downloader: Downloader
@@ -38,11 +41,13 @@ public struct DownloaderSourceFetcher: SourceFetching {
         var configuration = Downloader.Configuration()
         configuration.maximumResponseSize = maxBytes
         configuration.timeout = timeout
-        // The server's job queue already bounds fetches to its workers; the downloader's own
-        // limit (6 by default) sits above any usual worker count so it never queues them again.
-        configuration.maxConcurrentDownloads = 64
+        configuration.maxConcurrentDownloads = Self.maxConcurrentDownloads
         self.init(downloader: Downloader(config: configuration))
     }
+
+    /// The server's job queue already bounds fetches to its workers; the downloader's own
+    /// limit (6 by default) sits above any usual worker count so it never queues them again.
+    static let maxConcurrentDownloads = 64
 
     public func fetch(_ url: URL) async throws(ImageServerError) -> Data {
         do {

@@ -67,6 +67,7 @@ final class LoopbackServer: Sendable {
         var routes: [String: Reply]
         var stopping = false
         var connections: [ObjectIdentifier: any Channel] = [:]
+        var acceptedConnections = 0
         var requests: [Request] = []
         var openRequests = 0
         var maxOpenRequests = 0
@@ -131,6 +132,9 @@ final class LoopbackServer: Sendable {
     func requestCount(_ path: String) -> Int {
         state.withLock { $0.requests.filter { $0.path == path }.count }
     }
+
+    /// How many client connections were accepted so far (open or closed since).
+    var acceptedConnectionCount: Int { state.withLock { $0.acceptedConnections } }
 
     /// How many client connections are open now (accepted and not yet closed by either side).
     var openConnectionCount: Int { state.withLock { $0.connections.count } }
@@ -226,6 +230,7 @@ final class LoopbackServer: Sendable {
         let channel = connection.channel
         let id = ObjectIdentifier(channel)
         let accepted = state.withLock { state in
+            state.acceptedConnections += 1
             if !state.stopping { state.connections[id] = channel }
             return !state.stopping
         }

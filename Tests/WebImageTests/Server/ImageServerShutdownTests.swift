@@ -91,7 +91,7 @@ import Testing
         let held = LoopbackServer.Reply.gated(photo, firstPart: 8, gate: gate, interval: .milliseconds(20), contentType: "image/jpeg")
         try await LoopbackServer.with(["/a.jpg": held, "/b.jpg": held]) { origin in
             defer { gate.open() }
-            let serve = try await ServeProcess.start(["--insecure", "--bind", "127.0.0.1:0", "--workers", "2"])
+            let serve = try await ServeProcess.start(["--insecure", "--allow-loopback-source-addresses", "--bind", "127.0.0.1:0", "--workers", "2"])
             defer { serve.killIfRunning() }
             let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup)
             // Probes go through a client of their own, so they never ride on a connection

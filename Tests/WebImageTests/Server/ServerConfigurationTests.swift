@@ -34,6 +34,27 @@ import Testing
         #expect(configuration.sourceCache == [])
         #expect(configuration.memoryCacheSize == 256 << 20)
         #expect(configuration.gracefulStopTimeout == .seconds(20))
+        #expect(configuration.allowedSources.isEmpty)
+        #expect(configuration.sourceAddresses == SourceAddressPolicy())
+        #expect(!configuration.sourceAddresses.allowsLoopback && !configuration.sourceAddresses.allowsLinkLocal)
+        #expect(!configuration.sourceAddresses.allowsPrivate && configuration.sourceAddresses.allowedNetworks.isEmpty)
+        #expect(configuration.maxRedirects == 10)
+    }
+
+    @Test func sourcePolicyVariablesAreRead() throws {
+        let configuration = try Configuration(environment: [
+            "WEBIMAGE_ALLOWED_SOURCES": "https://*.cdn.example/, http://127.0.0.1:8080/images/",
+            "WEBIMAGE_ALLOW_LOOPBACK_SOURCE_ADDRESSES": "true",
+            "WEBIMAGE_ALLOW_LINK_LOCAL_SOURCE_ADDRESSES": "1",
+            "WEBIMAGE_ALLOW_PRIVATE_SOURCE_ADDRESSES": "yes",
+            "WEBIMAGE_ALLOWED_SOURCE_NETWORKS": "10.20.0.0/16,fd00:1::/32",
+            "WEBIMAGE_MAX_REDIRECTS": "3",
+        ])
+        #expect(configuration.allowedSources.map(\.description) == ["https://*.cdn.example/", "http://127.0.0.1:8080/images/"])
+        #expect(configuration.sourceAddresses.allowsLoopback && configuration.sourceAddresses.allowsLinkLocal)
+        #expect(configuration.sourceAddresses.allowsPrivate)
+        #expect(configuration.sourceAddresses.allowedNetworks.map(\.description) == ["10.20.0.0/16", "fd00:1::/32"])
+        #expect(configuration.maxRedirects == 3)
     }
 
     @Test func theDefaultQueueFollowsTheWorkers() throws {
@@ -120,7 +141,10 @@ import Testing
         ("DOWNLOAD_TIMEOUT", "100000"), ("TTL", "-5"), ("MAX_SRC_RESOLUTION", "0"), ("MAX_SRC_FILE_SIZE", "0"),
         ("MAX_ANIMATION_FRAMES", "1.5"), ("MAX_RESULT_DIMENSION", "x"), ("QUALITY", "0"), ("QUALITY", "101"),
         ("AUTO_WEBP", "2"), ("AUTO_AVIF", "on"), ("USE_ETAG", "y"), ("RESULT_CACHE", "redis"), ("SOURCE_CACHE", "memory,s3"),
-        ("CACHE_MEMORY_SIZE", "-1"), ("GRACEFUL_STOP_TIMEOUT", "forever"),
+        ("CACHE_MEMORY_SIZE", "-1"), ("GRACEFUL_STOP_TIMEOUT", "forever"), ("ALLOWED_SOURCES", "https://a.example/,ftp://b"),
+        ("ALLOW_LOOPBACK_SOURCE_ADDRESSES", "sure"), ("ALLOW_PRIVATE_SOURCE_ADDRESSES", "2"),
+        ("ALLOW_LINK_LOCAL_SOURCE_ADDRESSES", "x"), ("ALLOWED_SOURCE_NETWORKS", "10.0.0.0/8,10.1.2.3/16"),
+        ("MAX_REDIRECTS", "-1"), ("MAX_REDIRECTS", "101"),
     ])
     func malformedValueThrowsNamingTheVariable(_ name: String, value: String) {
         do {

@@ -140,13 +140,14 @@ enum ImageURL {
 // MARK: Configurations
 
 extension ImageServer.Configuration {
-    /// Settings for a test server: loopback, port 0, unsigned, no result cache, short
-    /// time-outs, a small worker pool, and a cache folder of its own (used only when a test
-    /// turns a disk level on).
+    /// Settings for a test server: loopback, port 0, unsigned, sources on loopback allowed
+    /// (the test origins listen there), no result cache, short time-outs, a small worker
+    /// pool, and a cache folder of its own (used only when a test turns a disk level on).
     static func testing(_ change: (inout Self) -> Void = { _ in }) -> Self {
         var configuration = Self()
         configuration.bind = "127.0.0.1:0"
         configuration.allowsUnsigned = true
+        configuration.sourceAddresses.allowsLoopback = true
         configuration.workers = 2
         configuration.queueSize = 16
         configuration.timeout = .seconds(15)

@@ -1,0 +1,111 @@
+import Foundation
+import WebImage
+
+/// The server's default ``SourceFetching``: fetches only sources the operator allows, and
+/// connects only to addresses the ``SourceAddressPolicy`` permits, however the URL is spelled
+/// and whatever its host's DNS answers.
+///
+/// Each hop (the source, then each redirect) goes: normalise the URL (``NormalizedSourceURL``) →
+/// the allow-list (``SourcePattern``, when one is set) → resolve the host
+/// (``HostResolver``) → check every address → download with the library's ``Downloader``
+/// pinned to the first address (``DownloadRequestOptions/pinnedAddress``: the connection
+/// goes to that address, the `Host` header and TLS name stay the host's) → a 3xx comes back
+/// unfollowed, and its `Location` is the next hop, up to ``maxRedirects``.
+///
+/// Why this stops DNS rebinding: the address checked is the address connected to. The HTTP
+/// client never resolves the name itself (a name that answers a public address to the check
+/// and `127.0.0.1` a moment later has no second chance to be asked), and a redirect is
+/// never followed by the client, so no hop escapes the check.
+///
+/// The downloader coalesces as before: concurrent requests for one source share one origin
+/// fetch (each request resolves and checks the host itself; a request that joins a running
+/// fetch shares the connection another request checked). Its byte limit refuses an
+/// announced `Content-Length` over it before the body and cuts a body that grows past it,
+/// and the server runs the whole fetch, every hop, under the download time-out.
+///
+/// A refused source is a 404 (``ImageServerError/sourceForbidden(_:)``), as imgproxy answers.
+public struct GuardedSourceFetcher: SourceFetching {
+    /// The downloader: its limits, time-out and coalescing apply, and it keeps one HTTP
+    /// client per host and pinned address, so later sources from one origin reuse its
+    /// connections.
+    public let downloader: Downloader
+    /// `WEBIMAGE_ALLOWED_SOURCES`: a source (and each redirect) must match one; empty
+    /// allows any http(s) URL.
+    public let allowedSources: [SourcePattern]
+    /// Which addresses may be connected to.
+    public let addressPolicy: SourceAddressPolicy
+    /// `WEBIMAGE_MAX_REDIRECTS`: redirects followed before a 502.
+    public let maxRedirects: Int
+
+    /// The redirect statuses followed; the downloader accepts them so their `Location`
+    /// comes back.
+    static let redirectStatuses: Set<Int> = [301, 302, 303, 307, 308]
+
+    /// A fetcher whose downloader refuses bodies over `maxBytes` and gives up on a
+    /// connection idle for `timeout`.
+    public init(
+        allowedSources: [SourcePattern],
+        addressPolicy: SourceAddressPolicy,
+        maxRedirects: Int,
+        maxBytes: Int,
+        timeout: Duration
+    ) {
+        var configuration = Downloader.Configuration()
+        configuration.maximumResponseSize = maxBytes
+        configuration.timeout = timeout
+        configuration.maxConcurrentDownloads = DownloaderSourceFetcher.maxConcurrentDownloads
+        configuration.acceptableStatusCodes = Set(200..<300).union(Self.redirectStatuses)
+        self.downloader = Downloader(config: configuration)
+        self.allowedSources = allowedSources
+        self.addressPolicy = addressPolicy
+        self.maxRedirects = maxRedirects
+    }
+
+    public func fetch(_ url: URL) async throws(ImageServerError) -> Data {
+        var hop = url
+        var redirects = 0
+        while true {
+            let location = try checkedLocation(hop, redirected: redirects > 0)
+            // The host as written, as the HTTP client would have resolved it (the normalised
+            // one drops a trailing dot, which changes how a resolver searches).
+            let addresses = try await HostResolver.addresses(of: hop.host ?? location.host)
+            let address = try addressPolicy.checkedAddress(of: location.host, among: addresses)
+            var options = DownloadRequestOptions()
+            options.pinnedAddress = address.description
+            let downloaded: DownloadedData
+            do {
+                downloaded = try await downloader.loadData(from: hop, options: options)
+            } catch {
+                throw .fetching(error)
+            }
+            guard let status = downloaded.response?.statusCode, Self.redirectStatuses.contains(status) else {
+                return downloaded.data
+            }
+            guard redirects < maxRedirects else {
+                throw .sourceFailed("the source redirected more than \(maxRedirects) times (WEBIMAGE_MAX_REDIRECTS)")
+            }
+            guard let target = downloaded.response?.headers.first(name: "Location"),
+                  let next = URL(string: target, relativeTo: hop)?.absoluteURL else {
+                throw .sourceFailed("the origin answered \(status) without a usable Location")
+            }
+            redirects += 1
+            hop = next
+        }
+    }
+
+    /// `url` normalised, once it passes the allow-list. A redirect to a URL the server would
+    /// not fetch (another scheme, no host) is refused as a forbidden source, not as a
+    /// malformed request: the client's URL was fine.
+    func checkedLocation(_ url: URL, redirected: Bool) throws(ImageServerError) -> NormalizedSourceURL {
+        let location: NormalizedSourceURL
+        do {
+            location = try NormalizedSourceURL(url)
+        } catch where redirected {
+            throw .sourceForbidden("the origin redirected to a URL the server does not fetch: \(error.message)")
+        }
+        guard allowedSources.isEmpty || allowedSources.contains(where: { $0.matches(location) }) else {
+            throw .sourceForbidden("the source \(location.scheme)://\(location.host):\(location.port) is not in WEBIMAGE_ALLOWED_SOURCES")
+        }
+        return location
+    }
+}

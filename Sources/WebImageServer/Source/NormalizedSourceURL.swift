@@ -1,0 +1,77 @@
+import Foundation
+
+/// A source URL as it will be fetched: scheme, host, port and path, normalised, so that the
+/// allow-list judges the server the connection goes to and not how its URL is spelled.
+///
+/// The host is the parsed one (`http://allowed.example@evil.example/` is `evil.example`),
+/// lowercased, without a trailing dot, and a numeric host is written as its canonical
+/// address (`http://0x7f.1/` is `127.0.0.1`, IPv6 in brackets). The port is always given.
+///
+/// ```swift
+/// let location = try NormalizedSourceURL(URL(string: "HTTP://Images.Example.:80/a.png")!)
+/// location.normalized   // "http://images.example:80/a.png"
+/// ```
+public struct NormalizedSourceURL: Sendable, Equatable {
+    /// `http` or `https`.
+    public let scheme: String
+    /// The normalised host (an IPv6 address in brackets).
+    public let host: String
+    /// The port, the scheme's default when the URL gives none.
+    public let port: Int
+    /// The percent-encoded path (at least `/`) and query, as sent.
+    public let pathAndQuery: String
+
+    /// Takes `url` apart.
+    /// - Throws: ``ImageServerError/badOptions(_:)`` (400) for a scheme other than http and
+    ///   https (the server fetches nothing else: no `file:`, no `data:`), no host, or a host
+    ///   with characters no host name has (see ``isPlausibleHost(_:)``).
+    public init(_ url: URL) throws(ImageServerError) {
+        guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
+            throw .badOptions("the source is not an http(s) URL")
+        }
+        guard let components = URLComponents(url: url, resolvingAgainstBaseURL: true),
+              let rawHost = components.host, !rawHost.isEmpty else {
+            throw .badOptions("the source URL has no host")
+        }
+        guard Self.isPlausibleHost(rawHost) else {
+            throw .badOptions("the source URL's host has characters no host name has")
+        }
+        self.scheme = scheme
+        host = Self.normalizedHost(rawHost)
+        port = components.port ?? (scheme == "https" ? 443 : 80)
+        let path = components.percentEncodedPath.isEmpty ? "/" : components.percentEncodedPath
+        pathAndQuery = path + (components.percentEncodedQuery.map { "?" + $0 } ?? "")
+    }
+
+    /// `scheme://host:port/path?query`, what allow-list patterns are matched against.
+    public var normalized: String { "\(scheme)://\(host):\(port)\(pathAndQuery)" }
+
+    /// Whether `host` (percent-decoded, as the URL gives it) has only what a host name or
+    /// address can: ASCII letters, digits, `-`, `.`, `_`, the brackets and colons of IPv6,
+    /// and non-ASCII letters of an internationalised name. A decoded `%00` matters most:
+    /// `evil.example%00.allowed.example` would match `*.allowed.example` while the resolver,
+    /// reading a C string, looks up `evil.example`.
+    public static func isPlausibleHost(_ host: String) -> Bool {
+        host.unicodeScalars.allSatisfy { scalar in
+            if scalar.isASCII {
+                let byte = UInt8(scalar.value)
+                return (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
+                    || "-._:[]".utf8.contains(byte)
+            }
+            return scalar.properties.isAlphabetic || scalar.properties.numericType != nil
+                || scalar.properties.generalCategory == .nonspacingMark
+        }
+    }
+
+    /// Lowercased, without brackets' contents changed but for case, one trailing dot
+    /// removed; an address in any spelling becomes its canonical text.
+    static func normalizedHost(_ host: String) -> String {
+        var host = host.lowercased()
+        if let address = IPAddress(parsing: host) {
+            if case .v6 = address { return "[\(address)]" }
+            return address.description
+        }
+        if host.hasSuffix("."), host.count > 1 { host.removeLast() }
+        return host
+    }
+}

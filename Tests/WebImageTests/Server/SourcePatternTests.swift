@@ -1,0 +1,120 @@
+import Foundation
+import Testing
+@testable import WebImageServer
+
+/// `WEBIMAGE_ALLOWED_SOURCES`: entries matched on the parsed, normalised URL, never as a
+/// prefix of its text. Pure: nothing is fetched.
+@Suite struct SourcePatternTests {
+    /// Whether `pattern` admits `url`; a URL the server would not fetch admits nothing.
+    static func admits(_ pattern: String, _ url: String) throws -> Bool {
+        let entry = try SourcePattern(parsing: pattern)
+        guard let parsed = URL(string: url), let location = try? NormalizedSourceURL(parsed) else { return false }
+        return entry.matches(location)
+    }
+
+    @Test(arguments: [
+        "http://allowed.example@evil.example/a.png",
+        "http://allowed.example.evil.example/a.png",
+        "http://allowed.example:8080/a.png",
+        "https://allowed.example/a.png",
+        "http://evil.example/allowed.example/a.png",
+        "http://evil.example/?http://allowed.example/",
+        "http://evil.example%00.allowed.example/a.png",
+        "http://evil.example%2F.allowed.example/a.png",
+        "http://allowed.examplex/a.png",
+        "http://xallowed.example/a.png",
+    ])
+    func lookalikesOfAnAllowedHostAreRefused(_ url: String) throws {
+        #expect(try !Self.admits("http://allowed.example", url))
+        #expect(try !Self.admits("http://allowed.example/", url))
+    }
+
+    @Test(arguments: [
+        "http://allowed.example/a.png", "http://allowed.example", "HTTP://Allowed.Example/a.png",
+        "http://allowed.example./a.png", "http://allowed.example:80/a.png", "http://user:pw@allowed.example/a.png",
+    ])
+    func spellingsOfTheAllowedHostAreAdmitted(_ url: String) throws {
+        #expect(try Self.admits("http://allowed.example", url))
+    }
+
+    @Test func hostWildcardMatchesAnySubdomainButNotTheBareDomainOrAnotherOne() throws {
+        let pattern = "https://*.cdn.example/images/"
+        #expect(try Self.admits(pattern, "https://eu.cdn.example/images/a.png"))
+        #expect(try Self.admits(pattern, "https://a.b.cdn.example/images/x/y.png"))
+        #expect(try !Self.admits(pattern, "https://cdn.example/images/a.png"))
+        #expect(try !Self.admits(pattern, "https://eu.cdn.example.evil/images/a.png"))
+        #expect(try !Self.admits(pattern, "https://evil.example/x.cdn.example/images/a.png"))
+        #expect(try !Self.admits(pattern, "https://eu.cdn.example/other/images/a.png"))
+        #expect(try !Self.admits(pattern, "https://eu.cdn.example/images"))
+    }
+
+    @Test func pathWildcardStaysWithinOneSegment() throws {
+        let pattern = "http://h.example/u/*/img/"
+        #expect(try Self.admits(pattern, "http://h.example/u/42/img/a.png"))
+        #expect(try !Self.admits(pattern, "http://h.example/u/4/2/img/a.png"))
+        #expect(try !Self.admits(pattern, "http://h.example/u/42/other/a.png"))
+    }
+
+    @Test func portMustMatchUnlessItIsAWildcard() throws {
+        #expect(try Self.admits("http://127.0.0.1:*/", "http://127.0.0.1:9/a"))
+        #expect(try Self.admits("http://h.example:8080/", "http://h.example:8080/a"))
+        #expect(try !Self.admits("http://h.example:8080/", "http://h.example:8081/a"))
+        #expect(try !Self.admits("http://h.example:8080/", "http://h.example/a"))
+        #expect(try Self.admits("https://h.example/", "https://h.example:443/a"))
+    }
+
+    @Test func numericHostsMatchByTheAddressTheyReach() throws {
+        #expect(try Self.admits("http://127.0.0.1:*/", "http://2130706433:9/a"))
+        #expect(try Self.admits("http://127.0.0.1:*/", "http://0x7f.1:9/a"))
+        #expect(try Self.admits("http://[::1]:8080/", "http://[0:0::1]:8080/x"))
+        #expect(try !Self.admits("http://[::1]:8080/", "http://[::2]:8080/x"))
+    }
+
+    @Test func wildcardsDoNotBacktrackOnLongHostileURLs() throws {
+        let entry = try SourcePattern(parsing: "http://h.example/*a*a*a*a*a*a*a*a*b/")
+        let path = "/" + String(repeating: "a", count: 20_000)
+        let location = try NormalizedSourceURL(try #require(URL(string: "http://h.example" + path)))
+        let start = ContinuousClock.now
+        #expect(!entry.matches(location))
+        #expect(ContinuousClock.now - start < .seconds(5))
+    }
+
+    @Test(arguments: [
+        "ftp://h.example/", "file:///etc/", "data:image/png", "h.example", "http://", "http://:80/",
+        "http://a@h.example/", "http://h.example:0/", "http://h.example:x/", "http://[::1/", "http://[::1]x/",
+    ])
+    func malformedEntryIsA400(_ text: String) {
+        #expect(throws: ImageServerError.self) { try SourcePattern(parsing: text) }
+    }
+
+    @Test func locationIsNormalised() throws {
+        let location = try NormalizedSourceURL(try #require(URL(string: "HTTP://Images.Example.:80/a%20b.png?x=1")))
+        #expect(location.normalized == "http://images.example:80/a%20b.png?x=1")
+        let numeric = try NormalizedSourceURL(try #require(URL(string: "https://0177.0.0.1/")))
+        #expect(numeric.normalized == "https://127.0.0.1:443/")
+    }
+
+    /// A host the resolver would read differently from the allow-list: a decoded NUL (a C
+    /// string ends there), a slash, a space.
+    @Test(arguments: ["http://evil.example%00.allowed.example/", "http://evil.example%2F.allowed.example/", "http://a%20b.example/",
+                      "http://a%0A.example/", "http://a%40b.example/"])
+    func hostWithCharactersNoHostHasIsA400(_ text: String) throws {
+        let url = try #require(URL(string: text))
+        #expect(throws: ImageServerError.self) { try NormalizedSourceURL(url) }
+        #expect(try !Self.admits("http://*.allowed.example", text))
+    }
+
+    @Test func internationalisedAndIPv6HostsArePlausible() {
+        #expect(NormalizedSourceURL.isPlausibleHost("bücher.example"))
+        #expect(NormalizedSourceURL.isPlausibleHost("[::ffff:127.0.0.1]"))
+        #expect(NormalizedSourceURL.isPlausibleHost("xn--bcher-kva.example"))
+        #expect(!NormalizedSourceURL.isPlausibleHost("a\u{0}b"))
+        #expect(!NormalizedSourceURL.isPlausibleHost("a\u{202E}b"))
+    }
+
+    @Test(arguments: ["file:///etc/passwd", "data:image/png;base64,AAAA", "ftp://h.example/a.png", "gopher://h.example/"])
+    func onlyHTTPLocationsExist(_ text: String) throws {
+        let url = try #require(URL(string: text))
+        #expect(throws: ImageServerError.self) { try NormalizedSourceURL(url) }
+    }
+}
