@@ -13,7 +13,7 @@ import Synchronization
 /// let decodes = TaskCoalescer<String, Image>()
 /// let image = try await decodes.value(forKey: key) { try decode(key) }
 /// ```
-final class TaskCoalescer<Key: Hashable & Sendable, Value: Sendable>: Sendable {
+package final class TaskCoalescer<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     private struct Flight {
         let id: Int
         var task: Task<Void, Never>?
@@ -27,9 +27,12 @@ final class TaskCoalescer<Key: Hashable & Sendable, Value: Sendable>: Sendable {
 
     private let state = Mutex(State())
 
+    /// A coalescer with nothing in flight.
+    package init() {}
+
     /// The result of `operation` for `key`, shared with every concurrent caller of the same
     /// key. Throws `CancellationError` when the calling task is cancelled while waiting.
-    func value(forKey key: Key, operation: @escaping @Sendable () async throws -> Value) async throws -> Value {
+    package func value(forKey key: Key, operation: @escaping @Sendable () async throws -> Value) async throws -> Value {
         let waiterID = state.withLock { state -> Int in
             state.nextID += 1
             return state.nextID
@@ -81,7 +84,7 @@ final class TaskCoalescer<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     }
 
     /// The number of keys with an operation in flight (for tests).
-    var inFlightCount: Int { state.withLock { $0.flights.count } }
+    package var inFlightCount: Int { state.withLock { $0.flights.count } }
 
     private func finish(_ key: Key, flightID: Int, with result: Result<Value, any Error>) {
         let waiters = state.withLock { state -> [CheckedContinuation<Value, any Error>] in

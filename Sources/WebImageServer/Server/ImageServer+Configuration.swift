@@ -117,6 +117,10 @@ extension ImageServer {
         /// `WEBIMAGE_MAX_REDIRECTS`: redirects followed when fetching a source, each hop
         /// checked as the source is; default 10.
         public var maxRedirects = 10
+        /// `WEBIMAGE_USER_AGENT`: the `User-Agent` of source requests; default `nil`, the
+        /// library's own. Origins that serve only known clients, or an operator who wants to
+        /// tell nodes apart in an origin's log, set it.
+        public var userAgent: String?
 
         /// The defaults above.
         public init() {}
@@ -159,6 +163,7 @@ extension ImageServer {
             sourceAddresses.allowedNetworks = try reader.parsedList("ALLOWED_SOURCE_NETWORKS", IPNetwork.init(parsing:))
                 ?? sourceAddresses.allowedNetworks
             maxRedirects = try reader.integer("MAX_REDIRECTS", in: 0...100) ?? maxRedirects
+            userAgent = reader.string("USER_AGENT") ?? userAgent
         }
 
         /// The host and port of ``bind``.

@@ -76,7 +76,9 @@ extension ImageServer {
         let remaining = configuration.timeout - (ContinuousClock.now - start)
         let watch = await connection?.connectionWatch()
         let entry = try await withDeadline(remaining, timeoutError: .processingTimedOut, abandonedWhenClosed: watch) {
-            try await self.produce(path, format: variant.format, cacheKey: key, watch: watch)
+            try await self.jobs.value(forKey: key) {
+                try await self.produce(path, format: variant.format, cacheKey: key, watch: watch)
+            }
         }
         return Delivery(entry: entry, varies: varies)
     }

@@ -44,6 +44,11 @@ public final class ImageServer: Sendable {
     let resultCache: ByteCache
     let sourceCache: ByteCache
     let queue: JobQueue
+    /// The jobs in flight by result key: concurrent requests for one result share one job
+    /// (one queue place, one fetch, one decode), not only one download. Without it, a
+    /// request arriving after the download finished but before the result was stored
+    /// fetched the source again.
+    let jobs = TaskCoalescer<String, ByteCache.Entry>()
     let workerThreads: NIOThreadPool
     let logger: Logger
     /// When a request last gave up waiting in the queue: `/health` fails for one time-out
@@ -81,7 +86,8 @@ public final class ImageServer: Sendable {
                 addressPolicy: configuration.sourceAddresses,
                 maxRedirects: configuration.maxRedirects,
                 maxBytes: configuration.maxSourceFileSize,
-                timeout: configuration.downloadTimeout
+                timeout: configuration.downloadTimeout,
+                userAgent: configuration.userAgent
             )
             self.fetcher = fetcher
             ownedDownloader = fetcher.downloader

@@ -42,15 +42,18 @@ public struct GuardedSourceFetcher: SourceFetching {
     static let redirectStatuses: Set<Int> = [301, 302, 303, 307, 308]
 
     /// A fetcher whose downloader refuses bodies over `maxBytes` and gives up on a
-    /// connection idle for `timeout`.
+    /// connection idle for `timeout`; `userAgent`, when given, replaces the library's
+    /// `User-Agent`.
     public init(
         allowedSources: [SourcePattern],
         addressPolicy: SourceAddressPolicy,
         maxRedirects: Int,
         maxBytes: Int,
-        timeout: Duration
+        timeout: Duration,
+        userAgent: String? = nil
     ) {
         var configuration = Downloader.Configuration()
+        if let userAgent { configuration.httpHeaders["User-Agent"] = userAgent }
         configuration.maximumResponseSize = maxBytes
         configuration.timeout = timeout
         configuration.maxConcurrentDownloads = DownloaderSourceFetcher.maxConcurrentDownloads

@@ -23,6 +23,17 @@ import Testing
         }
     }
 
+    @Test func sourcesAreRequestedWithTheConfiguredUserAgent() async throws {
+        try await RunningImageServer.with(origin: try Self.routes(), .testing { $0.userAgent = "node-a/1" }) { origin, server async throws in
+            #expect(try await server.request(ImageURL.plain(origin.url("/a.png"), ["w:10"])).status == 200)
+            #expect(origin.requests.last?.header("User-Agent") == "node-a/1")
+        }
+        try await RunningImageServer.with(origin: try Self.routes(), .testing()) { origin, server async throws in
+            #expect(try await server.request(ImageURL.plain(origin.url("/a.png"), ["w:10"])).status == 200)
+            #expect(origin.requests.last?.header("User-Agent") == Downloader.Configuration.defaultUserAgent)
+        }
+    }
+
     @Test func successCarriesTypeLengthAndCacheControlWithTheTTL() async throws {
         try await RunningImageServer.with(origin: try Self.routes(), .testing { $0.ttl = 3600 }) { origin, server in
             let reply = try await server.request(ImageURL.plain(origin.url("/a.png"), ["w:20"]))

@@ -188,6 +188,31 @@ import Testing
         }
     }
 
+    @Test func concurrentRequestsForOneResultShareOneJob() async throws {
+        let gate = ReplyGate()
+        let configuration = ImageServer.Configuration.testing {
+            $0.workers = 4
+            $0.resultCache = []
+            $0.prometheusBind = "127.0.0.1:0"
+        }
+        try await RunningImageServer.with(origin: ["/a.png": try Self.held(gate)], configuration) { origin, server in
+            defer { gate.open() }
+            let path = ImageURL.plain(origin.url("/a.png"), ["w:10"], extension: "png")
+            let replies = try await withThrowingTaskGroup(of: RunningImageServer.Reply.self) { group in
+                for _ in 0..<4 { group.addTask { try await server.request(path) } }
+                #expect(try await waitUntil { prometheusValue(try await server.metrics(), "webimage_requests_in_flight") == 4 })
+                gate.open()
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(replies.count == 4 && replies.allSatisfy { $0.status == 200 && $0.body == replies[0].body })
+            // One job: one worker slot, one fetch, one decode and encode for all four.
+            let metrics = try await server.metrics()
+            #expect(prometheusValue(metrics, "webimage_processing_duration_seconds_count") == 1)
+            #expect(prometheusValue(metrics, "webimage_queue_duration_seconds_count") == 1)
+            #expect(origin.requestCount("/a.png") == 1)
+        }
+    }
+
     @Test func concurrentRequestsForOneSourceShareOneOriginFetch() async throws {
         let gate = ReplyGate()
         let configuration = ImageServer.Configuration.testing {

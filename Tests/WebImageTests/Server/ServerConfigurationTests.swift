@@ -49,12 +49,15 @@ import Testing
             "WEBIMAGE_ALLOW_PRIVATE_SOURCE_ADDRESSES": "yes",
             "WEBIMAGE_ALLOWED_SOURCE_NETWORKS": "10.20.0.0/16,fd00:1::/32",
             "WEBIMAGE_MAX_REDIRECTS": "3",
+            "WEBIMAGE_USER_AGENT": "node-a/1",
         ])
         #expect(configuration.allowedSources.map(\.description) == ["https://*.cdn.example/", "http://127.0.0.1:8080/images/"])
         #expect(configuration.sourceAddresses.allowsLoopback && configuration.sourceAddresses.allowsLinkLocal)
         #expect(configuration.sourceAddresses.allowsPrivate)
         #expect(configuration.sourceAddresses.allowedNetworks.map(\.description) == ["10.20.0.0/16", "fd00:1::/32"])
         #expect(configuration.maxRedirects == 3)
+        #expect(configuration.userAgent == "node-a/1")
+        #expect(try Configuration(environment: [:]).userAgent == nil)
     }
 
     @Test func theDefaultQueueFollowsTheWorkers() throws {
