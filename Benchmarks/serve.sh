@@ -137,19 +137,25 @@ free_port() {
 
 # nginx: the photos at /, the result files of the cache comparison at /results/.
 nginx_port=$(free_port)
-mkdir -p "$work/nginx/logs"
-cat > "$work/nginx/nginx.conf" <<CONF
+# nginx_config DIR: the start of an nginx.conf whose pid, log and temporary files live in
+# DIR, up to the opening of its http block.
+nginx_config() {
+    mkdir -p "$1/logs"
+    cat <<CONF
 worker_processes auto;
-pid $work/nginx/nginx.pid;
-error_log $work/nginx/logs/error.log warn;
+pid $1/nginx.pid;
+error_log $1/logs/error.log warn;
 events { worker_connections 1024; }
 http {
     access_log off;
-    client_body_temp_path $work/nginx/tmp_body;
-    proxy_temp_path $work/nginx/tmp_proxy;
-    fastcgi_temp_path $work/nginx/tmp_fastcgi;
-    uwsgi_temp_path $work/nginx/tmp_uwsgi;
-    scgi_temp_path $work/nginx/tmp_scgi;
+    client_body_temp_path $1/tmp_body;
+    proxy_temp_path $1/tmp_proxy;
+    fastcgi_temp_path $1/tmp_fastcgi;
+    uwsgi_temp_path $1/tmp_uwsgi;
+    scgi_temp_path $1/tmp_scgi;
+CONF
+}
+{ nginx_config "$work/nginx"; cat <<CONF
     sendfile on;
     tcp_nopush on;
     keepalive_requests 1000000;
@@ -163,6 +169,7 @@ http {
     }
 }
 CONF
+} > "$work/nginx/nginx.conf"
 "$NGINX" -p "$work/nginx" -c "$work/nginx/nginx.conf"
 for _ in $(seq 50); do [ -s "$work/nginx/nginx.pid" ] && break; sleep 0.1; done
 nginx_pid=$(cat "$work/nginx/nginx.pid")
@@ -461,28 +468,14 @@ if [[ " $SERVERS " == *" ours "* ]] && [[ " $FORMATS " == *" jpg "* ]]; then
         node_pids+=("$server_pid"); node_ports+=("$server_port")
     done
     proxy_port=$(free_port)
-    mkdir -p "$work/proxy/logs"
+    mkdir -p "$work/proxy"
     awk -v nodes="${node_ports[*]}" -v port="$proxy_port" '
         /^[ \t]*server [^{]*;/ { if (!done) { count = split(nodes, n, " "); p = $0; sub(/^[ \t]*server [^ ;]+/, "", p);
                                   for (i = 1; i <= count; i++) print "    server 127.0.0.1:" n[i] p; done = 1 } next }
         /^[ \t]*listen / { print "    listen 127.0.0.1:" port ";"; next }
         { print }' deploy/nginx/webimage.conf > "$work/proxy/webimage.conf"
     grep -q "127.0.0.1:${node_ports[1]}" "$work/proxy/webimage.conf" || { echo "could not point deploy/nginx/webimage.conf at the nodes" >&2; exit 1; }
-    cat > "$work/proxy/nginx.conf" <<CONF
-worker_processes auto;
-pid $work/proxy/nginx.pid;
-error_log $work/proxy/logs/error.log warn;
-events { worker_connections 1024; }
-http {
-    access_log off;
-    client_body_temp_path $work/proxy/tmp_body;
-    proxy_temp_path $work/proxy/tmp_proxy;
-    fastcgi_temp_path $work/proxy/tmp_fastcgi;
-    uwsgi_temp_path $work/proxy/tmp_uwsgi;
-    scgi_temp_path $work/proxy/tmp_scgi;
-    include $work/proxy/webimage.conf;
-}
-CONF
+    { nginx_config "$work/proxy"; printf '    include %s;\n}\n' "$work/proxy/webimage.conf"; } > "$work/proxy/nginx.conf"
     "$NGINX" -p "$work/proxy" -c "$work/proxy/nginx.conf"
     for _ in $(seq 50); do [ -s "$work/proxy/nginx.pid" ] && break; sleep 0.1; done
     proxy_pid=$(cat "$work/proxy/nginx.pid")

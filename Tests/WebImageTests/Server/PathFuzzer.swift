@@ -14,23 +14,11 @@ import Foundation
 /// let path = fuzzer.next()
 /// ```
 struct PathFuzzer {
-    /// SplitMix64: small, fast, and fully determined by its seed.
-    struct Generator: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
-    private var random: Generator
+    private var random: SplitMix64
     private let signer: URLSigner
 
     init(seed: UInt64, signer: URLSigner) {
-        random = Generator(state: seed)
+        random = SplitMix64(seed: seed)
         self.signer = signer
     }
 
