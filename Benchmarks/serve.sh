@@ -155,6 +155,7 @@ http {
     scgi_temp_path $1/tmp_scgi;
 CONF
 }
+mkdir -p "$work/nginx"
 { nginx_config "$work/nginx"; cat <<CONF
     sendfile on;
     tcp_nopush on;
