@@ -147,6 +147,12 @@ extension ImageServer {
 
     /// The job behind a cache miss: a worker slot, the source, the processing, the store.
     private func produce(_ path: ProcessingPath, format: ImageFormat?, cacheKey: String, watch: ConnectionWatch?) async throws -> ByteCache.Entry {
+        // The request looked in the cache before it joined the jobs in flight; a job for the
+        // same result may have stored it and ended in between (the disk lookup alone is a
+        // thread hop). Looking again here, once per job, means a result is made once.
+        if resultCache.isEnabled, let (entry, _) = try await cached(cacheKey, in: resultCache) {
+            return entry
+        }
         let queued = ContinuousClock.now
         do {
             try await queue.enter()

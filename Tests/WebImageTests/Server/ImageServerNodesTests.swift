@@ -139,14 +139,6 @@ import Testing
             let byNode = Self.fetchesByNode(origin)
             for (node, counts) in byNode {
                 for (source, count) in counts.sorted(by: { $0.key < $1.key }) where count > 1 {
-                    // Known and not yet explained: under load, node B sometimes fetches a
-                    // source of A's share a second time just after the kill (about one run
-                    // in five, one source). Printed, not failed, until it is found; every
-                    // other double fetch fails the test.
-                    if node == "node-b", shareA.contains(source), count == 2 {
-                        print("nodes: KNOWN ISSUE: node-b fetched source \(source) of node A's share twice after the kill")
-                        continue
-                    }
                     let history = outcomes.filter { $0.source == source }.map { "\($0.node ?? "-")\($0.afterKill ? "+" : "")" }
                     // Node B's own counts say whether a job of its failed or was abandoned.
                     let metrics = try await Self.metrics(of: nodeB)
