@@ -83,6 +83,9 @@ package final class TaskCoalescer<Key: Hashable & Sendable, Value: Sendable>: Se
         }
     }
 
+    /// Whether an operation for `key` is in flight (a new caller would join it).
+    package func isInFlight(forKey key: Key) -> Bool { state.withLock { $0.flights[key] != nil } }
+
     /// The number of keys with an operation in flight (for tests).
     package var inFlightCount: Int { state.withLock { $0.flights.count } }
 

@@ -122,8 +122,11 @@ extension ImageServer {
         // and unless a disk level might still hold its result (a read that must not block
         // the event loop). Under a flood of retries the refusals are most of the work, and
         // here each costs a fraction of the full path's.
+        // A request whose result a job is already making joins that job on the full path
+        // without a queue place, so it is not refused either.
         guard queue.isFull, !resultCache.hasDiskLevel,
-              let path = try? ProcessingPath(parsing: target), (try? processor.validate(path.options)) != nil
+              let path = try? ProcessingPath(parsing: target), (try? processor.validate(path.options)) != nil,
+              !jobs.isInFlight(forKey: ResultVariant(explicit: path.options.format, offered: offered, negotiates: negotiates).key(for: signedPart))
         else { return nil }
         metrics.cacheMisses.increment()
         let refusal = ImageServerError.queueFull
