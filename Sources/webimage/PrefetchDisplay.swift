@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import WebImage
 
 /// What `webimage prefetch` prints: on a terminal a progress bar redrawn in place (with
@@ -15,7 +14,7 @@ final class PrefetchDisplay: Sendable {
 
     private let total: Int
     private let isTerminal: Bool
-    private let state = Mutex(State())
+    private let state = LockedValue(State())
     private static let barWidth = 30
 
     init(total: Int, isTerminal: Bool) {

@@ -64,6 +64,12 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Redirects followed when fetching a source (WEBIMAGE_MAX_REDIRECTS; default 10).")
     var maxRedirects: Int?
 
+    @Option(help: "Folder that local:///path and file:///path sources are read from (WEBIMAGE_LOCAL_FILESYSTEM_ROOT; default none: refused).")
+    var localFilesystemRoot: String?
+
+    @Flag(help: "Allow data: URLs as sources (WEBIMAGE_ALLOW_DATA_SOURCES).")
+    var allowDataSources = false
+
     func run() async throws {
         // Swift concurrency on NIO's event loops: a request's handler then runs on the thread
         // that read it (ImageServer.adoptEventLoopsAsGlobalExecutor says why and when it is
@@ -113,6 +119,8 @@ extension ServeCommand {
         if allowLinkLocalSourceAddresses { settings.sourceAddresses.allowsLinkLocal = true }
         if allowPrivateSourceAddresses { settings.sourceAddresses.allowsPrivate = true }
         if let maxRedirects { settings.maxRedirects = max(0, maxRedirects) }
+        if let localFilesystemRoot { settings.localFilesystemRoot = localFilesystemRoot }
+        if allowDataSources { settings.allowsDataSources = true }
     }
 }
 

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// An animated image whose frames are decoded on demand from the original file.
 ///
@@ -9,7 +8,7 @@ import Synchronization
 /// the poster frame, and every frame after ``preloadAllFrames()``. ``memoryCost`` counts
 /// exactly those. ``AnimatedImagePlayer`` plays one with a bounded frame buffer.
 ///
-/// Thread-safe: immutable apart from the preloaded frames, which live behind a `Mutex`;
+/// Thread-safe: immutable apart from the preloaded frames, which live behind a `LockedValue`;
 /// the coder serialises its own decodes.
 ///
 /// ```swift
@@ -33,7 +32,7 @@ public final class AnimatedImage: Sendable {
     public let posterFrame: PixelBuffer
     private let coder: (any AnimatedImageCoder)?
     /// Frames held besides the poster (all of them after ``preloadAllFrames()``).
-    private let preloaded: Mutex<[Int: PixelBuffer]>
+    private let preloaded: LockedValue<[Int: PixelBuffer]>
 
     /// Opens `data` lazily with the first of ``coderTypes`` that accepts it. Other files
     /// (still PNG and WebP, JPEG, ...) and `decodeFirstFrameOnly` are decoded at once with
@@ -55,7 +54,7 @@ public final class AnimatedImage: Sendable {
         properties = coder.properties
         animatedImageData = coder.animatedImageData
         self.scale = scale > 0 ? scale : 1
-        preloaded = Mutex([:])
+        preloaded = LockedValue([:])
     }
 
     /// An animation over frames already decoded (all of them held), with `data` as the
@@ -70,7 +69,7 @@ public final class AnimatedImage: Sendable {
             frameSize: image.size, hasAlpha: image.hasAlpha, orientation: image.orientation, isThumbnail: image.isThumbnail)
         var frames: [Int: PixelBuffer] = [:]
         for (index, frame) in image.frames.enumerated().dropFirst() { frames[index] = frame.pixels }
-        preloaded = Mutex(frames)
+        preloaded = LockedValue(frames)
     }
 
     /// The format the frames come from.

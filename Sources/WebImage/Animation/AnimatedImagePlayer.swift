@@ -1,6 +1,5 @@
 import Dispatch
 import Foundation
-import Synchronization
 
 /// Plays an ``AnimatedImage``: which frame to show now, with a bounded look-ahead buffer
 /// decoded off the caller's thread.
@@ -15,7 +14,7 @@ import Synchronization
 /// the player stops on the final frame and ``isFinished`` is set. The buffer holds at most
 /// ``maxBufferCount`` frames (from ``Configuration/maxBufferSize``).
 ///
-/// Thread-safe: state behind a `Mutex`. ``tick()`` never decodes; decodes run on the
+/// Thread-safe: state behind a `LockedValue`. ``tick()`` never decodes; decodes run on the
 /// library's queue for blocking work, off Swift's cooperative pool.
 ///
 /// ```swift
@@ -53,7 +52,7 @@ public final class AnimatedImagePlayer: Sendable {
     let buffer: AnimationFrameBuffer
     /// Frame durations in whole nanoseconds, so time adds up exactly.
     private let durations: [Int64]
-    private let state: Mutex<State>
+    private let state: LockedValue<State>
 
     /// A stopped player on the first frame of `mode`. Decodes run on the library's queue
     /// for blocking work, as every decode and file read of the library does.
@@ -76,7 +75,7 @@ public final class AnimatedImagePlayer: Sendable {
             initial.shownFrame = frame
             initial.pending = false
         }
-        state = Mutex(initial)
+        state = LockedValue(initial)
     }
 
     /// A stopped player, as ``init(image:clock:configuration:)``: the queue is no longer

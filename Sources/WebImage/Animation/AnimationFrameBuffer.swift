@@ -1,5 +1,4 @@
 import Dispatch
-import Synchronization
 
 /// The player's look-ahead: decoded frames kept for the next steps of playback, at most
 /// ``capacity`` of them, filled by decodes that run through `BlockingIO` (off Swift's
@@ -13,7 +12,7 @@ import Synchronization
 /// backward expensively. Frames the ``AnimatedImage`` already holds (poster, preloaded) are
 /// served from it and take no room.
 ///
-/// Thread-safe: state behind a `Mutex`; decode completions take the same lock.
+/// Thread-safe: state behind a `LockedValue`; decode completions take the same lock.
 final class AnimationFrameBuffer: Sendable {
     private struct State {
         var frames: [Int: PixelBuffer] = [:]
@@ -25,7 +24,7 @@ final class AnimationFrameBuffer: Sendable {
     let image: AnimatedImage
     /// The most frames held at once; at least 1.
     let capacity: Int
-    private let state = Mutex(State())
+    private let state = LockedValue(State())
     /// Counts the decodes started and not yet finished, for ``waitUntilIdle()``.
     private let group = DispatchGroup()
 

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// SDWebImage's `sd_setImage` layer for one ``ImageTarget``: reached as `target.webImage`.
 ///
@@ -115,7 +114,7 @@ extension WebImageBinding {
             case returned
         }
 
-        private let stage = Mutex(Stage.calling([]))
+        private let stage = LockedValue(Stage.calling([]))
 
         /// Keeps `result` if `loadImage` has not returned yet; `false` means deliver it yourself.
         func hold(_ result: Result<ImageLoadResult, WebImageError>) -> Bool {

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// Several caches behind one ``ImageCaching`` (SDWebImage's `SDImageCachesManager`): for
 /// example a small fast cache in front of a large shared one.
@@ -45,11 +44,11 @@ public final class CachesManager: ImageCaching {
     /// The process-wide manager, holding ``ImageCache/shared``.
     public static let shared = CachesManager(caches: [ImageCache.shared])
 
-    private let state: Mutex<State>
+    private let state: LockedValue<State>
 
     /// Creates a manager over `caches`, the last of which has the highest priority.
     public init(caches: [any ImageCaching] = []) {
-        state = Mutex(State(caches: caches))
+        state = LockedValue(State(caches: caches))
     }
 
     /// The caches, lowest priority first.

@@ -33,7 +33,7 @@ public final class DiskCache: Sendable {
         var cleanupTask: Task<Void, Never>?
     }
 
-    private let state: Mutex<State>
+    private let state: LockedValue<State>
 
     /// Name of the extended attribute holding an entry's extended data.
     static let extendedAttributeName = "user.swift-web-image.extended"
@@ -47,7 +47,7 @@ public final class DiskCache: Sendable {
     public init(directory: URL, configuration: Configuration = Configuration()) {
         self.directory = directory.standardizedFileURL
         path = self.directory.path
-        state = Mutex(State(configuration: configuration))
+        state = LockedValue(State(configuration: configuration))
         scheduleCleanup(configuration.cleanupInterval)
     }
 

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// The two-level image cache: decoded images in a ``MemoryCache``, their encoded bytes in a
 /// ``DiskCache``, and the coders that turn one into the other (SDWebImage's `SDImageCache`).
@@ -28,7 +27,7 @@ public final class ImageCache: ImageCaching {
     /// The coder that decodes disk hits and encodes stores without data.
     public let coder: any ImageCoder
 
-    private let configuration: Mutex<ImageCache.Configuration>
+    private let configuration: LockedValue<ImageCache.Configuration>
     let decodes = TaskCoalescer<DecodeRequest, DiskQueryOutcome>()
 
     /// Creates a cache whose disk level lives in `directory/namespace`; `directory`
@@ -51,7 +50,7 @@ public final class ImageCache: ImageCaching {
             configuration: config.applying(to: DiskCache.Configuration())
         )
         self.coder = coder
-        configuration = Mutex(config)
+        configuration = LockedValue(config)
     }
 
     /// The configuration; setting it applies the memory limits at once and the disk ones

@@ -1,5 +1,3 @@
-import Synchronization
-
 /// An in-memory key-value cache with least-recently-used eviction under a total-cost limit
 /// and a count limit: the first level of ``ImageCache``.
 ///
@@ -55,14 +53,14 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
         }
     }
 
-    @usableFromInline let state: Mutex<State>
+    @usableFromInline let state: LockedValue<State>
     @usableFromInline let valueIsClass: Bool
 
     /// Creates a cache. `totalCostLimit` and `countLimit` default to 0 (no limit);
     /// `usesWeakTable` defaults to `false`.
     public init(totalCostLimit: Int = 0, countLimit: Int = 0, usesWeakTable: Bool = false) {
         valueIsClass = Value.self is AnyObject.Type
-        state = Mutex(State(
+        state = LockedValue(State(
             totalCostLimit: max(0, totalCostLimit),
             countLimit: max(0, countLimit),
             weakTable: usesWeakTable ? [:] : nil

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// Random access to the frames of a format that composites each frame on the last.
 ///
@@ -15,7 +14,7 @@ import Synchronization
 /// format's cursor. The cursor is held as `any FrameCursor`, so each source keeps its
 /// cursor type private.
 ///
-/// Thread-safe: the cursor lives behind a `Mutex`, so a prefetch task and a caller asking
+/// Thread-safe: the cursor lives behind a `LockedValue`, so a prefetch task and a caller asking
 /// at once are served one after the other. The lock is held while a frame decodes, because
 /// the cursor's state is the decode's input; callers that must not wait (a display-link
 /// tick) ask through ``AnimatedImagePlayer``, whose prefetch runs off their thread.
@@ -28,7 +27,7 @@ final class SequentialFrameDecoder: Sendable {
         var needsRewind = false
     }
 
-    private let state: Mutex<State>
+    private let state: LockedValue<State>
     /// The original file (``AnimatedImageCoder/animatedImageData``).
     let data: Data
     /// What is known without decoding; its frame count is the number of frames a caller
@@ -38,7 +37,7 @@ final class SequentialFrameDecoder: Sendable {
     /// Wraps `cursor`, which must stand before frame 0 of `data`, whose structure
     /// `properties` describes.
     init(data: Data, properties: AnimatedImageProperties, cursor: sending some FrameCursor) {
-        state = Mutex(State(cursor: cursor))
+        state = LockedValue(State(cursor: cursor))
         self.data = data
         self.properties = properties
     }

@@ -14,11 +14,11 @@ import Dispatch
 /// let data = try await BlockingIO.run { try Data(contentsOf: fileURL) }
 /// BlockingIO.start { cache.removeExpiredData() }  // nobody waits
 /// ```
-enum BlockingIO {
+package enum BlockingIO {
     private static let queue = DispatchQueue(label: "swift-web-image.blocking-io", qos: .utility, attributes: .concurrent)
 
     /// Runs `work` on the blocking-I/O queue and returns its result.
-    static func run<T: Sendable, E: Error>(_ work: @escaping @Sendable () throws(E) -> T) async throws(E) -> T {
+    package static func run<T: Sendable, E: Error>(_ work: @escaping @Sendable () throws(E) -> T) async throws(E) -> T {
         let result: Result<T, E> = await withCheckedContinuation { continuation in
             queue.async {
                 continuation.resume(returning: Result { () throws(E) -> T in try work() })

@@ -1,5 +1,3 @@
-import Synchronization
-
 /// The ordered, thread-safe list behind ``CodersManager`` and ``LoadersManager``: entries
 /// in the order they were added, searched from the last added to the first, so a user's
 /// entry added later takes over from a built-in one (SDWebImage's rule for coders and
@@ -14,11 +12,11 @@ import Synchronization
 /// let coder = registry.first { $0.canDecode(data) }   // MyCoder is asked first
 /// ```
 final class OrderedRegistry<Entry: Sendable>: Sendable {
-    private let storage: Mutex<[Entry]>
+    private let storage: LockedValue<[Entry]>
 
     /// Creates a registry holding `entries`, the last of which is searched first.
     init(_ entries: [Entry]) {
-        storage = Mutex(entries)
+        storage = LockedValue(entries)
     }
 
     /// The entries in the order they were added (the last is searched first).

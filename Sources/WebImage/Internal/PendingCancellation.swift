@@ -1,5 +1,3 @@
-import Synchronization
-
 /// Holds how to cancel a piece of work that a cancellation may reach before the work
 /// exists: a cancel that arrives first is remembered and applied as soon as the action is
 /// stored. Three states: empty, holding the action, cancelled.
@@ -17,7 +15,7 @@ import Synchronization
 /// ```
 final class PendingCancellation: Sendable {
     private enum Slot { case empty, action(@Sendable () -> Void), cancelled }
-    private let slot = Mutex(Slot.empty)
+    private let slot = LockedValue(Slot.empty)
 
     /// Stores how to cancel the started work; runs it at once if cancellation came first.
     func store(_ cancel: @escaping @Sendable () -> Void) {

@@ -1,5 +1,3 @@
-import Synchronization
-
 /// Runs one operation per key for any number of concurrent callers: the first caller for a
 /// key starts it, later callers wait for the same result.
 ///
@@ -25,7 +23,7 @@ package final class TaskCoalescer<Key: Hashable & Sendable, Value: Sendable>: Se
         var flights: [Key: Flight] = [:]
     }
 
-    private let state = Mutex(State())
+    private let state = LockedValue(State())
 
     /// A coalescer with nothing in flight.
     package init() {}

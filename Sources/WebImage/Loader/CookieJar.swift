@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// The cookies the downloader sends and stores for loads that ask for it
 /// (``DownloadRequestOptions/handleCookies``, the manager's `.handleCookies`) — the part of
@@ -48,7 +47,7 @@ public final class CookieJar: Sendable {
 
     /// The limits this jar keeps to.
     public let limits: Limits
-    private let state = Mutex(State())
+    private let state = LockedValue(State())
 
     /// Creates an empty jar.
     public init(limits: Limits = Limits()) {

@@ -33,7 +33,7 @@ extension Downloader {
     /// plain value, not thread-safe by itself.
     ///
     /// ```swift
-    /// let listeners = Mutex(EventListeners())
+    /// let listeners = LockedValue(EventListeners())
     /// let open = listeners.withLock { Array($0.continuations.values) }
     /// ```
     struct EventListeners {

@@ -1,6 +1,5 @@
 import AsyncHTTPClient
 import Foundation
-import Synchronization
 
 /// Downloads images over HTTP and HTTPS (SDWebImage's `SDWebImageDownloader`), on
 /// AsyncHTTPClient.
@@ -48,10 +47,10 @@ public final class Downloader: ImageLoader {
 
     /// The configuration the downloader was created with.
     public let config: Downloader.Configuration
-    let state: Mutex<State>
+    let state: LockedValue<State>
     /// The open event streams, under their own lock: events are sent from every event
     /// loop and must not wait for the queue.
-    let listeners = Mutex(EventListeners())
+    let listeners = LockedValue(EventListeners())
     /// The `ETag` / `Last-Modified` of recent responses, to make revalidations conditional.
     let validators = HTTPValidatorStore()
 
@@ -59,7 +58,7 @@ public final class Downloader: ImageLoader {
     public init(config: Downloader.Configuration = Downloader.Configuration()) {
         self.config = config
         let scheduler = DownloadScheduler(maxConcurrentDownloads: config.maxConcurrentDownloads, lifo: config.executionOrder == .lifo)
-        state = Mutex(State(scheduler: scheduler, headers: config.httpHeaders))
+        state = LockedValue(State(scheduler: scheduler, headers: config.httpHeaders))
     }
 
     /// How many downloads run at once; changing it starts queued ones at once when it

@@ -48,7 +48,7 @@ public struct FileURLLoader: ImageLoader {
     /// since it was opened) is refused rather than truncated. Anything else is refused
     /// before a byte is read: a FIFO could block forever, a device (`/dev/zero`) reports no
     /// size and never ends, a directory has no bytes.
-    static func read(_ url: URL, limit: Int) throws -> Data {
+    package static func read(_ url: URL, limit: Int) throws -> Data {
         // Non-blocking, so opening a FIFO with no writer returns at once instead of waiting
         // for one; it changes nothing for the regular files read below.
         let fd = open(url.path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)

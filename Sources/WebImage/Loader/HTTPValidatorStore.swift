@@ -1,6 +1,5 @@
 import Foundation
 import NIOHTTP1
-import Synchronization
 
 /// The HTTP validators (`ETag`, `Last-Modified`) of recent downloads, so that revalidating
 /// cached bytes (the manager's `.refreshCached`) asks the server "changed since?" with
@@ -20,13 +19,13 @@ final class HTTPValidatorStore: Sendable {
     /// The longest validator kept; a server sending more is not identifying a version.
     static let maximumLength = 1024
 
-    private let entries: Mutex<LRUList<URL, Validators>>
+    private let entries: LockedValue<LRUList<URL, Validators>>
     private let capacity: Int
 
     /// A store of at most `capacity` URLs.
     init(capacity: Int = 2000) {
         self.capacity = max(1, capacity)
-        entries = Mutex(LRUList())
+        entries = LockedValue(LRUList())
     }
 
     /// Remembers the validators of a successful response for `url`, or forgets the URL's

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// The partial-image decoder of one download, created only when a caller wants partial
 /// images and no decryptor stands between the bytes and the image.
@@ -23,7 +22,7 @@ final class PartialImageSource: Sendable {
     }
 
     private let decoder: (any PartialImageDecoder)?
-    private let state = Mutex(State())
+    private let state = LockedValue(State())
 
     /// A source that decodes only when `isWanted` (a caller asked for partial images and
     /// no decryptor runs); otherwise it makes no decoder and ignores every offer.

@@ -2,7 +2,6 @@ import AsyncHTTPClient
 import Foundation
 import NIOCore
 import NIOHTTP1
-import Synchronization
 
 /// Reads the response of one HTTP exchange on the request's event loop (an
 /// AsyncHTTPClient response delegate): checks the head, bounds and collects the body into
@@ -54,7 +53,7 @@ final class ResponseReader: HTTPClientResponseDelegate {
     private let answersBasicChallenge: Bool
     private let limit: Int
     private let partials: PartialImageSource
-    private let state: Mutex<State>
+    private let state: LockedValue<State>
 
     /// A reader for one exchange of `operation`. With `answersBasicChallenge`, a 401 that
     /// accepts Basic fails with ``BasicChallenge`` instead of the status error.
@@ -66,7 +65,7 @@ final class ResponseReader: HTTPClientResponseDelegate {
         self.answersBasicChallenge = answersBasicChallenge
         limit = downloader.config.maximumResponseSize
         partials = PartialImageSource(isWanted: downloader.wantsPartialImages(operation), makeDecoder: downloader.config.partialImageDecoder)
-        state = Mutex(State(throttle: ProgressThrottle(expectedSize: nil, minimumInterval: downloader.config.minimumProgressInterval)))
+        state = LockedValue(State(throttle: ProgressThrottle(expectedSize: nil, minimumInterval: downloader.config.minimumProgressInterval)))
     }
 
     /// What is known about the transfer so far, for its metrics.

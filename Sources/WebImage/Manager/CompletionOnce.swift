@@ -1,5 +1,3 @@
-import Synchronization
-
 /// Guards the callback form's completion: at most one early (cached) result with
 /// `.refreshCached`, then exactly one final call — unless the final outcome is "no
 /// change" after the cached result was delivered, which calls nothing.
@@ -13,7 +11,7 @@ final class CompletionOnce: Sendable {
     }
 
     private let completion: Completion
-    private let state = Mutex(State())
+    private let state = LockedValue(State())
 
     init(_ completion: @escaping Completion) {
         self.completion = completion

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// The URLs that failed for a reason a retry would not fix (SDWebImage's `failedURLs`),
 /// so the manager fails them at once until `.retryFailed` is passed.
@@ -7,7 +6,7 @@ import Synchronization
 /// Thread-safe. A lookup on an empty set takes the lock and nothing else, so the common
 /// case costs no URL hashing.
 final class FailedURLSet: Sendable {
-    private let urls = Mutex(Set<URL>())
+    private let urls = LockedValue(Set<URL>())
 
     /// Whether `url` failed before.
     func contains(_ url: URL) -> Bool {

@@ -1,6 +1,5 @@
 import Foundation
 import Logging
-import Synchronization
 
 /// The one call that joins caches, loaders, coders and transformers (SDWebImage's
 /// `SDWebImageManager`): give it a URL, get back an image and where it came from.
@@ -44,7 +43,7 @@ public final class ImageManager: ImageManaging {
     let failedURLs = FailedURLSet()
     let metrics = ImageManagerMetrics()
     let running = RunningLoads()
-    private let settings: Mutex<Settings>
+    private let settings: LockedValue<Settings>
 
     /// Creates a manager over `cache` and `loader`; `optionsProcessor` rewrites each
     /// load's options and context first.
@@ -58,7 +57,7 @@ public final class ImageManager: ImageManaging {
         imageLoader = loader
         directCache = cache as? ImageCache
         self.logger = logger
-        settings = Mutex(Settings(optionsProcessor: optionsProcessor))
+        settings = LockedValue(Settings(optionsProcessor: optionsProcessor))
     }
 
     /// The transformer applied to every load whose context names none. Default `nil`.
@@ -165,7 +164,7 @@ final class RunningLoads: Sendable {
     /// holder the `async` downloader calls use.
     typealias Slot = PendingCancellation
 
-    private let slots = Mutex<[ObjectIdentifier: Slot]>([:])
+    private let slots = LockedValue<[ObjectIdentifier: Slot]>([:])
 
     var count: Int { slots.withLock { $0.count } }
 

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// Something that loads images by URL through caches and loaders: what ``ImageManager``
 /// does, as a protocol so the prefetcher and the binding layer can be given any manager.
@@ -98,11 +97,11 @@ public struct ImageLoadResult: Sendable {
 /// operation.cancel()
 /// ```
 public final class ImageLoadOperation: Sendable {
-    private let state: Mutex<(cancelled: Bool, action: (@Sendable () -> Void)?)>
+    private let state: LockedValue<(cancelled: Bool, action: (@Sendable () -> Void)?)>
 
     /// Creates an operation whose ``cancel()`` runs `onCancel` once.
     public init(onCancel: @escaping @Sendable () -> Void) {
-        state = Mutex((false, onCancel))
+        state = LockedValue((false, onCancel))
     }
 
     /// Whether ``cancel()`` has been called.

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// Loads lists of images into the cache ahead of need: SDWebImage's `SDWebImagePrefetcher`.
 ///
@@ -26,12 +25,12 @@ public final class Prefetcher: Sendable {
 
     /// The manager every load goes through.
     public let manager: any ImageManaging
-    let state: Mutex<State>
+    let state: LockedValue<State>
 
     /// Creates a prefetcher that loads through `manager`.
     public init(manager: any ImageManaging, maxConcurrentPrefetchCount: Int = 3) {
         self.manager = manager
-        state = Mutex(State(maxConcurrent: max(1, maxConcurrentPrefetchCount)))
+        state = LockedValue(State(maxConcurrent: max(1, maxConcurrentPrefetchCount)))
     }
 
     /// How many loads run at once across all lists; default 3. Values below 1 count as 1;

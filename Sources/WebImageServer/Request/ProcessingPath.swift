@@ -54,10 +54,8 @@ public struct ProcessingPath: Sendable, Equatable {
         if let fileExtension {
             options.format = try Self.format(named: fileExtension)
         }
-        guard let url = URL(string: source), let scheme = url.scheme?.lowercased(),
-              scheme == "http" || scheme == "https", url.host?.isEmpty == false
-        else {
-            throw .badOptions("the source is not an http(s) URL: \(source.prefix(200))")
+        guard let url = URL(string: source), Self.hasSourceScheme(url) else {
+            throw .badOptions("the source is not an http(s), local, file or data URL: \(source.prefix(200))")
         }
         self.source = url
         self.options = options
@@ -77,6 +75,17 @@ public struct ProcessingPath: Sendable, Equatable {
     }
 
     // MARK: Sources
+
+    /// Whether `url` has a scheme a source can have: http(s) with a host, or `local:`,
+    /// `file:` and `data:`, which parse here and are refused later unless the operator
+    /// turned them on (``GuardedSourceFetcher``), so that the 404 says which setting.
+    static func hasSourceScheme(_ url: URL) -> Bool {
+        switch url.scheme?.lowercased() {
+        case "http", "https": url.host?.isEmpty == false
+        case "local", "file", "data": true
+        default: false
+        }
+    }
 
     /// `plain/URL@EXT`: the rest of the path (with the query, where a source URL's own
     /// query ends up), percent-decoded, the extension after the last `@`.

@@ -1,5 +1,5 @@
+import WebImage
 import NIOCore
-import Synchronization
 
 /// Whether a request's client is still there: closed once the connection's input ends (the
 /// client closed its side) or the connection goes away.
@@ -20,7 +20,7 @@ public final class ConnectionWatch: Sendable {
         var isClosed = false
     }
 
-    private let state = Mutex(State())
+    private let state = LockedValue(State())
 
     /// A watch on an open connection.
     public init() {}

@@ -1,4 +1,4 @@
-import Synchronization
+import WebImage
 
 /// Runs `work` in a task of its own and returns its result, or throws `timeoutError` once
 /// `duration` has passed, or ``ImageServerError/clientClosedRequest`` once `watch` sees the
@@ -48,7 +48,7 @@ private final class DeadlineRace<T: Sendable>: Sendable {
         case delivered
     }
 
-    private let state = Mutex(State.idle)
+    private let state = LockedValue(State.idle)
 
     /// Records `result` if nothing finished before; returns whether it was the first.
     @discardableResult

@@ -1,12 +1,12 @@
+import WebImage
 import Foundation
-import Synchronization
 
 /// The `Date` header's value (RFC 9110's IMF-fixdate), made at most once a second.
 ///
 /// Every response carries it, and formatting a date is slower than answering a cache hit;
 /// the value changes once a second, so it is kept until then.
 enum HTTPDate {
-    private static let cache = Mutex<(second: Int, text: String)>((-1, ""))
+    private static let cache = LockedValue<(second: Int, text: String)>((-1, ""))
     private static let days = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
     private static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
 

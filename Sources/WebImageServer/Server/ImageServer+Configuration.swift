@@ -117,6 +117,13 @@ extension ImageServer {
         /// `WEBIMAGE_MAX_REDIRECTS`: redirects followed when fetching a source, each hop
         /// checked as the source is; default 10.
         public var maxRedirects = 10
+        /// `WEBIMAGE_LOCAL_FILESYSTEM_ROOT` (imgproxy's `IMGPROXY_LOCAL_FILESYSTEM_ROOT`): the
+        /// folder `local:///path` and `file:///path` sources are read from, `path` inside it;
+        /// default `nil`, no local sources. See ``LocalFileSource``.
+        public var localFilesystemRoot: String?
+        /// `WEBIMAGE_ALLOW_DATA_SOURCES`: whether a `data:` URL may be a source (its bytes
+        /// then ride in the request URL, up to the source byte limit); default `false`.
+        public var allowsDataSources = false
         /// `WEBIMAGE_USER_AGENT`: the `User-Agent` of source requests; default `nil`, the
         /// library's own. Origins that serve only known clients, or an operator who wants to
         /// tell nodes apart in an origin's log, set it.
@@ -164,6 +171,8 @@ extension ImageServer {
                 ?? sourceAddresses.allowedNetworks
             maxRedirects = try reader.integer("MAX_REDIRECTS", in: 0...100) ?? maxRedirects
             userAgent = reader.string("USER_AGENT") ?? userAgent
+            localFilesystemRoot = reader.string("LOCAL_FILESYSTEM_ROOT") ?? localFilesystemRoot
+            allowsDataSources = try reader.bool("ALLOW_DATA_SOURCES") ?? allowsDataSources
         }
 
         /// The host and port of ``bind``.

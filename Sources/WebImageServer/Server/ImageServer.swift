@@ -5,7 +5,6 @@ import Logging
 import NIOCore
 import NIOPosix
 import ServiceLifecycle
-import Synchronization
 import WebImage
 
 /// An imgproxy-compatible image service: a signed URL in, a resized, re-encoded, cached
@@ -53,7 +52,7 @@ public final class ImageServer: Sendable {
     let logger: Logger
     /// When a request last gave up waiting in the queue: `/health` fails for one time-out
     /// after it.
-    private let lastQueueTimeout = Mutex<ContinuousClock.Instant?>(nil)
+    private let lastQueueTimeout = LockedValue<ContinuousClock.Instant?>(nil)
 
     /// Creates a server; nothing listens until ``run(onReady:)``.
     /// - Parameters:
@@ -87,7 +86,9 @@ public final class ImageServer: Sendable {
                 maxRedirects: configuration.maxRedirects,
                 maxBytes: configuration.maxSourceFileSize,
                 timeout: configuration.downloadTimeout,
-                userAgent: configuration.userAgent
+                userAgent: configuration.userAgent,
+                localFiles: try configuration.localFilesystemRoot.map { root throws(ImageServerError) in try LocalFileSource(root: root) },
+                allowsDataSources: configuration.allowsDataSources
             )
             self.fetcher = fetcher
             ownedDownloader = fetcher.downloader

@@ -1,4 +1,4 @@
-import Synchronization
+import WebImage
 
 /// Admission to the server's image jobs: at most `workers` run at once, at most
 /// `queueSize` wait behind them, and anyone past that is refused at once (a 429).
@@ -76,10 +76,10 @@ final class JobQueue: Sendable {
         var grantedEarly: Set<UInt64> = []
     }
 
-    private let locked: Mutex<Locked>
+    private let locked: LockedValue<Locked>
 
     init(workers: Int, queueSize: Int) {
-        locked = Mutex(Locked(state: State(workers: workers, queueSize: queueSize)))
+        locked = LockedValue(Locked(state: State(workers: workers, queueSize: queueSize)))
     }
 
     /// Jobs running now.

@@ -23,6 +23,10 @@ import WebImage
 /// announced `Content-Length` over it before the body and cuts a body that grows past it,
 /// and the server runs the whole fetch, every hop, under the download time-out.
 ///
+/// Sources on the server's own disk (`local:`, `file:`) and `data:` URLs are refused unless
+/// the operator turns them on (``localFiles``, ``allowsDataSources``); the allow-list speaks
+/// of http(s) origins only, and no redirect may lead to either.
+///
 /// A refused source is a 404 (``ImageServerError/sourceForbidden(_:)``), as imgproxy answers.
 public struct GuardedSourceFetcher: SourceFetching {
     /// The downloader: its limits, time-out and coalescing apply, and it keeps one HTTP
@@ -36,6 +40,13 @@ public struct GuardedSourceFetcher: SourceFetching {
     public let addressPolicy: SourceAddressPolicy
     /// `WEBIMAGE_MAX_REDIRECTS`: redirects followed before a 502.
     public let maxRedirects: Int
+    /// `WEBIMAGE_LOCAL_FILESYSTEM_ROOT`: the folder `local:` and `file:` sources are read
+    /// from; `nil` (the default) refuses them.
+    public let localFiles: LocalFileSource?
+    /// `WEBIMAGE_ALLOW_DATA_SOURCES`: whether a `data:` URL is a source; default `false`.
+    public let allowsDataSources: Bool
+    /// The largest source, in bytes, whatever its scheme.
+    public let maxBytes: Int
 
     /// The redirect statuses followed; the downloader accepts them so their `Location`
     /// comes back.
@@ -50,7 +61,9 @@ public struct GuardedSourceFetcher: SourceFetching {
         maxRedirects: Int,
         maxBytes: Int,
         timeout: Duration,
-        userAgent: String? = nil
+        userAgent: String? = nil,
+        localFiles: LocalFileSource? = nil,
+        allowsDataSources: Bool = false
     ) {
         var configuration = Downloader.Configuration()
         if let userAgent { configuration.httpHeaders["User-Agent"] = userAgent }
@@ -62,9 +75,42 @@ public struct GuardedSourceFetcher: SourceFetching {
         self.allowedSources = allowedSources
         self.addressPolicy = addressPolicy
         self.maxRedirects = maxRedirects
+        self.localFiles = localFiles
+        self.allowsDataSources = allowsDataSources
+        self.maxBytes = maxBytes
     }
 
     public func fetch(_ url: URL) async throws(ImageServerError) -> Data {
+        switch url.scheme?.lowercased() {
+        case "local", "file":
+            guard let localFiles else {
+                throw .sourceForbidden("local sources are off: set WEBIMAGE_LOCAL_FILESYSTEM_ROOT to serve them")
+            }
+            return try await localFiles.read(url, maxBytes: maxBytes)
+        case "data":
+            return try dataSource(url)
+        default:
+            return try await fetchRemote(url)
+        }
+    }
+
+    /// The bytes a `data:` source carries, when data sources are on.
+    func dataSource(_ url: URL) throws(ImageServerError) -> Data {
+        guard allowsDataSources else {
+            throw .sourceForbidden("data: sources are off: set WEBIMAGE_ALLOW_DATA_SOURCES to serve them")
+        }
+        let data: Data
+        do {
+            data = try DataURLLoader.payload(of: url.absoluteString)
+        } catch {
+            throw .badOptions("malformed data: source: \(error.description)")
+        }
+        guard data.count <= maxBytes else { throw .sourceTooLarge("the source is larger than \(maxBytes) bytes") }
+        return data
+    }
+
+    /// An http(s) source, each hop checked and pinned.
+    func fetchRemote(_ url: URL) async throws(ImageServerError) -> Data {
         var hop = url
         var redirects = 0
         while true {

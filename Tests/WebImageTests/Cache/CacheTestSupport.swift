@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 @testable import WebImage
 
 /// A fresh directory under the system temporary directory, removed by ``remove()``.
@@ -48,8 +47,8 @@ func age(_ path: String, by age: TimeInterval, access: Bool = true, modification
 final class CountingCoder: ImageCoder {
     private let base: any ImageCoder
     private let delay: TimeInterval
-    private let counter = Mutex(0)
-    private let finished = Mutex(0)
+    private let counter = LockedValue(0)
+    private let finished = LockedValue(0)
 
     init(_ base: any ImageCoder = CodersManager.shared, delay: TimeInterval = 0) {
         self.base = base

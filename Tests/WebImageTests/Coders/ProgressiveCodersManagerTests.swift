@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import Testing
 @testable import WebImage
 
@@ -19,7 +18,7 @@ struct ProgressiveCodersManagerTests {
     /// A user's progressive decoder: a uniform picture of the bytes' length, so a test can
     /// tell it was the one asked.
     private final class CountingProgressiveDecoder: ProgressiveImageCoder {
-        private let received = Mutex(0)
+        private let received = LockedValue(0)
         var format: ImageFormat { .jpeg }
         func update(_ data: Data, isFinal: Bool) { received.withLock { $0 = data.count } }
         func currentImage(options: ImageCoderOptions) throws -> Image? {

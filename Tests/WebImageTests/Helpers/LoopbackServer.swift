@@ -1,9 +1,9 @@
+import WebImage
 import Foundation
 import NIOCore
 import NIOHTTP1
 import NIOPosix
 import NIOSSL
-import Synchronization
 
 /// A real HTTP/1.1 (or HTTPS) server on 127.0.0.1 and an ephemeral port, for tests that
 /// need a network peer: it serves fixed replies per path, misbehaves on purpose (slow
@@ -77,15 +77,15 @@ final class LoopbackServer: Sendable {
     let port: Int
     /// Whether the server speaks TLS (with the test-only certificate in Fixtures/tls).
     let usesTLS: Bool
-    private let state: Mutex<State>
-    private let runner: Mutex<Task<Void, Never>?> = Mutex(nil)
+    private let state: LockedValue<State>
+    private let runner: LockedValue<Task<Void, Never>?> = LockedValue(nil)
     private let channel: any Channel
 
     private init(port: Int, usesTLS: Bool, routes: [String: Reply], channel: any Channel) {
         self.port = port
         self.usesTLS = usesTLS
         self.channel = channel
-        state = Mutex(State(routes: routes))
+        state = LockedValue(State(routes: routes))
     }
 
     /// Starts a server with `routes`, runs `body`, and shuts the server down afterwards.

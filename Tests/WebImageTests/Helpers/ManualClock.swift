@@ -1,9 +1,8 @@
-import Synchronization
 @testable import WebImage
 
 /// A clock that only moves when a test says so, so playback tests run without waiting.
 final class ManualClock: AnimationClock {
-    private let time = Mutex(Duration.zero)
+    private let time = LockedValue(Duration.zero)
 
     var now: Duration { time.withLock { $0 } }
 

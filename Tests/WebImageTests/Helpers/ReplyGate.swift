@@ -1,9 +1,9 @@
-import Synchronization
+import WebImage
 
 /// A one-way switch a test opens to let a ``LoopbackServer/Reply/gated(_:firstPart:gate:interval:contentType:)``
 /// reply finish its body.
 final class ReplyGate: Sendable {
-    private let state = Mutex(false)
+    private let state = LockedValue(false)
 
     /// Whether the gate has been opened.
     var isOpen: Bool { state.withLock { $0 } }

@@ -1,6 +1,5 @@
 import Dispatch
 import Foundation
-import Synchronization
 @testable import WebImage
 
 /// A lazily decoded test animation: frame N is a solid colour made on demand, so tests can
@@ -13,8 +12,8 @@ final class SyntheticFrameSource: AnimatedImageCoder {
     let properties: AnimatedImageProperties
     private let gatedFrom: Int
     private let gate = DispatchSemaphore(value: 0)
-    private let released = Mutex(false)
-    private let decodes = Mutex<[Int]>([])
+    private let released = LockedValue(false)
+    private let decodes = LockedValue<[Int]>([])
 
     init(durations: [TimeInterval], loopCount: Int = 0, size: Int = 8, gatedFrom: Int = .max) {
         properties = AnimatedImageProperties(

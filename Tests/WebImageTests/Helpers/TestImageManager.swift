@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 @testable import WebImage
 
 /// An ``ImageManaging`` for the prefetcher and binding tests: serves images from a
@@ -31,7 +30,7 @@ final class TestImageManager: ImageManaging {
     private let image: @Sendable (URL) -> Image?
     private let plan: @Sendable (URL) -> Plan
     private let honoursCancel: Bool
-    private let counters = Mutex(Counters())
+    private let counters = LockedValue(Counters())
 
     init(
         honoursCancel: Bool = true,
@@ -72,7 +71,7 @@ final class TestImageManager: ImageManaging {
             counters.options[url] = options
         }
         let plan = plan(url)
-        let done = Mutex(false)
+        let done = LockedValue(false)
         let finish: @Sendable (Result<ImageLoadResult, WebImageError>) -> Void = { [self] result in
             guard done.withLock({ done in defer { done = true }; return !done }) else { return }
             counters.withLock { $0.running -= 1 }

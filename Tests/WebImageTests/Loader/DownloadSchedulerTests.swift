@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import Testing
 @testable import WebImage
 
@@ -12,7 +11,7 @@ import Testing
     /// Names the callers whose completion ran, so a test can say which callers an action
     /// carried.
     final class Ledger: Sendable {
-        private let names = Mutex<[String]>([])
+        private let names = LockedValue<[String]>([])
 
         func record(_ name: String) { names.withLock { $0.append(name) } }
 

@@ -1,6 +1,5 @@
 import Foundation
 import Logging
-import Synchronization
 import Testing
 @testable import WebImage
 
@@ -229,7 +228,7 @@ struct DownloaderHooksTests {
 
 /// A swift-log handler that keeps every line, to check what the downloader logs.
 final class LogCapture: Sendable {
-    private let lines = Mutex<[String]>([])
+    private let lines = LockedValue<[String]>([])
 
     var all: [String] { lines.withLock { $0 } }
 

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 @testable import WebImage
 
 /// Shared set-up for the loader tests: short time-outs, a downloader that is always shut
@@ -48,7 +47,7 @@ enum LoaderTesting {
 /// can check that every completion ran exactly once.
 final class CompletionRecorder: Sendable {
     typealias Outcome = Result<ImageLoaderOutput, WebImageError>
-    private let counts = Mutex<[Int: Int]>([:])
+    private let counts = LockedValue<[Int: Int]>([:])
     private let stream: AsyncStream<(Int, Outcome)>
     private let continuation: AsyncStream<(Int, Outcome)>.Continuation
 
@@ -82,7 +81,7 @@ final class CompletionRecorder: Sendable {
 /// decode options are decoded once.
 final class DecodeCountingCoder: ImageCoder {
     let wrapped: any ImageCoder
-    private let decodes = Mutex(0)
+    private let decodes = LockedValue(0)
 
     init(wrapping coder: any ImageCoder) {
         wrapped = coder
@@ -106,7 +105,7 @@ final class DecodeCountingCoder: ImageCoder {
 
 /// Collects progress reports of one load.
 final class ProgressLog: Sendable {
-    private let reports = Mutex<[LoadProgress]>([])
+    private let reports = LockedValue<[LoadProgress]>([])
 
     var handler: LoadProgressHandler {
         { [self] progress in reports.withLock { $0.append(progress) } }

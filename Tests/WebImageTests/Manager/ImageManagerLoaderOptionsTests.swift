@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import Testing
 @testable import WebImage
 
@@ -46,7 +45,7 @@ import Testing
             try await ManagerHarness.with(timeout: .seconds(10)) { harness in
                 let cache = harness.makeCache()
                 let manager = harness.makeManager(cache: cache)
-                let partials = Mutex<[Image]>([])
+                let partials = LockedValue<[Image]>([])
                 var context = ImageContext()
                 context.thumbnailPixelSize = ImageSize(width: 200, height: 200)
                 let url = server.url("/large.jpg")
@@ -75,7 +74,7 @@ import Testing
         try await LoopbackServer.with(["/large.jpg": .chunked(jpeg, chunkSize: 1024)]) { server in
             try await ManagerHarness.with { harness in
                 let manager = harness.makeManager()
-                let reports = Mutex<[LoadProgress]>([])
+                let reports = LockedValue<[LoadProgress]>([])
                 _ = try await manager.loadImage(with: server.url("/large.jpg"), options: [], context: ImageContext(), progress: { progress in
                     reports.withLock { $0.append(progress) }
                 })

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 @testable import WebImage
 
 /// Set-up shared by the manager suites: a real ``ImageCache`` in a fresh temporary
@@ -58,7 +57,7 @@ struct KeyedFlip: ImageTransformer {
 
 /// Records every completion of a callback-form load.
 final class ManagerCompletions: Sendable {
-    private let results = Mutex<[Result<ImageLoadResult, WebImageError>]>([])
+    private let results = LockedValue<[Result<ImageLoadResult, WebImageError>]>([])
 
     var handler: @Sendable (Result<ImageLoadResult, WebImageError>) -> Void {
         { [self] result in results.withLock { $0.append(result) } }

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 @testable import WebImage
 
 /// Records one prefetch list's callbacks in order and lets a test await them.
@@ -9,7 +8,7 @@ final class PrefetchRecorder: Sendable {
         case completion(Int, Int)
     }
 
-    private let recorded = Mutex<[Event]>([])
+    private let recorded = LockedValue<[Event]>([])
     private let stream: AsyncStream<Event>
     private let continuation: AsyncStream<Event>.Continuation
 

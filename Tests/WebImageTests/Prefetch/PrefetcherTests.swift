@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import Testing
 @testable import WebImage
 
@@ -144,7 +143,7 @@ import Testing
         let manager = TestImageManager { url in TestImageManager.Plan(delay: url.lastPathComponent == "img0.png" ? .zero : .seconds(30)) }
         let prefetcher = Prefetcher(manager: manager)
         let recorder = PrefetchRecorder()
-        let box = Mutex<PrefetchToken?>(nil)
+        let box = LockedValue<PrefetchToken?>(nil)
         let token = prefetcher.prefetch(urls: Self.urls(4), progress: { finished, total in
             recorder.progress(finished, total)
             box.withLock { $0 }?.cancel()

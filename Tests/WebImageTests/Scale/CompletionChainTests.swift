@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import Testing
 @testable import WebImage
 
@@ -24,7 +23,7 @@ import Testing
         modifier: RequestModifier,
         expected: @escaping @Sendable (WebImageError) -> Bool
     ) async throws -> ChainOutcome {
-        let ended = Mutex(0)
+        let ended = LockedValue(0)
         let config = LoaderTesting.config { $0.maxConcurrentDownloads = 1 }
         return try await LoaderTesting.withDownloader(config) { downloader in
             downloader.isSuspended = true

@@ -1,7 +1,6 @@
 import AsyncHTTPClient
 import Foundation
 import NIOCore
-import Synchronization
 import Testing
 @testable import WebImage
 
@@ -24,7 +23,7 @@ import Testing
 
     /// How many answers have arrived, and whether node A has been killed.
     final class Progress: Sendable {
-        private let state = Mutex((answered: 0, killed: false))
+        private let state = LockedValue((answered: 0, killed: false))
         var killed: Bool { state.withLock { $0.killed } }
         /// Counts an answer; the 500th marks the kill, which its caller then makes.
         func answer() -> Int {

@@ -1,7 +1,6 @@
 import AsyncHTTPClient
 import Foundation
 import NIOCore
-import Synchronization
 import Testing
 @testable import WebImage
 
@@ -17,7 +16,7 @@ import Testing
         private let exitStatus: ExitStatus
 
         final class ExitStatus: Sendable {
-            let value = Mutex<Int32?>(nil)
+            let value = LockedValue<Int32?>(nil)
         }
 
         private init(process: Process, port: Int, metricsPort: Int?, exitStatus: ExitStatus) {

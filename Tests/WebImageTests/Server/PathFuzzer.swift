@@ -40,7 +40,8 @@ struct PathFuzzer {
     static let sources = [
         "http://img.example/a.png", "https://img.example:8443/p/q.jpg?x=1&y=2", "http://127.0.0.1:8080/a.png",
         "http://[::1]:80/b.webp", "http://2130706433/a.png", "http://user:pw@img.example/a.png", "https://img.example/a%20b.png",
-        "file:///etc/passwd", "data:image/png;base64,AAAA", "ftp://img.example/a.png", "http:///a.png", "img.example/a.png",
+        "file:///etc/passwd", "local:///a.png", "local:///../etc/passwd", "data:image/png;base64,AAAA", "ftp://img.example/a.png",
+        "http:///a.png", "img.example/a.png",
     ]
 
     private mutating func pick<T>(_ values: [T]) -> T {

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// Makes partial images from the bytes of a download still in progress
 /// (``DownloadRequestOptions/progressiveLoad``).
@@ -64,7 +63,7 @@ public struct PrefixPartialImageDecoder: PartialImageDecoder {
 /// ```
 public final class ProgressivePartialImageDecoder: PartialImageDecoder {
     private let coders: CodersManager
-    private let decoder = Mutex<(any ProgressiveImageCoder)?>(nil)
+    private let decoder = LockedValue<(any ProgressiveImageCoder)?>(nil)
 
     /// Creates a decoder that asks `coders` for the format's incremental decoder.
     public init(coders: CodersManager = .shared) {

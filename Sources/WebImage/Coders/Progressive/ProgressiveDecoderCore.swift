@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// The format-specific half of a progressive decoder: whatever it keeps between chunks
 /// (a libjpeg or libpng session, the last partial animation) and how it makes a partial
@@ -53,7 +52,7 @@ final class ProgressiveDecoderCore: Sendable {
         var state: any PartialImageState
     }
 
-    private let locked: Mutex<Locked>
+    private let locked: LockedValue<Locked>
     private let coder: any ImageCoder
     /// The format `coder` reads, which is the decoder's ``ProgressiveImageCoder/format``.
     let format: ImageFormat
@@ -63,7 +62,7 @@ final class ProgressiveDecoderCore: Sendable {
     init<Coder: SingleFormatCoder, State: PartialImageState>(coder: Coder, state: State.Type) {
         self.coder = coder
         format = Coder.format
-        locked = Mutex(Locked(state: State()))
+        locked = LockedValue(Locked(state: State()))
     }
 
     /// Records every byte so far; see ``ProgressiveImageCoder/update(_:isFinal:)``. Data
