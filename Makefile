@@ -7,7 +7,7 @@ DESTDIR ?=
 BUILD := scripts/swift-build-checked.sh
 DOCS_OUTPUT := .build/docs
 
-.PHONY: deps demo test fuzz docs examples install uninstall bench
+.PHONY: deps demo test test-tsan fuzz docs examples install uninstall bench
 
 deps:
 	@scripts/install-deps.sh
@@ -40,6 +40,21 @@ test: deps
 	$(MAKE) --no-print-directory docs
 	$(MAKE) --no-print-directory examples
 	scripts/check-install.sh
+
+# The four test passes under the thread sanitizer, in a build folder of their own. First
+# scripts/check-tsan-locks.sh proves that the sanitizer sees the package's locks (see
+# Sources/WebImage/Internal/LockedValue.swift). Any report fails the pass (the test process
+# exits 66). The tests' time limits are scaled (WEBIMAGE_TEST_TIME_SCALE): the sanitizer runs
+# the code 5 to 15 times slower.
+TSAN := --scratch-path .build-tsan --sanitize=thread
+TSAN_ENV := WEBIMAGE_TEST_TIME_SCALE=6 TSAN_OPTIONS="halt_on_error=0 second_deadlock_stack=1"
+test-tsan: deps
+	scripts/check-tsan-locks.sh
+	$(SWIFT) build --build-tests $(TSAN)
+	$(TSAN_ENV) $(SWIFT) test --skip-build $(TSAN) --skip '$(ISOLATED_SUITES)|$(SERVER_SUITES)'
+	$(TSAN_ENV) $(SWIFT) test --skip-build $(TSAN) --filter '$(ISOLATED_SUITES)'
+	$(TSAN_ENV) $(SWIFT) test --skip-build $(TSAN) --filter '$(SERVER_SUITES)' --skip '$(NODES_SUITES)'
+	$(TSAN_ENV) $(SWIFT) test --skip-build $(TSAN) --filter '$(NODES_SUITES)'
 
 # The image server's URL parser and signature check against a million generated paths
 # (`make test` runs a smaller count of the same seeded generator).

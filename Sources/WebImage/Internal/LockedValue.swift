@@ -18,11 +18,12 @@ import Darwin
 ///   `FUTEX_LOCK_PI`/`FUTEX_UNLOCK_PI`: the kernel writes the lock word, so the sanitizer
 ///   sees no release in the thread that unlocked and no acquire in the thread that then locks.
 /// - So whenever two threads contend, it loses the happens-before edge and reports the state
-///   the lock guards as raced. Two threads adding 10,000 each to a counter inside
-///   `Mutex.withLock` end at exactly 20,000 every time, yet the sanitizer reports a race;
+///   the lock guards as raced. Two threads adding 200,000 each to a counter inside
+///   `Mutex.withLock` end at exactly 400,000 every time, yet the sanitizer reports a race;
 ///   the same program with `pthread_mutex_t`, or with this type, reports none, and a real
 ///   race (one thread leaving the lock out) is still reported with this type
-///   (`ThreadSanitizerVisibilityTests` keeps those programs).
+///   (`scripts/check-tsan-locks.sh` builds and checks those programs; `make test-tsan`
+///   runs it).
 ///
 /// Inside the lock this type calls the sanitizer's own `__tsan_acquire` / `__tsan_release` on
 /// the mutex's address: exactly the edge the uninstrumented code hides, and nothing more, so

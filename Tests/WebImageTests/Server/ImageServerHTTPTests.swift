@@ -195,11 +195,14 @@ import Testing
         }
     }
 
-    @Test func encryptedAndNonHTTPSourcesAre400s() async throws {
+    @Test func encryptedAndUnknownSchemeSourcesAre400sAndLocalOnesRefusedByDefault() async throws {
         try await RunningImageServer.with(.testing()) { server async throws in
             #expect(try await server.request("/insecure/w:10/enc/AAAAAAAAAAAA").status == 400)
-            #expect(try await server.request("/insecure/w:10/plain/file%3A%2F%2F%2Fetc%2Fpasswd").status == 400)
             #expect(try await server.request("/insecure/w:10/plain/ftp%3A%2F%2Fa.test%2Fb.png").status == 400)
+            // A scheme the server knows but the operator did not turn on: the source is
+            // forbidden (404, as imgproxy), and the reason names the setting.
+            let local = try await server.request("/insecure/w:10/plain/file%3A%2F%2F%2Fetc%2Fpasswd")
+            #expect(local.status == 404 && local.text.contains("WEBIMAGE_LOCAL_FILESYSTEM_ROOT"), "\(local.text)")
         }
     }
 

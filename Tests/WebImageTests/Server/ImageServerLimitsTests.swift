@@ -40,14 +40,14 @@ import Testing
     @Test func refusedConnectionIsA502() async throws {
         // A port that was just listening and no longer is.
         let closed = try await LoopbackServer.with([:]) { origin in origin.url("/a.png") }
-        try await RunningImageServer.with(.testing { $0.downloadTimeout = .seconds(8); $0.timeout = .seconds(10) }) { server in
+        try await RunningImageServer.with(.testing { $0.downloadTimeout = Duration.seconds(8).scaled; $0.timeout = Duration.seconds(10).scaled }) { server in
             let start = ContinuousClock.now
             let reply = try await server.request(ImageURL.plain(closed, ["w:10"]))
             #expect(reply.header("Cache-Control") == "no-cache")
             // The downloader does not retry a refused connection, so the answer is a 502 long
             // before the download time-out (a retrying client gives a 504 after 8 s).
             #expect(reply.status == 502, "\(reply.text)")
-            #expect(ContinuousClock.now - start < .seconds(5))
+            #expect(ContinuousClock.now - start < Duration.seconds(5).scaled)
         }
     }
 
@@ -113,22 +113,22 @@ import Testing
             #expect(reply.text.contains("30000x30000"), "\(reply.text)")
             // Refused from the header: quick even on a loaded machine (a decode would take
             // minutes, if the allocation did not fail first).
-            #expect(elapsed < .seconds(5), "\(elapsed)")
+            #expect(elapsed < Duration.seconds(5).scaled, "\(elapsed)")
             // 30000×30000 RGBA is 3.6 GB; the refusal must not come near it.
             #expect(after - before < 200 << 20, "resident memory grew by \(after - before) bytes")
         }
     }
 
     @Test func slowOriginPastTheDownloadTimeoutIsA504() async throws {
-        let configuration = ImageServer.Configuration.testing { $0.downloadTimeout = .milliseconds(300) }
-        for reply in [LoopbackServer.Reply.stallBeforeHeaders, .drip(try Self.png.get(), chunkSize: 1, interval: .milliseconds(50), contentType: "image/png")] {
+        let configuration = ImageServer.Configuration.testing { $0.downloadTimeout = Duration.milliseconds(300).scaled }
+        for reply in [LoopbackServer.Reply.stallBeforeHeaders, .drip(try Self.png.get(), chunkSize: 1, interval: Duration.milliseconds(50).scaled, contentType: "image/png")] {
             try await RunningImageServer.with(origin: ["/slow.png": reply], configuration) { origin, server in
                 let start = ContinuousClock.now
                 let answer = try await server.request(ImageURL.plain(origin.url("/slow.png"), ["w:10"]))
                 #expect(answer.status == 504, "\(answer.text)")
                 #expect(answer.text == "source download timed out\n")
                 // Well before the origin would finish (never, or after 8 s).
-                #expect(ContinuousClock.now - start < .seconds(5))
+                #expect(ContinuousClock.now - start < Duration.seconds(5).scaled)
             }
         }
     }

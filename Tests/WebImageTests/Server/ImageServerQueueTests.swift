@@ -14,7 +14,7 @@ import Testing
     /// every 20 ms (so the download never looks idle) until the gate opens, for at most 500
     /// bytes (10 s): the 3 KB photo cannot run out before that.
     static func held(_ gate: ReplyGate) throws -> LoopbackServer.Reply {
-        .gated(try photo.get(), firstPart: 8, gate: gate, interval: .milliseconds(20), contentType: "image/jpeg")
+        .gated(try photo.get(), firstPart: 8, gate: gate, interval: Duration.milliseconds(20).scaled, contentType: "image/jpeg")
     }
 
     @Test func fullQueueIsA429AtOnceWhileHealthAndMetricsStillAnswer() async throws {
@@ -44,14 +44,14 @@ import Testing
                 #expect(refused.header("Cache-Control") == "no-cache")
                 // At once: a queued request would wait for the gate (10 s) instead. The bound
                 // leaves room for a machine loaded by the other suites.
-                #expect(ContinuousClock.now - start < .seconds(3))
+                #expect(ContinuousClock.now - start < Duration.seconds(3).scaled)
             }
 
             // Health and metrics answer promptly while every worker is busy.
             let healthStart = ContinuousClock.now
             let health = try await server.request("/health", timeout: .seconds(2))
             #expect(health.status == 200 || health.status == 503)
-            #expect(ContinuousClock.now - healthStart < .seconds(3))
+            #expect(ContinuousClock.now - healthStart < Duration.seconds(3).scaled)
             let metrics = try await server.metrics()
             #expect(prometheusValue(metrics, "webimage_queue_length") == 1)
             #expect(prometheusValue(metrics, "webimage_workers_busy") == 1)

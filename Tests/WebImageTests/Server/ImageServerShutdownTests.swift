@@ -87,10 +87,14 @@ import Testing
         // the signal arrives, however slow the machine.
         let photo = try Corpus.data("TestImage.jpg")
         let gate = ReplyGate()
-        let held = LoopbackServer.Reply.gated(photo, firstPart: 8, gate: gate, interval: .milliseconds(20), contentType: "image/jpeg")
+        let held = LoopbackServer.Reply.gated(photo, firstPart: 8, gate: gate, interval: Duration.milliseconds(20).scaled, contentType: "image/jpeg")
         try await LoopbackServer.with(["/a.jpg": held, "/b.jpg": held]) { origin in
             defer { gate.open() }
-            let serve = try await ServeProcess.start(["--insecure", "--allow-loopback-source-addresses", "--bind", "127.0.0.1:0", "--workers", "2"])
+            // The server's time-outs are its defaults, scaled as the test's own limits are.
+            let serve = try await ServeProcess.start(
+                ["--insecure", "--allow-loopback-source-addresses", "--bind", "127.0.0.1:0", "--workers", "2"],
+                environment: ["WEBIMAGE_DOWNLOAD_TIMEOUT": "\(5 * TestTime.scale)", "WEBIMAGE_TIMEOUT": "\(10 * TestTime.scale)"]
+            )
             defer { serve.killIfRunning() }
             let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup)
             // Probes go through a client of their own, so they never ride on a connection

@@ -103,7 +103,7 @@ struct RunningImageServer: Sendable {
         var request = HTTPClientRequest(url: url)
         request.method = method
         for (name, value) in headers { request.headers.add(name: name, value: value) }
-        let response = try await client.execute(request, timeout: timeout)
+        let response = try await client.execute(request, timeout: .nanoseconds(timeout.nanoseconds * Int64(TestTime.scale)))
         let body = try await response.body.collect(upTo: 64 << 20)
         return Reply(status: Int(response.status.code), headers: response.headers, body: Data(body.readableBytesView))
     }
@@ -150,8 +150,8 @@ extension ImageServer.Configuration {
         configuration.sourceAddresses.allowsLoopback = true
         configuration.workers = 2
         configuration.queueSize = 16
-        configuration.timeout = .seconds(15)
-        configuration.downloadTimeout = .seconds(10)
+        configuration.timeout = Duration.seconds(15).scaled
+        configuration.downloadTimeout = Duration.seconds(10).scaled
         configuration.resultCache = []
         configuration.memoryCacheSize = 16 << 20
         configuration.gracefulStopTimeout = .seconds(2)
@@ -250,7 +250,7 @@ func residentBytes() -> Int? {
 /// The default limit is long: it only matters when the condition never comes, and a
 /// machine loaded by other suites can be slow to get there.
 func waitUntil(_ limit: Duration = .seconds(10), _ condition: () async throws -> Bool) async throws -> Bool {
-    let deadline = ContinuousClock.now + limit
+    let deadline = ContinuousClock.now + limit.scaled
     while ContinuousClock.now < deadline {
         if try await condition() { return true }
         try await Task.sleep(for: .milliseconds(10))
