@@ -150,17 +150,12 @@ extension Prefetcher {
         context: ImageContext? = nil,
         progress: ProgressHandler? = nil
     ) async -> PrefetchResult {
-        let holder = PendingCancellation()
         let total = urls.count
-        return await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<PrefetchResult, Never>) in
-                let token = prefetch(urls: urls, options: options, context: context, progress: progress) { finished, skipped in
-                    continuation.resume(returning: PrefetchResult(finished: finished, skipped: skipped, total: total))
-                }
-                holder.store { token.cancel() }
+        return await PendingCancellation.awaitCallback { completion in
+            let token = prefetch(urls: urls, options: options, context: context, progress: progress) { finished, skipped in
+                completion(PrefetchResult(finished: finished, skipped: skipped, total: total))
             }
-        } onCancel: {
-            holder.cancel()
+            return { token.cancel() }
         }
     }
 }
