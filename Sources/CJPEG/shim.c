@@ -21,10 +21,26 @@ typedef struct cjpeg_error_mgr {
     long damage_warnings;
 } cjpeg_error_mgr;
 
-struct cjpeg_decoder {
+/* One libjpeg decompressor with our error manager. The one-shot decoder and the
+ * incremental stream differ only in how bytes reach libjpeg (jpeg_mem_src, or our
+ * suspending source manager), the way libjpeg itself uses one jpeg_decompress_struct for
+ * both; so they share this type, its creation, its message and its clean-up. */
+struct cjpeg_reader {
     struct jpeg_decompress_struct info;
     cjpeg_error_mgr error;
+    /* One-shot decoding (cjpeg_decoder_*): the scan limit's monitor. */
     struct jpeg_progress_mgr progress;
+    /* Incremental decoding (cjpeg_stream_*). */
+    struct jpeg_source_mgr source;
+    const unsigned char *base; /* the caller's bytes during a call, NULL between calls */
+    size_t offset;             /* bytes libjpeg has consumed for good */
+    size_t skip_pending;       /* bytes libjpeg asked to skip that had not arrived yet */
+    int header_read;
+    int started;
+    int buffered;              /* buffered-image mode (a multi-scan file) */
+    int pass;                  /* PASS_* of the current output pass */
+    int shown_scan;            /* the input scan the latest output pass showed */
+    int failed;
 };
 
 static void fail_with_current_message(j_common_ptr cinfo) {
@@ -128,31 +144,38 @@ static void get_output_size(const struct jpeg_decompress_struct *info, unsigned 
     *out_components = info->output_components;
 }
 
-/* ---- One-shot decoding ------------------------------------------------------------- */
-
-cjpeg_decoder *cjpeg_decoder_new(void) {
-    cjpeg_decoder *decoder = calloc(1, sizeof *decoder);
-    if (decoder == NULL) return NULL;
-    if (create_decompress(&decoder->info, &decoder->error) != 0) {
-        cjpeg_decoder_free(decoder); /* jpeg_destroy copes with a half-made object */
+/* A reader with its decompressor made, not yet given a source; NULL when out of memory. */
+static cjpeg_reader *reader_new(void) {
+    cjpeg_reader *reader = calloc(1, sizeof *reader);
+    if (reader == NULL) return NULL;
+    if (create_decompress(&reader->info, &reader->error) != 0) {
+        cjpeg_reader_free(reader); /* jpeg_destroy copes with a half-made object */
         return NULL;
     }
+    return reader;
+}
+
+void cjpeg_reader_free(cjpeg_reader *reader) {
+    if (reader == NULL) return;
+    jpeg_destroy_decompress(&reader->info);
+    free(reader);
+}
+
+const char *cjpeg_reader_message(const cjpeg_reader *reader) {
+    return reader->error.message;
+}
+
+/* ---- One-shot decoding ------------------------------------------------------------- */
+
+cjpeg_reader *cjpeg_decoder_new(void) {
+    cjpeg_reader *decoder = reader_new();
+    if (decoder == NULL) return NULL;
     decoder->progress.progress_monitor = limit_scans;
     decoder->info.progress = &decoder->progress;
     return decoder;
 }
 
-void cjpeg_decoder_free(cjpeg_decoder *decoder) {
-    if (decoder == NULL) return;
-    jpeg_destroy_decompress(&decoder->info);
-    free(decoder);
-}
-
-const char *cjpeg_decoder_message(const cjpeg_decoder *decoder) {
-    return decoder->error.message;
-}
-
-int cjpeg_decoder_read_header(cjpeg_decoder *decoder, const unsigned char *data, size_t size,
+int cjpeg_decoder_read_header(cjpeg_reader *decoder, const unsigned char *data, size_t size,
                               cjpeg_header *header) {
     if (setjmp(decoder->error.jump)) return -1;
     jpeg_mem_src(&decoder->info, data, (unsigned long)size);
@@ -167,7 +190,7 @@ int cjpeg_decoder_read_header(cjpeg_decoder *decoder, const unsigned char *data,
     return 0;
 }
 
-size_t cjpeg_decoder_app1(const cjpeg_decoder *decoder, const unsigned char *signature,
+size_t cjpeg_decoder_app1(const cjpeg_reader *decoder, const unsigned char *signature,
                           size_t signature_length, const unsigned char **bytes) {
     for (jpeg_saved_marker_ptr marker = decoder->info.marker_list; marker != NULL; marker = marker->next) {
         if (marker->marker == JPEG_APP0 + 1 && marker->data != NULL && marker->data_length >= signature_length &&
@@ -179,7 +202,7 @@ size_t cjpeg_decoder_app1(const cjpeg_decoder *decoder, const unsigned char *sig
     return 0;
 }
 
-int cjpeg_decoder_start(cjpeg_decoder *decoder, J_COLOR_SPACE out_color_space,
+int cjpeg_decoder_start(cjpeg_reader *decoder, J_COLOR_SPACE out_color_space,
                         unsigned int scale_num, unsigned int *out_width,
                         unsigned int *out_height, int *out_components) {
     if (setjmp(decoder->error.jump)) return -1;
@@ -192,7 +215,7 @@ int cjpeg_decoder_start(cjpeg_decoder *decoder, J_COLOR_SPACE out_color_space,
     return 0;
 }
 
-int cjpeg_decoder_read_rows(cjpeg_decoder *decoder, unsigned char *first_row,
+int cjpeg_decoder_read_rows(cjpeg_reader *decoder, unsigned char *first_row,
                             ptrdiff_t row_stride, unsigned int max_rows,
                             unsigned int *rows_read) {
     *rows_read = 0;
@@ -218,7 +241,7 @@ int cjpeg_decoder_read_rows(cjpeg_decoder *decoder, unsigned char *first_row,
     return 0;
 }
 
-long cjpeg_decoder_damage_warnings(const cjpeg_decoder *decoder) {
+long cjpeg_decoder_damage_warnings(const cjpeg_reader *decoder) {
     return decoder->error.damage_warnings;
 }
 
@@ -294,21 +317,6 @@ int cjpeg_encode_rgbx(const unsigned char *pixels, unsigned int width, unsigned 
 
 enum { PASS_IDLE, PASS_READING, PASS_FINISHING };
 
-struct cjpeg_stream {
-    struct jpeg_decompress_struct info;
-    cjpeg_error_mgr error;
-    struct jpeg_source_mgr source;
-    const unsigned char *base; /* the caller's bytes during a call, NULL between calls */
-    size_t offset;             /* bytes libjpeg has consumed for good */
-    size_t skip_pending;       /* bytes libjpeg asked to skip that had not arrived yet */
-    int header_read;
-    int started;
-    int buffered;              /* buffered-image mode (a multi-scan file) */
-    int pass;                  /* PASS_* of the current output pass */
-    int shown_scan;            /* the input scan the latest output pass showed */
-    int failed;
-};
-
 static void stream_init_source(j_decompress_ptr cinfo) { (void)cinfo; }
 
 /* The suspension protocol: FALSE with the buffer untouched makes libjpeg back up to its
@@ -323,7 +331,7 @@ static boolean stream_fill_input_buffer(j_decompress_ptr cinfo) {
 static void stream_skip_input_data(j_decompress_ptr cinfo, long num_bytes) {
     if (num_bytes <= 0) return;
     struct jpeg_source_mgr *source = cinfo->src;
-    cjpeg_stream *stream = (cjpeg_stream *)cinfo; /* info is the first member */
+    cjpeg_reader *stream = (cjpeg_reader *)cinfo; /* info is the first member */
     if ((size_t)num_bytes <= source->bytes_in_buffer) {
         source->next_input_byte += num_bytes;
         source->bytes_in_buffer -= (size_t)num_bytes;
@@ -338,7 +346,7 @@ static void stream_term_source(j_decompress_ptr cinfo) { (void)cinfo; }
 
 /* Points libjpeg at the bytes so far for the length of one call. libjpeg keeps no pointer
  * into them between calls except the source's, which is rebuilt here from the offset. */
-static int stream_attach(cjpeg_stream *stream, const unsigned char *data, size_t size) {
+static int stream_attach(cjpeg_reader *stream, const unsigned char *data, size_t size) {
     if (stream->failed) return -1;
     if (data == NULL || size < stream->offset) {
         snprintf(stream->error.message, sizeof stream->error.message, "the bytes so far shrank");
@@ -355,7 +363,7 @@ static int stream_attach(cjpeg_stream *stream, const unsigned char *data, size_t
     return 0;
 }
 
-static void stream_detach(cjpeg_stream *stream) {
+static void stream_detach(cjpeg_reader *stream) {
     if (stream->base != NULL) stream->offset = (size_t)(stream->source.next_input_byte - stream->base);
     stream->base = NULL;
     stream->source.next_input_byte = NULL;
@@ -363,19 +371,15 @@ static void stream_detach(cjpeg_stream *stream) {
 }
 
 /* After a longjmp libjpeg's state is only good for destruction: mark the stream failed. */
-static int stream_fail(cjpeg_stream *stream) {
+static int stream_fail(cjpeg_reader *stream) {
     stream->failed = 1;
     stream->base = NULL;
     return -1;
 }
 
-cjpeg_stream *cjpeg_stream_new(void) {
-    cjpeg_stream *stream = calloc(1, sizeof *stream);
+cjpeg_reader *cjpeg_stream_new(void) {
+    cjpeg_reader *stream = reader_new();
     if (stream == NULL) return NULL;
-    if (create_decompress(&stream->info, &stream->error) != 0) {
-        cjpeg_stream_free(stream);
-        return NULL;
-    }
     stream->source.init_source = stream_init_source;
     stream->source.fill_input_buffer = stream_fill_input_buffer;
     stream->source.skip_input_data = stream_skip_input_data;
@@ -386,17 +390,7 @@ cjpeg_stream *cjpeg_stream_new(void) {
     return stream;
 }
 
-void cjpeg_stream_free(cjpeg_stream *stream) {
-    if (stream == NULL) return;
-    jpeg_destroy_decompress(&stream->info);
-    free(stream);
-}
-
-const char *cjpeg_stream_message(const cjpeg_stream *stream) {
-    return stream->error.message;
-}
-
-int cjpeg_stream_read_header(cjpeg_stream *stream, const unsigned char *data, size_t size,
+int cjpeg_stream_read_header(cjpeg_reader *stream, const unsigned char *data, size_t size,
                              cjpeg_header *header) {
     if (stream_attach(stream, data, size) != 0) return -1;
     if (setjmp(stream->error.jump)) return stream_fail(stream);
@@ -417,7 +411,7 @@ int cjpeg_stream_read_header(cjpeg_stream *stream, const unsigned char *data, si
     return 1;
 }
 
-int cjpeg_stream_start(cjpeg_stream *stream, const unsigned char *data, size_t size,
+int cjpeg_stream_start(cjpeg_reader *stream, const unsigned char *data, size_t size,
                        J_COLOR_SPACE out_color_space, unsigned int scale_num,
                        unsigned int *out_width, unsigned int *out_height, int *out_components) {
     if (!stream->header_read) {
@@ -444,7 +438,7 @@ int cjpeg_stream_start(cjpeg_stream *stream, const unsigned char *data, size_t s
 }
 
 /* Decodes every scan the bytes so far complete into the coefficient buffer. */
-static void stream_consume_input(cjpeg_stream *stream) {
+static void stream_consume_input(cjpeg_reader *stream) {
     struct jpeg_decompress_struct *info = &stream->info;
     while (!jpeg_input_complete(info)) {
         int result = jpeg_consume_input(info);
@@ -457,7 +451,7 @@ static void stream_consume_input(cjpeg_stream *stream) {
 }
 
 /* Reads up to one batch of rows of the current output pass at output_scanline. */
-static JDIMENSION stream_read_batch(cjpeg_stream *stream, unsigned char *pixels, ptrdiff_t row_stride) {
+static JDIMENSION stream_read_batch(cjpeg_reader *stream, unsigned char *pixels, ptrdiff_t row_stride) {
     enum { batch = 32 };
     JSAMPROW rows[batch];
     struct jpeg_decompress_struct *info = &stream->info;
@@ -468,7 +462,7 @@ static JDIMENSION stream_read_batch(cjpeg_stream *stream, unsigned char *pixels,
     return jpeg_read_scanlines(info, rows, count);
 }
 
-int cjpeg_stream_read_rows(cjpeg_stream *stream, const unsigned char *data, size_t size,
+int cjpeg_stream_read_rows(cjpeg_reader *stream, const unsigned char *data, size_t size,
                            unsigned char *pixels, ptrdiff_t row_stride,
                            unsigned int *first_row, unsigned int *row_count) {
     *first_row = 0;

@@ -10,14 +10,28 @@
 static const png_byte ignored_chunks[] =
     "tEXt\0zTXt\0iTXt\0iCCP\0sPLT\0eXIf\0hIST\0pCAL\0sCAL\0sTER\0";
 
-struct cpng_decoder {
+// One libpng read struct with our error text, limits and buffers. The one-shot decoder
+// and the progressive stream differ only in how bytes reach libpng (png_set_read_fn or
+// png_set_progressive_read_fn on the same png_struct, as libpng itself is built), so they
+// share this type, its creation, error handling and clean-up.
+struct cpng_reader {
     png_structp png;
     png_infop info;
+    char message[160];
+    // One-shot reading (cpng_decoder_*): the caller's bytes and the row pointers, kept
+    // here so that they are freed even after a longjmp.
     const uint8_t *data;
     size_t size;
     size_t offset;
     png_bytep *rows;
-    char message[160];
+    // Progressive reading (cpng_stream_*).
+    uint64_t max_pixels;
+    cpng_header header;
+    int header_read;
+    int finished;
+    int failed;
+    uint8_t *canvas;
+    size_t rows_drawn;
 };
 
 static void copy_message(char *target, size_t capacity, const char *text) {
@@ -26,9 +40,9 @@ static void copy_message(char *target, size_t capacity, const char *text) {
     target[capacity - 1] = '\0';
 }
 
-static void decoder_error(png_structp png, png_const_charp message) {
-    cpng_decoder *decoder = png_get_error_ptr(png);
-    if (decoder) copy_message(decoder->message, sizeof decoder->message, message);
+static void reader_error(png_structp png, png_const_charp message) {
+    cpng_reader *reader = png_get_error_ptr(png);
+    if (reader) copy_message(reader->message, sizeof reader->message, message);
     png_longjmp(png, 1);
 }
 
@@ -39,7 +53,7 @@ static void silent_warning(png_structp png, png_const_charp message) {
 
 // Never reads past the bytes given: a short stream becomes a libpng error, not a crash.
 static void read_memory(png_structp png, png_bytep out, size_t length) {
-    cpng_decoder *decoder = png_get_io_ptr(png);
+    cpng_reader *decoder = png_get_io_ptr(png);
     if (!decoder || length > decoder->size - decoder->offset) {
         png_error(png, "unexpected end of data");
     }
@@ -84,21 +98,41 @@ static void request_rgba8(png_structp png, png_infop info, const cpng_header *he
     }
 }
 
-cpng_decoder *cpng_decoder_create(const uint8_t *data, size_t size, uint32_t max_width, uint32_t max_height) {
-    cpng_decoder *decoder = calloc(1, sizeof *decoder);
+// A reader with its libpng structures and limits, not yet told where bytes come from;
+// NULL when memory runs out.
+static cpng_reader *reader_create(uint32_t max_width, uint32_t max_height) {
+    cpng_reader *reader = calloc(1, sizeof *reader);
+    if (!reader) return NULL;
+    reader->png = png_create_read_struct(PNG_LIBPNG_VER_STRING, reader, reader_error, silent_warning);
+    if (!reader->png) { free(reader); return NULL; }
+    reader->info = png_create_info_struct(reader->png);
+    if (!reader->info) { cpng_reader_destroy(reader); return NULL; }
+    apply_limits(reader->png, max_width, max_height);
+    return reader;
+}
+
+const char *cpng_reader_error(const cpng_reader *reader) {
+    return reader ? reader->message : "";
+}
+
+void cpng_reader_destroy(cpng_reader *reader) {
+    if (!reader) return;
+    png_destroy_read_struct(&reader->png, reader->info ? &reader->info : NULL, NULL);
+    free(reader->rows);
+    free(reader->canvas);
+    free(reader);
+}
+
+cpng_reader *cpng_decoder_create(const uint8_t *data, size_t size, uint32_t max_width, uint32_t max_height) {
+    cpng_reader *decoder = reader_create(max_width, max_height);
     if (!decoder) return NULL;
     decoder->data = data;
     decoder->size = data ? size : 0;
-    decoder->png = png_create_read_struct(PNG_LIBPNG_VER_STRING, decoder, decoder_error, silent_warning);
-    if (!decoder->png) { free(decoder); return NULL; }
-    decoder->info = png_create_info_struct(decoder->png);
-    if (!decoder->info) { cpng_decoder_destroy(decoder); return NULL; }
     png_set_read_fn(decoder->png, decoder, read_memory);
-    apply_limits(decoder->png, max_width, max_height);
     return decoder;
 }
 
-int cpng_decoder_read_header(cpng_decoder *decoder, cpng_header *header) {
+int cpng_decoder_read_header(cpng_reader *decoder, cpng_header *header) {
     if (!decoder || !header) return -1;
     png_structp png = decoder->png;
     png_infop info = decoder->info;
@@ -109,7 +143,7 @@ int cpng_decoder_read_header(cpng_decoder *decoder, cpng_header *header) {
     return 0;
 }
 
-int cpng_decoder_read_rgba(cpng_decoder *decoder, uint8_t *pixels, size_t bytes_per_row, size_t buffer_size) {
+int cpng_decoder_read_rgba(cpng_reader *decoder, uint8_t *pixels, size_t bytes_per_row, size_t buffer_size) {
     if (!decoder || !pixels) return -1;
     png_structp png = decoder->png;
     png_infop info = decoder->info;
@@ -125,17 +159,6 @@ int cpng_decoder_read_rgba(cpng_decoder *decoder, uint8_t *pixels, size_t bytes_
     for (png_uint_32 y = 0; y < height; y++) decoder->rows[y] = pixels + (size_t)y * bytes_per_row;
     png_read_image(png, decoder->rows);
     return 0;
-}
-
-const char *cpng_decoder_error(const cpng_decoder *decoder) {
-    return decoder ? decoder->message : "";
-}
-
-void cpng_decoder_destroy(cpng_decoder *decoder) {
-    if (!decoder) return;
-    png_destroy_read_struct(&decoder->png, decoder->info ? &decoder->info : NULL, NULL);
-    free(decoder->rows);
-    free(decoder);
 }
 
 // MARK: Encoding
@@ -221,29 +244,11 @@ void cpng_buffer_free(cpng_buffer *buffer) {
 
 // MARK: Progressive reading
 
-struct cpng_stream {
-    png_structp png;
-    png_infop info;
-    uint64_t max_pixels;
-    cpng_header header;
-    int header_read;
-    int finished;
-    int failed;
-    uint8_t *canvas;
-    size_t rows_drawn;
-    char message[160];
-};
-
-static void stream_error(png_structp png, png_const_charp message) {
-    cpng_stream *stream = png_get_error_ptr(png);
-    if (stream) copy_message(stream->message, sizeof stream->message, message);
-    png_longjmp(png, 1);
-}
 
 // Runs once IHDR and the chunks before IDAT are in: the same RGBA8 transforms as the
 // one-shot reader, then the canvas, allocated only after the size passed the limits.
 static void stream_info(png_structp png, png_infop info) {
-    cpng_stream *stream = png_get_progressive_ptr(png);
+    cpng_reader *stream = png_get_progressive_ptr(png);
     cpng_header *header = &stream->header;
     read_header_fields(png, info, header);
     if ((uint64_t)header->width * header->height > stream->max_pixels) png_error(png, "image too large");
@@ -255,7 +260,7 @@ static void stream_info(png_structp png, png_infop info) {
 
 static void stream_row(png_structp png, png_bytep new_row, png_uint_32 row_number, int pass) {
     (void)pass;
-    cpng_stream *stream = png_get_progressive_ptr(png);
+    cpng_reader *stream = png_get_progressive_ptr(png);
     // NULL rows are Adam7 rows a pass does not touch: the canvas keeps what it has.
     if (!new_row || !stream->canvas || row_number >= stream->header.height) return;
     png_progressive_combine_row(png, stream->canvas + (size_t)row_number * stream->header.width * 4, new_row);
@@ -264,24 +269,19 @@ static void stream_row(png_structp png, png_bytep new_row, png_uint_32 row_numbe
 
 static void stream_end(png_structp png, png_infop info) {
     (void)info;
-    cpng_stream *stream = png_get_progressive_ptr(png);
+    cpng_reader *stream = png_get_progressive_ptr(png);
     stream->finished = 1;
 }
 
-cpng_stream *cpng_stream_create(uint32_t max_width, uint32_t max_height, uint64_t max_pixels) {
-    cpng_stream *stream = calloc(1, sizeof *stream);
+cpng_reader *cpng_stream_create(uint32_t max_width, uint32_t max_height, uint64_t max_pixels) {
+    cpng_reader *stream = reader_create(max_width, max_height);
     if (!stream) return NULL;
     stream->max_pixels = max_pixels;
-    stream->png = png_create_read_struct(PNG_LIBPNG_VER_STRING, stream, stream_error, silent_warning);
-    if (!stream->png) { free(stream); return NULL; }
-    stream->info = png_create_info_struct(stream->png);
-    if (!stream->info) { cpng_stream_destroy(stream); return NULL; }
     png_set_progressive_read_fn(stream->png, stream, stream_info, stream_row, stream_end);
-    apply_limits(stream->png, max_width, max_height);
     return stream;
 }
 
-int cpng_stream_feed(cpng_stream *stream, const uint8_t *data, size_t size) {
+int cpng_stream_feed(cpng_reader *stream, const uint8_t *data, size_t size) {
     if (!stream || stream->failed) return -1;
     if (size == 0 || stream->finished) return 0;
     if (!data) return -1;
@@ -294,30 +294,19 @@ int cpng_stream_feed(cpng_stream *stream, const uint8_t *data, size_t size) {
     return 0;
 }
 
-int cpng_stream_header(const cpng_stream *stream, cpng_header *header) {
+int cpng_stream_header(const cpng_reader *stream, cpng_header *header) {
     if (!stream || !header || !stream->header_read) return 0;
     *header = stream->header;
     return 1;
 }
 
-const uint8_t *cpng_stream_canvas(const cpng_stream *stream, size_t *rows_drawn) {
+const uint8_t *cpng_stream_canvas(const cpng_reader *stream, size_t *rows_drawn) {
     *rows_drawn = stream ? stream->rows_drawn : 0;
     return stream ? stream->canvas : NULL;
 }
 
-int cpng_stream_finished(const cpng_stream *stream) {
+int cpng_stream_finished(const cpng_reader *stream) {
     return stream && stream->finished;
-}
-
-const char *cpng_stream_error(const cpng_stream *stream) {
-    return stream ? stream->message : "";
-}
-
-void cpng_stream_destroy(cpng_stream *stream) {
-    if (!stream) return;
-    png_destroy_read_struct(&stream->png, stream->info ? &stream->info : NULL, NULL);
-    free(stream->canvas);
-    free(stream);
 }
 
 const char *cpng_library_version(void) {

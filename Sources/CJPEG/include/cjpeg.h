@@ -21,8 +21,9 @@
 
 /* ---- Decoding ---------------------------------------------------------------------- */
 
-/* Opaque decoder state: libjpeg's decompressor, its error manager and progress monitor. */
-typedef struct cjpeg_decoder cjpeg_decoder;
+/* Opaque decoder state: libjpeg's decompressor and its error manager, read either one-shot
+ * from memory (cjpeg_decoder_*) or incrementally (cjpeg_stream_*). */
+typedef struct cjpeg_reader cjpeg_reader;
 
 /* What the header says. */
 typedef struct cjpeg_header {
@@ -34,43 +35,43 @@ typedef struct cjpeg_header {
     int saw_adobe_marker;   /* an Adobe APP14 marker is present: its CMYK is stored inverted */
 } cjpeg_header;
 
-/* Allocates a decoder. NULL when out of memory. Free with cjpeg_decoder_free. */
-cjpeg_decoder *cjpeg_decoder_new(void);
+/* Releases everything the reader holds; NULL is allowed. */
+void cjpeg_reader_free(cjpeg_reader *reader);
 
-/* Releases everything the decoder holds; NULL is allowed. */
-void cjpeg_decoder_free(cjpeg_decoder *decoder);
+/* The message of the last failure (never NULL). After a failure a stream is unusable. */
+const char *cjpeg_reader_message(const cjpeg_reader *reader);
 
-/* The message of the last failure (never NULL). */
-const char *cjpeg_decoder_message(const cjpeg_decoder *decoder);
+/* Allocates a one-shot decoder. NULL when out of memory. Free with cjpeg_reader_free. */
+cjpeg_reader *cjpeg_decoder_new(void);
 
 /* Reads the header of `size` bytes at `data`, which must stay valid and unchanged until
  * the decoder is freed. Saves APP1 markers (EXIF, XMP). 0 on success. */
-int cjpeg_decoder_read_header(cjpeg_decoder *decoder, const unsigned char *data, size_t size,
+int cjpeg_decoder_read_header(cjpeg_reader *decoder, const unsigned char *data, size_t size,
                               cjpeg_header *header);
 
 /* The payload of the first APP1 marker that starts with `signature` ("Exif\0\0" for EXIF,
  * "http://ns.adobe.com/xap/1.0/\0" for XMP), or 0 when there is none. The bytes belong
  * to the decoder. */
-size_t cjpeg_decoder_app1(const cjpeg_decoder *decoder, const unsigned char *signature,
+size_t cjpeg_decoder_app1(const cjpeg_reader *decoder, const unsigned char *signature,
                           size_t signature_length, const unsigned char **bytes);
 
 /* Starts decompression to `out_color_space` at the DCT-domain scale scale_num/8
  * (scale_num in 1...16). For progressive and multi-scan files this reads all the
  * input. Reports the output size and bytes per pixel. 0 on success. */
-int cjpeg_decoder_start(cjpeg_decoder *decoder, J_COLOR_SPACE out_color_space,
+int cjpeg_decoder_start(cjpeg_reader *decoder, J_COLOR_SPACE out_color_space,
                         unsigned int scale_num, unsigned int *out_width,
                         unsigned int *out_height, int *out_components);
 
 /* Decodes the next output rows, up to max_rows of them (fewer at the end of the image),
  * and reports how many in *rows_read. Output row i goes to first_row + i * row_stride; a
  * negative stride writes the image bottom-up. 0 on success. */
-int cjpeg_decoder_read_rows(cjpeg_decoder *decoder, unsigned char *first_row,
+int cjpeg_decoder_read_rows(cjpeg_reader *decoder, unsigned char *first_row,
                             ptrdiff_t row_stride, unsigned int max_rows,
                             unsigned int *rows_read);
 
 /* Corrupt-data warnings seen so far (truncation, bad entropy codes). Damage that came
  * before any image data was decoded is not counted: it is a failure instead. */
-long cjpeg_decoder_damage_warnings(const cjpeg_decoder *decoder);
+long cjpeg_decoder_damage_warnings(const cjpeg_reader *decoder);
 
 /* ---- Encoding ---------------------------------------------------------------------- */
 
@@ -94,26 +95,19 @@ int cjpeg_encode_rgbx(const unsigned char *pixels, unsigned int width, unsigned 
  * calls. Progressive and other multi-scan files use buffered-image mode (one output pass
  * per scan that arrived), single-scan files give their rows as they arrive.
  */
-typedef struct cjpeg_stream cjpeg_stream;
 
-/* Allocates a stream decoder. NULL when out of memory. Free with cjpeg_stream_free. */
-cjpeg_stream *cjpeg_stream_new(void);
-
-/* Releases everything the stream decoder holds; NULL is allowed. */
-void cjpeg_stream_free(cjpeg_stream *stream);
-
-/* The message of the last failure (never NULL). After a failure the stream is unusable. */
-const char *cjpeg_stream_message(const cjpeg_stream *stream);
+/* Allocates a stream decoder. NULL when out of memory. Free with cjpeg_reader_free. */
+cjpeg_reader *cjpeg_stream_new(void);
 
 /* Reads the header from the bytes so far. 1 when it has been read (and fills `header`),
  * 0 when more bytes are needed, -1 on failure. */
-int cjpeg_stream_read_header(cjpeg_stream *stream, const unsigned char *data, size_t size,
+int cjpeg_stream_read_header(cjpeg_reader *stream, const unsigned char *data, size_t size,
                              cjpeg_header *header);
 
 /* Starts decompression (after the header) to `out_color_space` at the DCT-domain scale
  * scale_num/8, reporting the output size and bytes per pixel. 1 when started, 0 when it
  * needs more bytes, -1 on failure. */
-int cjpeg_stream_start(cjpeg_stream *stream, const unsigned char *data, size_t size,
+int cjpeg_stream_start(cjpeg_reader *stream, const unsigned char *data, size_t size,
                        J_COLOR_SPACE out_color_space, unsigned int scale_num,
                        unsigned int *out_width, unsigned int *out_height, int *out_components);
 
@@ -122,7 +116,7 @@ int cjpeg_stream_start(cjpeg_stream *stream, const unsigned char *data, size_t s
  * first_row + row_count (possibly none, when an output pass began or ended): call again;
  * 0 when nothing more can be decoded until more bytes arrive (or the image is complete);
  * -1 on failure. Rows of a new pass overwrite those of the previous one from the top. */
-int cjpeg_stream_read_rows(cjpeg_stream *stream, const unsigned char *data, size_t size,
+int cjpeg_stream_read_rows(cjpeg_reader *stream, const unsigned char *data, size_t size,
                            unsigned char *pixels, ptrdiff_t row_stride,
                            unsigned int *first_row, unsigned int *row_count);
 

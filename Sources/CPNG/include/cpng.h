@@ -7,8 +7,9 @@
 // libpng call that can fail runs inside a setjmp in shim.c. Swift sees plain return codes
 // (0 = success) and a one-line message.
 
-/// A reader of one PNG stream held in memory. Owns its libpng structures.
-typedef struct cpng_decoder cpng_decoder;
+/// A reader of one PNG stream: either held in memory (cpng_decoder_*) or arriving in pieces
+/// (cpng_stream_*). Owns its libpng structures and buffers.
+typedef struct cpng_reader cpng_reader;
 
 /// What IHDR says, plus whether a tRNS chunk was seen before the image data.
 typedef struct {
@@ -23,15 +24,15 @@ typedef struct {
 /// A decoder over `size` bytes at `data` (not copied: they must outlive the decoder).
 /// Images wider than `max_width` or taller than `max_height` are refused by libpng itself.
 /// Returns NULL only when memory runs out.
-cpng_decoder *cpng_decoder_create(const uint8_t *data, size_t size, uint32_t max_width, uint32_t max_height);
+cpng_reader *cpng_decoder_create(const uint8_t *data, size_t size, uint32_t max_width, uint32_t max_height);
 /// Reads the chunks before the image data and sets the RGBA8 output transforms.
-int cpng_decoder_read_header(cpng_decoder *decoder, cpng_header *header);
+int cpng_decoder_read_header(cpng_reader *decoder, cpng_header *header);
 /// Decodes the whole image as 8-bit RGBA into `pixels` (`height` rows of `bytes_per_row`,
 /// `buffer_size` bytes in all; checked). Call after cpng_decoder_read_header.
-int cpng_decoder_read_rgba(cpng_decoder *decoder, uint8_t *pixels, size_t bytes_per_row, size_t buffer_size);
-/// The last error's message (empty when none). Valid until the decoder is destroyed.
-const char *cpng_decoder_error(const cpng_decoder *decoder);
-void cpng_decoder_destroy(cpng_decoder *decoder);
+int cpng_decoder_read_rgba(cpng_reader *decoder, uint8_t *pixels, size_t bytes_per_row, size_t buffer_size);
+/// The last error's message (empty when none). Valid until the reader is destroyed.
+const char *cpng_reader_error(const cpng_reader *reader);
+void cpng_reader_destroy(cpng_reader *reader);
 
 /// A growable output buffer filled by cpng_encode; free it with cpng_buffer_free.
 typedef struct {
@@ -47,30 +48,26 @@ int cpng_encode(const uint8_t *pixels, uint32_t width, uint32_t height, size_t b
                 int keep_alpha, int level, cpng_buffer *out, char *message, size_t message_size);
 void cpng_buffer_free(cpng_buffer *buffer);
 
-/// A progressive reader (libpng's png_process_data) for a PNG arriving in pieces; used by
+/// Progressive reading (libpng's png_process_data) of a PNG arriving in pieces; used by
 /// PNGProgressiveDecoder. Rows are drawn into an RGBA canvas it owns as they decode;
 /// interlaced passes are combined the blocky way browsers show them (each pass's pixels
 /// fill their whole Adam7 block until a later pass refines it). Pixels no row has reached
 /// yet are transparent black.
-typedef struct cpng_stream cpng_stream;
-
+///
 /// A reader that refuses (as an error) images wider than `max_width`, taller than
 /// `max_height` or of more than `max_pixels` pixels, before allocating the canvas.
 /// Returns NULL only when memory runs out.
-cpng_stream *cpng_stream_create(uint32_t max_width, uint32_t max_height, uint64_t max_pixels);
+cpng_reader *cpng_stream_create(uint32_t max_width, uint32_t max_height, uint64_t max_pixels);
 /// Hands the next `size` bytes to libpng, which decodes what they complete. 0 on
 /// success; after a failure (-1) the reader is unusable and every later call fails.
-int cpng_stream_feed(cpng_stream *stream, const uint8_t *data, size_t size);
+int cpng_stream_feed(cpng_reader *stream, const uint8_t *data, size_t size);
 /// 1 once IHDR and the chunks before the image data were read (filling `header`), else 0.
-int cpng_stream_header(const cpng_stream *stream, cpng_header *header);
+int cpng_stream_header(const cpng_reader *stream, cpng_header *header);
 /// The RGBA canvas (height rows of width * 4 bytes) once the header was read, else NULL;
 /// `rows_drawn` is how many row callbacks drew into it so far.
-const uint8_t *cpng_stream_canvas(const cpng_stream *stream, size_t *rows_drawn);
+const uint8_t *cpng_stream_canvas(const cpng_reader *stream, size_t *rows_drawn);
 /// 1 once the end of the image data was reached.
-int cpng_stream_finished(const cpng_stream *stream);
-/// The last error's message (empty when none).
-const char *cpng_stream_error(const cpng_stream *stream);
-void cpng_stream_destroy(cpng_stream *stream);
+int cpng_stream_finished(const cpng_reader *stream);
 
 /// The version of the libpng loaded at run time ("1.6.39").
 const char *cpng_library_version(void);

@@ -36,19 +36,14 @@ extension Downloader {
     }
 
     /// Starts one callback download with `start` and waits for its completion; cancelling
-    /// the calling task cancels the token `start` returned (or, when it has not returned
-    /// yet, cancels it as soon as it does).
+    /// the calling task cancels the token `start` returned (a download that failed at once
+    /// returns none).
     private static func awaitDownload<Value: Sendable>(
         _ start: (@escaping @Sendable (Result<Value, WebImageError>) -> Void) -> DownloadToken?
     ) async throws(WebImageError) -> Value {
-        let holder = PendingCancellation()
-        let result = await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Result<Value, WebImageError>, Never>) in
-                let token = start { continuation.resume(returning: $0) }
-                if let token { holder.store { token.cancel() } }
-            }
-        } onCancel: {
-            holder.cancel()
+        let result: Result<Value, WebImageError> = await PendingCancellation.awaitCallback { completion in
+            guard let token = start(completion) else { return nil }
+            return { token.cancel() }
         }
         return try result.get()
     }

@@ -47,18 +47,12 @@ extension ImageManaging {
         context: ImageContext,
         progress: LoadProgressHandler?
     ) async throws(WebImageError) -> ImageLoadResult {
-        let holder = PendingCancellation()
-        let result = await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Result<ImageLoadResult, WebImageError>, Never>) in
-                // Only the first result resumes; a refresh's second one is dropped.
-                let once = CompletionOnce { continuation.resume(returning: $0) }
-                let operation = loadImage(with: url, options: options, context: context, progress: progress) { once.final($0) }
-                holder.store { operation.cancel() }
-            }
-        } onCancel: {
-            holder.cancel()
-        }
-        return try result.get()
+        try await PendingCancellation.awaitCallback { completion in
+            // Only the first result is returned; a refresh's second one is dropped.
+            let once = CompletionOnce(completion)
+            let operation = loadImage(with: url, options: options, context: context, progress: progress) { once.final($0) }
+            return { operation.cancel() }
+        }.get()
     }
 }
 

@@ -18,6 +18,7 @@ extension Prefetcher {
                     context: start.context,
                     progress: nil
                 ) { [self] result in
+                    loadHandler?(start.url, result)
                     loadFinished(start.load, failed: (try? result.get()) == nil)
                 }
                 let cancelNow = state.withLock { $0.attach(operation, to: start.load) }

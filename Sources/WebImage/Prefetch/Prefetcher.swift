@@ -22,14 +22,24 @@ public final class Prefetcher: Sendable {
     public typealias ProgressHandler = @Sendable (_ finished: Int, _ total: Int) -> Void
     /// Receives `(finished, skipped)` once, when the list is done or cancelled.
     public typealias CompletionHandler = @Sendable (_ finished: Int, _ skipped: Int) -> Void
+    /// Receives each URL and the result the manager gave for it.
+    public typealias LoadHandler = @Sendable (_ url: URL, _ result: Result<ImageLoadResult, WebImageError>) -> Void
 
     /// The manager every load goes through.
     public let manager: any ImageManaging
+    /// Called with every result the manager reports, before the list counts it: SDWebImage's
+    /// `imagePrefetcher:didPrefetchURL:` delegate call, with the outcome (what a caller
+    /// needs to show per-URL lines or count bytes without wrapping the manager). Called
+    /// from an arbitrary thread, possibly for several loads at once; with `.refreshCached`
+    /// possibly twice for one URL, as the manager reports twice. Default `nil`.
+    public let loadHandler: LoadHandler?
     let state: LockedValue<State>
 
-    /// Creates a prefetcher that loads through `manager`.
-    public init(manager: any ImageManaging, maxConcurrentPrefetchCount: Int = 3) {
+    /// Creates a prefetcher that loads through `manager` and reports each load's result to
+    /// `loadHandler`.
+    public init(manager: any ImageManaging, maxConcurrentPrefetchCount: Int = 3, loadHandler: LoadHandler? = nil) {
         self.manager = manager
+        self.loadHandler = loadHandler
         state = LockedValue(State(maxConcurrent: max(1, maxConcurrentPrefetchCount)))
     }
 
@@ -139,17 +149,12 @@ extension Prefetcher {
         context: ImageContext? = nil,
         progress: ProgressHandler? = nil
     ) async -> PrefetchResult {
-        let holder = PendingCancellation()
         let total = urls.count
-        return await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<PrefetchResult, Never>) in
-                let token = prefetch(urls: urls, options: options, context: context, progress: progress) { finished, skipped in
-                    continuation.resume(returning: PrefetchResult(finished: finished, skipped: skipped, total: total))
-                }
-                holder.store { token.cancel() }
+        return await PendingCancellation.awaitCallback { completion in
+            let token = prefetch(urls: urls, options: options, context: context, progress: progress) { finished, skipped in
+                completion(PrefetchResult(finished: finished, skipped: skipped, total: total))
             }
-        } onCancel: {
-            holder.cancel()
+            return { token.cancel() }
         }
     }
 }

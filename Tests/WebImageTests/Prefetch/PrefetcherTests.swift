@@ -28,6 +28,28 @@ import Testing
         #expect(result.loaded == 2)
     }
 
+    @Test func theLoadHandlerGetsEachURLWithTheManagersResultBeforeTheListCompletes() async {
+        let urls = Self.urls(3)
+        let bad = urls[1]
+        let manager = TestImageManager { url in
+            TestImageManager.Plan(failure: url == bad ? .invalidDownloadStatusCode(404) : nil)
+        }
+        let seen = LockedValue<[URL: Result<ImageLoadResult, WebImageError>]>([:])
+        let prefetcher = Prefetcher(manager: manager) { url, result in
+            seen.withLock { $0[url] = result }
+        }
+        let result = await prefetcher.prefetch(urls: urls)
+        #expect(result == PrefetchResult(finished: 3, skipped: 1, total: 3))
+        let outcomes = seen.withLock { $0 }
+        #expect(Set(outcomes.keys) == Set(urls))
+        #expect((try? outcomes[urls[0]]?.get())?.data == Data([1, 2, 3]))
+        #expect((try? outcomes[urls[2]]?.get())?.url == urls[2])
+        guard case .failure(.invalidDownloadStatusCode(404)) = outcomes[bad] else {
+            Issue.record("the failed URL's result was \(String(describing: outcomes[bad]))")
+            return
+        }
+    }
+
     @Test func anEmptyListCompletesWithZerosBeforePrefetchReturns() async {
         let manager = TestImageManager()
         let prefetcher = Prefetcher(manager: manager)

@@ -82,7 +82,7 @@ extension JPEGCoder {
             guard let decoder = cjpeg_decoder_new() else {
                 throw WebImageError.badImageData("libjpeg could not allocate a decoder")
             }
-            defer { cjpeg_decoder_free(decoder) }
+            defer { cjpeg_reader_free(decoder) }
             var header = cjpeg_header()
             guard cjpeg_decoder_read_header(decoder, base, raw.count, &header) == 0 else {
                 throw failure(decoder)
@@ -178,8 +178,9 @@ extension JPEGCoder {
         }
     }
 
-    private static func failure(_ decoder: OpaquePointer) -> WebImageError {
-        let message = String(cString: cjpeg_decoder_message(decoder))
+    /// The error for a failed call on `reader` (one-shot or incremental), with libjpeg's message.
+    static func failure(_ reader: OpaquePointer) -> WebImageError {
+        let message = String(cString: cjpeg_reader_message(reader))
         return .badImageData(message.isEmpty ? "libjpeg failed" : message)
     }
 }

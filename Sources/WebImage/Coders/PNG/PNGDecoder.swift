@@ -57,7 +57,7 @@ enum PNGDecoder {
         guard let decoder = cpng_decoder_create(base, bytes.count, sideLimit, sideLimit) else {
             throw WebImageError.badImageData("libpng could not allocate a decoder")
         }
-        defer { cpng_decoder_destroy(decoder) }
+        defer { cpng_reader_destroy(decoder) }
         var header = cpng_header()
         guard cpng_decoder_read_header(decoder, &header) == 0 else {
             throw failure(decoder)
@@ -71,8 +71,9 @@ enum PNGDecoder {
         }
     }
 
-    private static func failure(_ decoder: OpaquePointer) -> WebImageError {
-        let message = cpng_decoder_error(decoder).map { String(cString: $0) } ?? ""
+    /// The error for a failed call on `reader` (one-shot or progressive), with libpng's message.
+    static func failure(_ reader: OpaquePointer) -> WebImageError {
+        let message = cpng_reader_error(reader).map { String(cString: $0) } ?? ""
         return .badImageData("PNG: " + (message.isEmpty ? "libpng failed" : message))
     }
 }

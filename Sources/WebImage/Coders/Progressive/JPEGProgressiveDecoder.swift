@@ -75,7 +75,7 @@ public final class JPEGProgressiveDecoder: CoreBackedProgressiveDecoder {
             self.stream = stream
         }
 
-        deinit { cjpeg_stream_free(stream) }
+        deinit { cjpeg_reader_free(stream) }
 
         /// Whether the whole header has arrived.
         func readHeader(_ data: Data) throws -> Bool {
@@ -83,7 +83,7 @@ public final class JPEGProgressiveDecoder: CoreBackedProgressiveDecoder {
             let result = data.withUnsafeBytes { raw in
                 cjpeg_stream_read_header(stream, raw.bindMemory(to: UInt8.self).baseAddress, raw.count, &header)
             }
-            guard result >= 0 else { throw failure() }
+            guard result >= 0 else { throw JPEGCoder.failure(stream) }
             return result == 1
         }
 
@@ -104,7 +104,7 @@ public final class JPEGProgressiveDecoder: CoreBackedProgressiveDecoder {
                             out.baseAddress, rowBytes, &first, &count)
                     }
                 }
-                guard result >= 0 else { throw failure() }
+                guard result >= 0 else { throw JPEGCoder.failure(stream) }
                 let top = Int(first), rows = Int(count)
                 guard rows > 0 else { continue }
                 guard top + rows <= height else { throw WebImageError.badImageData("libjpeg wrote past the last row") }
@@ -130,7 +130,7 @@ public final class JPEGProgressiveDecoder: CoreBackedProgressiveDecoder {
                     stream, raw.bindMemory(to: UInt8.self).baseAddress, raw.count, space,
                     UInt32(plan.scaleNumerator), &outWidth, &outHeight, &components)
             }
-            guard result >= 0 else { throw failure() }
+            guard result >= 0 else { throw JPEGCoder.failure(stream) }
             guard result == 1 else { return false }
             let size = ImageSize(width: Int(outWidth), height: Int(outHeight))
             guard components == 4, size == plan.scaledSize else {
@@ -143,11 +143,6 @@ public final class JPEGProgressiveDecoder: CoreBackedProgressiveDecoder {
             for alpha in stride(from: 3, to: pixels.count, by: 4) { pixels[alpha] = 255 }
             self.plan = plan
             return true
-        }
-
-        private func failure() -> WebImageError {
-            let message = String(cString: cjpeg_stream_message(stream))
-            return .badImageData(message.isEmpty ? "libjpeg failed" : message)
         }
     }
 }

@@ -104,7 +104,7 @@ public final class PNGProgressiveDecoder: CoreBackedProgressiveDecoder {
             self.stream = stream
         }
 
-        deinit { cpng_stream_destroy(stream) }
+        deinit { cpng_reader_destroy(stream) }
 
         /// Gives libpng the bytes it has not seen yet.
         func feed(_ data: Data) throws {
@@ -114,10 +114,7 @@ public final class PNGProgressiveDecoder: CoreBackedProgressiveDecoder {
                 return cpng_stream_feed(stream, fresh.bindMemory(to: UInt8.self).baseAddress, fresh.count)
             }
             fed = data.count
-            guard result == 0 else {
-                let message = cpng_stream_error(stream).map { String(cString: $0) } ?? ""
-                throw WebImageError.badImageData("PNG: " + (message.isEmpty ? "libpng failed" : message))
-            }
+            guard result == 0 else { throw PNGDecoder.failure(stream) }
         }
 
         /// The header and a copy of the canvas, once at least one row was drawn.
