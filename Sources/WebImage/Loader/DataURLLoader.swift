@@ -38,7 +38,7 @@ public struct DataURLLoader: ImageLoader {
 
     /// The bytes a `data:` URL carries. Throws ``WebImageError/invalidURL(_:)`` for a URL
     /// without a comma or with malformed base64 or percent escapes.
-    static func payload(of string: String) throws(WebImageError) -> Data {
+    package static func payload(of string: String) throws(WebImageError) -> Data {
         guard let colon = string.firstIndex(of: ":"), let comma = string[colon...].firstIndex(of: ",") else {
             throw WebImageError.invalidURL("data URL without a comma")
         }
