@@ -7,7 +7,7 @@ DESTDIR ?=
 BUILD := scripts/swift-build-checked.sh
 DOCS_OUTPUT := .build/docs
 
-.PHONY: deps demo test test-tsan fuzz docs examples install uninstall bench
+.PHONY: deps demo test test-tsan fuzz fuzz-smoke docs examples install uninstall bench
 
 deps:
 	@scripts/install-deps.sh
@@ -56,11 +56,20 @@ test-tsan: deps
 	$(TSAN_ENV) $(SWIFT) test --skip-build $(TSAN) --filter '$(SERVER_SUITES)' --skip '$(NODES_SUITES)'
 	$(TSAN_ENV) $(SWIFT) test --skip-build $(TSAN) --filter '$(NODES_SUITES)'
 
-# The image server's URL parser and signature check against a million generated paths
-# (`make test` runs a smaller count of the same seeded generator).
+# libFuzzer with AddressSanitizer on every target in Fuzz/ (Fuzz/README.md), FUZZ_SECONDS
+# each, one process at a time; FUZZ_RUNS picks some (`make fuzz FUZZ_RUNS="decode-jpeg
+# cookie"`). The corpora grow in .build-fuzz/fuzz/corpus between runs. Then the image
+# server's URL parser and signature check against a million paths of the tests' seeded
+# generator (`make test` runs a smaller count of it).
+FUZZ_SECONDS ?= 600
 fuzz: deps
+	FUZZ_RUNS="$(FUZZ_RUNS)" Fuzz/run.sh $(FUZZ_SECONDS)
 	$(BUILD) --build-tests
 	WEBIMAGE_FUZZ_PATHS=1000000 $(SWIFT) test --skip-build --filter ProcessingPathFuzzTests
+
+# Every libFuzzer target for a short fixed time: for CI.
+fuzz-smoke: deps
+	Fuzz/run.sh 10
 
 # DocC: a static site in .build/docs (open index.html through any static file server).
 # Any warning, a broken symbol link included, fails the build.

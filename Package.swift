@@ -127,3 +127,44 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// libFuzzer targets (Fuzz/README.md): only in the package when WEBIMAGE_FUZZ=1, which
+// Fuzz/run.sh (`make fuzz`, `make fuzz-smoke`) sets, so the normal build, `make test` and
+// packages that depend on this one never compile or resolve them. They live in this
+// package rather than in a separate one under Fuzz/ because they call `package` symbols
+// (the data: URL payload parser, the XMP and HEIF property readers, the server's signature
+// split), which only code of the same package can see.
+//
+// Each is an executable without a `main`: libFuzzer's runtime, linked by
+// `--sanitize=fuzzer`, supplies it and calls the exported `LLVMFuzzerTestOneInput`, hence
+// `-parse-as-library` (unsafe flags are allowed because this is the root package). The
+// package's other executables and its tests are left out of that build: every executable
+// of a `--sanitize=fuzzer` build is linked with libFuzzer, whose `main` would clash with
+// theirs, and the fuzz build needs only the libraries.
+let fuzzTargetNames = [
+    "decode", "thumbnail", "scaledown", "progressive", "animated", "metadata",
+    "cookie", "transform", "dataurl", "server-path",
+]
+if Context.environment["WEBIMAGE_FUZZ"] == "1" {
+    package.products.removeAll { $0.name == "webimage" }
+    package.targets.removeAll { $0.type == .executable || $0.type == .test }
+    package.targets.append(
+        .target(
+            name: "FuzzSupport",
+            dependencies: ["WebImage"],
+            path: "Fuzz/Sources/FuzzSupport"
+        )
+    )
+    for name in fuzzTargetNames {
+        var dependencies: [Target.Dependency] = ["FuzzSupport", "WebImage"]
+        if name.hasPrefix("server") { dependencies.append("WebImageServer") }
+        package.targets.append(
+            .executableTarget(
+                name: "fuzz-\(name)",
+                dependencies: dependencies,
+                path: "Fuzz/Sources/\(name)",
+                swiftSettings: [.unsafeFlags(["-parse-as-library"])]
+            )
+        )
+    }
+}

@@ -65,7 +65,7 @@ public struct ProcessingPath: Sendable, Equatable {
     /// server checks before it reads any option, as imgproxy does.
     /// - Throws: ``ImageServerError`` 400 without a leading `/`, 403 without a signature
     ///   segment.
-    static func signatureAndSignedPart(of target: String) throws(ImageServerError) -> (signature: Substring, signedPart: Substring) {
+    package static func signatureAndSignedPart(of target: String) throws(ImageServerError) -> (signature: Substring, signedPart: Substring) {
         guard target.hasPrefix("/") else { throw .badOptions("the path must start with /") }
         let afterSlash = target.dropFirst()
         guard let slash = afterSlash.firstIndex(of: "/"), slash != afterSlash.startIndex else {

@@ -10,10 +10,10 @@
 /// ```swift
 /// let orientation = data.withUnsafeBytes { HEIFPropertyReader.orientation(in: $0) } ?? .up
 /// ```
-enum HEIFPropertyReader {
+package enum HEIFPropertyReader {
     /// The primary item's transforms as an orientation (``ImageOrientation/up`` when it has
     /// none), or `nil` when the boxes cannot be read.
-    static func orientation(in bytes: UnsafeRawBufferPointer) -> ImageOrientation? {
+    package static func orientation(in bytes: UnsafeRawBufferPointer) -> ImageOrientation? {
         let reader = Reader(bytes: bytes)
         guard let properties = primaryItemProperties(reader) else { return nil }
         // Compose in association order, as libheif applies them. The state means "rotate
@@ -46,7 +46,7 @@ enum HEIFPropertyReader {
     }
 
     /// The primary item's `ispe` size as stored (before crop and rotation), or `nil`.
-    static func size(in bytes: UnsafeRawBufferPointer) -> ImageSize? {
+    package static func size(in bytes: UnsafeRawBufferPointer) -> ImageSize? {
         let reader = Reader(bytes: bytes)
         guard let ispe = primaryItemProperties(reader)?.first(where: { $0.type == "ispe" }),
               ispe.payload.count >= 12,

@@ -18,7 +18,7 @@ extension JPEGCoder {
 
     /// The value of `tiff:Orientation` in an XMP packet, written either as an attribute
     /// (`tiff:Orientation="6"`) or as an element (`<tiff:Orientation>6</tiff:Orientation>`).
-    static func xmpOrientation(_ xmp: UnsafeBufferPointer<UInt8>) -> ImageOrientation? {
+    package static func xmpOrientation(_ xmp: UnsafeBufferPointer<UInt8>) -> ImageOrientation? {
         let name = Array("tiff:Orientation".utf8)
         guard xmp.count > name.count else { return nil }
         var start = 0

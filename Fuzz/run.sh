@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets (Fuzz/Sources, built with the Swift toolchain's libFuzzer and
+# AddressSanitizer) and runs each for SECONDS, one fuzzer process at a time.
+#
+# Usage: Fuzz/run.sh SECONDS [RUN ...]
+#   RUN is a name from the table below (default: all of them), e.g. `decode-jpeg cookie`.
+#   FUZZ_RUNS="..." does the same from the environment (`make fuzz FUZZ_RUNS=...`).
+#   FUZZ_NO_BUILD=1 runs the binaries of the last build as they are.
+#
+# Everything it writes is under .build-fuzz/ (git-ignored): the build, the seeds it makes
+# from the repository's fixtures (Fuzz/make-seeds.py), the corpora libFuzzer grows (kept
+# between runs, so longer fuzzing adds up), crash artefacts, logs, and summary.txt with
+# each run's executions, executions per second and coverage. Exits non-zero when any run
+# found a crash, a leak, a timeout or an allocation past the limits.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+seconds=${1:?usage: Fuzz/run.sh SECONDS [RUN ...]}
+shift
+scratch=.build-fuzz
+work=$scratch/fuzz
+
+# run  target  dictionary  max_len: each decode run gets its format's seeds and
+# dictionary; the runs that take a parameter header get every format's.
+table="
+decode-jpeg  decode      jpeg         262144
+decode-png   decode      png          262144
+decode-gif   decode      gif          262144
+decode-webp  decode      webp         262144
+decode-avif  decode      heif         262144
+decode-heif  decode      heif         262144
+decode-tiff  decode      tiff         262144
+decode-bmp   decode      bmp          262144
+thumbnail    thumbnail   images       65600
+scaledown    scaledown   images       65600
+progressive  progressive images       65600
+animated     animated    images       65600
+metadata     metadata    images       262200
+cookie       cookie      cookie       4096
+transform    transform   transform    1024
+dataurl      dataurl     dataurl      8192
+server-path  server-path server-path  4096
+"
+read -r -a runs <<< "${*:-${FUZZ_RUNS:-}}"
+if ((${#runs[@]} == 0)); then
+    runs=($(awk 'NF { print $1 }' <<< "$table"))
+fi
+
+# Limits: the targets decode with a pixel limit of 16 megapixels (Fuzz.pixelLimit), 64 MiB
+# of RGBA for all frames together. A decoder may hold a few buffers of that size at once
+# (the compressed input, libjpeg's coefficients for a progressive file, the RGBA, a resized
+# copy), and AddressSanitizer keeps freed memory in quarantine, so 2 GiB of resident memory
+# is the ceiling; one allocation over 256 MiB (four times the RGBA budget) means a size
+# the limits should have refused. A single input taking 10 s is a hang.
+limits=(-rss_limit_mb=2048 -malloc_limit_mb=256 -timeout=10)
+# A broken invariant traps (fatalError): let libFuzzer's handler report it and save the
+# input. Swift's own backtracer would catch the signal first and, reading memory of the
+# process under ASan, end in an unrelated ASan report.
+export SWIFT_BACKTRACE=enable=no
+
+scripts/install-deps.sh
+mkdir -p "$work"
+if [ "${FUZZ_NO_BUILD:-}" != 1 ]; then
+echo "== build (release, -sanitize=fuzzer,address): $work/build.log"
+if ! WEBIMAGE_FUZZ=1 scripts/swift-build-checked.sh -c release --scratch-path "$scratch" \
+    --sanitize=fuzzer --sanitize=address > "$work/build.log" 2>&1; then
+    grep -vE '^\[[0-9]+/[0-9]+\] ' "$work/build.log" | tail -40 >&2
+    exit 1
+fi
+fi
+bin=$(WEBIMAGE_FUZZ=1 swift build -c release --scratch-path "$scratch" --sanitize=fuzzer --sanitize=address --show-bin-path)
+
+rm -rf "$work/seeds"
+python3 Fuzz/make-seeds.py "$work/seeds"
+mkdir -p "$work/dict" "$work/logs"
+cat Fuzz/dict/{jpeg,png,gif,webp,heif,tiff,bmp}.dict > "$work/dict/images.dict"
+for dict in Fuzz/dict/*.dict; do cp "$dict" "$work/dict/"; done
+
+summary=$work/summary.txt
+printf '%-13s %12s %9s %7s %7s %8s  %s\n' run executions exec/s cov ft corpus result > "$summary"
+failed=0
+started=$SECONDS
+for run in "${runs[@]}"; do
+    read -r _ target dict max_len <<< "$(awk -v r="$run" '$1 == r' <<< "$table")"
+    if [ -z "${target:-}" ]; then echo "unknown run: $run" >&2; exit 2; fi
+    corpus=$work/corpus/$run
+    artifacts=$work/artifacts/$run
+    log=$work/logs/$run.log
+    mkdir -p "$corpus" "$artifacts"
+    seeds=()
+    [ -d "$work/seeds/$run" ] && seeds=("$work/seeds/$run")
+    echo "== $run: fuzz-$target for ${seconds}s"
+    status=0
+    "$bin/fuzz-$target" "${limits[@]}" -max_total_time="$seconds" -max_len="$max_len" \
+        -dict="$work/dict/$dict.dict" -artifact_prefix="$artifacts/" -print_final_stats=1 \
+        "$corpus" "${seeds[@]}" > "$log" 2>&1 || status=$?
+    executions=$(awk '/^stat::number_of_executed_units:/ { print $2 }' "$log" | tail -1)
+    rate=$(awk '/^stat::average_exec_per_sec:/ { print $2 }' "$log" | tail -1)
+    last=$(grep -E '^#[0-9]+' "$log" | tail -1 || true)
+    cov=$(sed -nE 's/.* cov: ([0-9]+).*/\1/p' <<< "$last")
+    ft=$(sed -nE 's/.* ft: ([0-9]+).*/\1/p' <<< "$last")
+    corpus_size=$(sed -nE 's/.* corp: ([0-9]+\/[0-9A-Za-z]+).*/\1/p' <<< "$last")
+    result=ok
+    if ((status != 0)); then
+        failed=1
+        result="FAILED (exit $status): $(ls "$artifacts" | tr '\n' ' ')see $log"
+        grep -E '^(==[0-9]+==ERROR|SUMMARY|Fatal error|.*fuzz invariant broken)' "$log" | head -5 >&2 || true
+    fi
+    printf '%-13s %12s %9s %7s %7s %8s  %s\n' "$run" "${executions:--}" "${rate:--}" "${cov:--}" "${ft:--}" \
+        "${corpus_size:--}" "$result" | tee -a "$summary"
+done
+echo "== ${#runs[@]} run(s) in $((SECONDS - started))s; summary in $summary"
+cat "$summary"
+exit "$failed"
