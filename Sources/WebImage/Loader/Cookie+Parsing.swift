@@ -32,7 +32,7 @@ extension Cookie {
             let argument = parts.count > 1 ? parts[1].trimmingCharacters(in: .whitespaces) : ""
             switch attribute {
             case "expires":
-                if let date = Self.parseDate(argument) { expiresAt = date }
+                if let date = CookieDate.parse(argument) { expiresAt = date }
             case "max-age":
                 // Max-Age wins over Expires whatever their order; zero or less expires now.
                 guard let seconds = Int(argument) else { break }
@@ -76,27 +76,5 @@ extension Cookie {
         let path = url.path
         guard path.hasPrefix("/"), let slash = path.lastIndex(of: "/"), slash != path.startIndex else { return "/" }
         return String(path[..<slash])
-    }
-
-    /// The date formats servers use in `Expires`: RFC 1123 (the standard), RFC 850 and
-    /// asctime, and the dashed variant some servers still send.
-    private static let dateFormats = [
-        "EEE, dd MMM yyyy HH:mm:ss zzz",
-        "EEEE, dd-MMM-yy HH:mm:ss zzz",
-        "EEE, dd-MMM-yyyy HH:mm:ss zzz",
-        "EEE MMM d HH:mm:ss yyyy",
-    ]
-
-    static func parseDate(_ text: String) -> Date? {
-        for format in dateFormats {
-            // DateFormatter is not Sendable; a fresh one per call keeps this thread-safe,
-            // and Expires is parsed once per Set-Cookie, far off any hot path.
-            let formatter = DateFormatter()
-            formatter.locale = Locale(identifier: "en_US_POSIX")
-            formatter.timeZone = TimeZone(identifier: "GMT")
-            formatter.dateFormat = format
-            if let date = formatter.date(from: text) { return date }
-        }
-        return nil
     }
 }

@@ -45,8 +45,8 @@ public struct GuardedSourceFetcher: SourceFetching {
     public let localFiles: LocalFileSource?
     /// `WEBIMAGE_ALLOW_DATA_SOURCES`: whether a `data:` URL is a source; default `false`.
     public let allowsDataSources: Bool
-    /// The largest source, in bytes, whatever its scheme.
-    public let maxBytes: Int
+    /// The largest source, in bytes, whatever its scheme: the downloader's limit.
+    public var maxBytes: Int { downloader.config.maximumResponseSize }
 
     /// The redirect statuses followed; the downloader accepts them so their `Location`
     /// comes back.
@@ -77,7 +77,6 @@ public struct GuardedSourceFetcher: SourceFetching {
         self.maxRedirects = maxRedirects
         self.localFiles = localFiles
         self.allowsDataSources = allowsDataSources
-        self.maxBytes = maxBytes
     }
 
     public func fetch(_ url: URL) async throws(ImageServerError) -> Data {
