@@ -2,7 +2,7 @@ import Foundation
 
 /// A plain TCP connection to a loopback server, for what an HTTP client library hides:
 /// pipelined requests written at once, and whether the server closes the connection.
-/// Blocking; every read gives up after five seconds.
+/// Blocking; every read gives up after five seconds (times ``TestTime/scale``).
 final class RawHTTPConnection {
     struct Response {
         var head: String
@@ -28,7 +28,7 @@ final class RawHTTPConnection {
     init(port: Int) throws {
         descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard descriptor >= 0 else { throw Failure.socket }
-        var timeout = timeval(tv_sec: 5, tv_usec: 0)
+        var timeout = timeval(tv_sec: 5 * TestTime.scale, tv_usec: 0)
         setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
