@@ -1,11 +1,11 @@
 import Foundation
 
 extension CachesManager {
-    /// Queries the caches by ``queryPolicy``. A serial query returns the first hit from
+    /// Queries the caches by ``policies``'s `query`. A serial query returns the first hit from
     /// the highest-priority cache down; a concurrent one the first hit to arrive (the other
     /// queries are cancelled); a miss everywhere is a miss.
     public func image(forKey key: String, options: ImageCacheOptions, context: ImageCacheContext) async throws -> ImageCacheQueryResult {
-        let policy = queryPolicy
+        let policy = policies.query
         let caches = targets(policy)
         guard policy == .concurrent, caches.count > 1 else {
             for cache in caches {
@@ -31,10 +31,10 @@ extension CachesManager {
         return hit ?? .miss
     }
 
-    /// Stores in the caches ``storePolicy`` selects; serially or concurrently, every one is
+    /// Stores in the caches ``policies``'s `store` selects; serially or concurrently, every one is
     /// tried and the first error (if any) is thrown after all have run.
     public func store(_ image: Image?, data: Data?, forKey key: String, cacheType: ImageCacheType, context: ImageCacheContext) async throws {
-        let policy = storePolicy
+        let policy = policies.store
         let caches = targets(policy)
         var firstError: (any Error)?
         if policy == .concurrent {
@@ -65,16 +65,16 @@ extension CachesManager {
         if let firstError { throw firstError }
     }
 
-    /// Removes from the caches ``removePolicy`` selects.
+    /// Removes from the caches ``policies``'s `remove` selects.
     public func removeImage(forKey key: String, cacheType: ImageCacheType) async {
-        await forEach(removePolicy) { await $0.removeImage(forKey: key, cacheType: cacheType) }
+        await forEach(policies.remove) { await $0.removeImage(forKey: key, cacheType: cacheType) }
     }
 
-    /// Checks the caches by ``containsPolicy``: the first level found (serially from the
+    /// Checks the caches by ``policies``'s `contains`: the first level found (serially from the
     /// highest priority, or the first answer to arrive when concurrent), else
     /// ``ImageCacheType/none``.
     public func containsImage(forKey key: String, cacheType: ImageCacheType) async -> ImageCacheType {
-        let policy = containsPolicy
+        let policy = policies.contains
         let caches = targets(policy)
         guard policy == .concurrent, caches.count > 1 else {
             for cache in caches {
@@ -95,9 +95,9 @@ extension CachesManager {
         }
     }
 
-    /// Clears the caches ``clearPolicy`` selects.
+    /// Clears the caches ``policies``'s `clear` selects.
     public func clear(_ cacheType: ImageCacheType) async {
-        await forEach(clearPolicy) { await $0.clear(cacheType) }
+        await forEach(policies.clear) { await $0.clear(cacheType) }
     }
 
     /// Runs `body` on the caches `policy` selects, one after another or all at once.

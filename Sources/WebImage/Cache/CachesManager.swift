@@ -4,41 +4,22 @@ import Foundation
 /// example a small fast cache in front of a large shared one.
 ///
 /// The cache added last has the highest priority. Each kind of operation follows its own
-/// ``Policy``; the defaults are SDWebImage's: query serially (highest first, stop at the
-/// first hit), store to the highest only, remove from all concurrently, check containment
-/// serially, clear all concurrently.
+/// ``Policy``, set in ``policies``; the defaults are SDWebImage's: query serially (highest
+/// first, stop at the first hit), store to the highest only, remove from all concurrently,
+/// check containment serially, clear all concurrently.
 ///
 /// Thread-safe; the list and the policies may change while operations run (each operation
 /// uses the list as it was when it started).
 ///
 /// ```swift
 /// let manager = CachesManager(caches: [ImageCache(namespace: "big"), ImageCache(namespace: "hot")])
-/// manager.storePolicy = .concurrent
+/// manager.policies.store = .concurrent
 /// let result = try await manager.image(forKey: key, options: [], context: ImageCacheContext())
 /// ```
 public final class CachesManager: ImageCaching {
-    /// How an operation is spread over the caches (SDWebImage's
-    /// `SDImageCachesManagerOperationPolicy`).
-    public enum Policy: String, Sendable, CaseIterable {
-        /// Only the cache added last.
-        case highestOnly
-        /// Only the cache added first.
-        case lowestOnly
-        /// All caches at once; a query or containment check returns the first hit to
-        /// arrive.
-        case concurrent
-        /// One cache after another, highest priority first; a query or containment check
-        /// stops at the first hit.
-        case serial
-    }
-
     private struct State {
         var caches: [any ImageCaching]
-        var queryPolicy = Policy.serial
-        var storePolicy = Policy.highestOnly
-        var removePolicy = Policy.concurrent
-        var containsPolicy = Policy.serial
-        var clearPolicy = Policy.concurrent
+        var policies = Policies()
     }
 
     /// The process-wide manager, holding ``ImageCache/shared``.
@@ -67,34 +48,15 @@ public final class CachesManager: ImageCaching {
         state.withLock { $0.caches.removeAll(where: shouldRemove) }
     }
 
-    /// Policy for queries. Default ``Policy/serial``.
-    public var queryPolicy: Policy {
-        get { state.withLock { $0.queryPolicy } }
-        set { state.withLock { $0.queryPolicy = newValue } }
-    }
-
-    /// Policy for stores. Default ``Policy/highestOnly``.
-    public var storePolicy: Policy {
-        get { state.withLock { $0.storePolicy } }
-        set { state.withLock { $0.storePolicy = newValue } }
-    }
-
-    /// Policy for removals. Default ``Policy/concurrent``.
-    public var removePolicy: Policy {
-        get { state.withLock { $0.removePolicy } }
-        set { state.withLock { $0.removePolicy = newValue } }
-    }
-
-    /// Policy for containment checks. Default ``Policy/serial``.
-    public var containsPolicy: Policy {
-        get { state.withLock { $0.containsPolicy } }
-        set { state.withLock { $0.containsPolicy = newValue } }
-    }
-
-    /// Policy for clearing. Default ``Policy/concurrent``.
-    public var clearPolicy: Policy {
-        get { state.withLock { $0.clearPolicy } }
-        set { state.withLock { $0.clearPolicy = newValue } }
+    /// Which caches each kind of operation addresses, and how; SDWebImage's defaults
+    /// (see ``Policies``).
+    ///
+    /// Each operation reads the value once when it starts. Assigning a field
+    /// (`manager.policies.store = .concurrent`) reads the whole value and writes it back,
+    /// so set policies while configuring the manager, not from several threads at once.
+    public var policies: Policies {
+        get { state.withLock { $0.policies } }
+        set { state.withLock { $0.policies = newValue } }
     }
 
     /// The caches `policy` addresses, highest priority first.

@@ -13,11 +13,23 @@ struct CachesManagerTests {
 
     @Test func defaultPoliciesAreSDWebImages() {
         let manager = CachesManager()
-        #expect(manager.queryPolicy == .serial)
-        #expect(manager.storePolicy == .highestOnly)
-        #expect(manager.removePolicy == .concurrent)
-        #expect(manager.containsPolicy == .serial)
-        #expect(manager.clearPolicy == .concurrent)
+        #expect(manager.policies.query == .serial)
+        #expect(manager.policies.store == .highestOnly)
+        #expect(manager.policies.remove == .concurrent)
+        #expect(manager.policies.contains == .serial)
+        #expect(manager.policies.clear == .concurrent)
+        #expect(manager.policies == CachesManager.Policies())
+    }
+
+    @Test func policiesAreSetInOneAssignmentAndReadBackWhole() {
+        let manager = CachesManager()
+        let chosen = CachesManager.Policies(query: .concurrent, store: .serial, remove: .lowestOnly, contains: .highestOnly, clear: .serial)
+        manager.policies = chosen
+        #expect(manager.policies == chosen)
+        manager.policies.store = .concurrent
+        #expect(manager.policies.store == .concurrent)
+        #expect(manager.policies.query == .concurrent, "setting one field keeps the others")
+        #expect(manager.policies.remove == .lowestOnly)
     }
 
     @Test func serialQueryPrefersTheHighestPriorityCacheAndFallsBackToLowerOnes() async throws {
@@ -36,7 +48,7 @@ struct CachesManagerTests {
     @Test func concurrentQueryReturnsAHitFromAnyCache() async throws {
         let (manager, low, _, cleanup) = try makeManager()
         defer { cleanup() }
-        manager.queryPolicy = .concurrent
+        manager.policies.query = .concurrent
         let image = makeImage()
         low.storeImageToMemory(image, forKey: "k")
         #expect(try await manager.image(forKey: "k", options: [], context: ImageCacheContext()).image === image)
@@ -50,13 +62,13 @@ struct CachesManagerTests {
         try await manager.store(makeImage(), data: Data([1]), forKey: "highest", cacheType: .all, context: context)
         #expect(await high.containsImage(forKey: "highest") == .memory)
         #expect(await low.containsImage(forKey: "highest") == .none)
-        manager.storePolicy = .lowestOnly
+        manager.policies.store = .lowestOnly
         try await manager.store(makeImage(), data: Data([1]), forKey: "lowest", cacheType: .all, context: context)
         #expect(await low.containsImage(forKey: "lowest") == .memory)
         #expect(await high.containsImage(forKey: "lowest") == .none)
-        manager.queryPolicy = .lowestOnly
+        manager.policies.query = .lowestOnly
         #expect(try await manager.image(forKey: "highest", options: [], context: context).image == nil)
-        manager.queryPolicy = .highestOnly
+        manager.policies.query = .highestOnly
         #expect(try await manager.image(forKey: "highest", options: [], context: context).image != nil)
     }
 
@@ -64,7 +76,7 @@ struct CachesManagerTests {
     func storeToAllWithSerialOrConcurrentPolicy(policy: CachesManager.Policy) async throws {
         let (manager, low, high, cleanup) = try makeManager()
         defer { cleanup() }
-        manager.storePolicy = policy
+        manager.policies.store = policy
         try await manager.store(nil, data: Data([1, 2]), forKey: "k", cacheType: .disk, context: ImageCacheContext())
         #expect(low.diskImageData(forKey: "k") == Data([1, 2]))
         #expect(high.diskImageData(forKey: "k") == Data([1, 2]))
@@ -77,7 +89,7 @@ struct CachesManagerTests {
         high.storeImageToMemory(makeImage(), forKey: "k")
         #expect(await manager.containsImage(forKey: "k", cacheType: .all) == .memory)
         #expect(await manager.containsImage(forKey: "k", cacheType: .disk) == .disk)
-        manager.containsPolicy = .concurrent
+        manager.policies.contains = .concurrent
         #expect(await manager.containsImage(forKey: "k", cacheType: .disk) == .disk)
         #expect(await manager.containsImage(forKey: "x", cacheType: .all) == .none)
         await manager.removeImage(forKey: "k", cacheType: .all)
@@ -85,7 +97,7 @@ struct CachesManagerTests {
         #expect(await high.containsImage(forKey: "k") == .none)
         try await low.store(makeImage(), data: Data([1]), forKey: "a")
         try await high.store(makeImage(), data: Data([1]), forKey: "b")
-        manager.clearPolicy = .serial
+        manager.policies.clear = .serial
         await manager.clear(.all)
         #expect(await low.totalDiskCount() == 0)
         #expect(await high.totalDiskCount() == 0)
