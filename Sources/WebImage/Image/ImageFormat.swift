@@ -21,7 +21,8 @@ public enum ImageFormat: String, Sendable, CaseIterable, Codable {
     case webp
     /// HEIC: HEIF holding HEVC images (a phone camera's photos); decoded with libheif.
     case heic
-    /// HEIF with another codec or the generic brands (`mif1`, `msf1`); libheif.
+    /// HEIF with another codec or the generic brands (`mif1`, `msf1`) without AVIF among
+    /// the compatible brands; libheif.
     case heif
     /// AVIF: HEIF holding AV1 images; libavif (encoded when libavif has an encoder).
     case avif
@@ -39,7 +40,8 @@ public enum ImageFormat: String, Sendable, CaseIterable, Codable {
     case undefined
 
     /// Detects the format from the first bytes of `data` (SDWebImage's rules, with AVIF's
-    /// `ftypavif`/`ftypavis` brands and JPEG XL's codestream and container signatures).
+    /// `ftypavif`/`ftypavis` brands, a generic HEIF listing AVIF as compatible, and JPEG
+    /// XL's codestream and container signatures).
     /// Returns ``undefined`` when nothing matches.
     public init(sniffing data: Data) {
         let head = [UInt8](data.prefix(32))
@@ -69,7 +71,7 @@ public enum ImageFormat: String, Sendable, CaseIterable, Codable {
             if matches([0x00, 0x00, 0x00, 0x0C, 0x4A, 0x58, 0x4C, 0x20, 0x0D, 0x0A, 0x87, 0x0A]) {
                 self = .jpegXL
             } else if matches(Array("ftyp".utf8), at: 4), head.count >= 12 {
-                self = ImageFormat(isoBrand: String(decoding: head[8..<12], as: UTF8.self))
+                self = ImageFormat(isoFileType: data)
             } else {
                 self = .undefined
             }
@@ -80,15 +82,34 @@ public enum ImageFormat: String, Sendable, CaseIterable, Codable {
         }
     }
 
-    /// Maps an ISO base media file `ftyp` major brand to a format.
-    private init(isoBrand brand: String) {
-        switch brand {
-        case "heic", "heix", "hevc", "hevx", "heim", "heis": self = .heic
-        case "mif1", "msf1": self = .heif
-        case "avif", "avis": self = .avif
-        default: self = .undefined
+    /// Maps an ISO base media file's `ftyp` box to a format: its major brand, as
+    /// SDWebImage does, except that a file with a generic major brand (`mif1`, `msf1`: "some
+    /// HEIF") listing `avif` or `avis` among its compatible brands is AVIF, which is what
+    /// libavif and browsers decode it as; sniffing and the coder that decodes the file
+    /// then name the same format.
+    private init(isoFileType data: Data) {
+        let box = [UInt8](data.prefix(Self.fileTypeBoxReadLimit))
+        func brand(at offset: Int) -> String { String(decoding: box[offset..<offset + 4], as: UTF8.self) }
+        switch brand(at: 8) {
+        case "heic", "heix", "hevc", "hevx", "heim", "heis":
+            self = .heic
+        case "avif", "avis":
+            self = .avif
+        case "mif1", "msf1":
+            // The box's own size bounds the compatible brands (after the 4-byte minor
+            // version at 12); a size that lies is cut to the bytes at hand.
+            let declared = box[0..<4].reduce(0) { $0 << 8 | Int($1) }
+            let end = min(declared, box.count)
+            let compatible = stride(from: 16, to: end - 3, by: 4).map(brand(at:))
+            self = compatible.contains { $0 == "avif" || $0 == "avis" } ? .avif : .heif
+        default:
+            self = .undefined
         }
     }
+
+    /// How much of an `ftyp` box sniffing reads: room for 58 compatible brands, far more
+    /// than any encoder writes, and a bound however large the box says it is.
+    private static let fileTypeBoxReadLimit = 256
 
     /// SDWebImage looks for `<svg` near the end of the text; we look at the first and last
     /// kilobytes so a long prologue or comment does not hide it.

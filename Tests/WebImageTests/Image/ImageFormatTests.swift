@@ -33,6 +33,13 @@ import Testing
             ([0, 0, 0, 0x0C, 0x4A, 0x58, 0x4C, 0x20, 0x0D, 0x0A, 0x87, 0x0A], .jpegXL),
             ([0, 0, 0, 0x1C] + Array("ftypavis".utf8), .avif),
             ([0, 0, 0, 0x1C] + Array("ftyphevc".utf8), .heic),
+            // Generic HEIF brands: AVIF only when AVIF is among the compatible brands, and
+            // only among the brands inside the box's declared size.
+            ([0, 0, 0, 0x1C] + Array("ftypmif1\0\0\0\0mif1avifmiaf".utf8), .avif),
+            ([0, 0, 0, 0x20] + Array("ftypmsf1\0\0\0\0msf1iso8avis".utf8), .avif),
+            ([0, 0, 0, 0x1C] + Array("ftypmif1\0\0\0\0mif1heicmiaf".utf8), .heif),
+            ([0, 0, 0, 0x18] + Array("ftypmif1\0\0\0\0mif1heicavif".utf8), .heif),
+            ([0, 0, 0x7F, 0xFF] + Array("ftypmif1\0\0\0\0heicav".utf8), .heif),
             (Array("<?xml version=\"1.0\"?>\n<svg xmlns=\"http://www.w3.org/2000/svg\"/>".utf8), .svg),
             (Array("%PDF-1.7\n".utf8), .pdf),
             (Array("GIF87a".utf8) + [1, 0, 1, 0], .gif),
@@ -40,6 +47,17 @@ import Testing
         for (bytes, format) in cases {
             #expect(ImageFormat(sniffing: Data(bytes)) == format, "\(bytes.prefix(12))")
         }
+    }
+
+    /// The fuzzer's file (Fuzz/findings): `ftypmsf1` listing `avif` was sniffed HEIF and
+    /// decoded as AVIF. Sniffing and the decoder now name the same format.
+    @Test func genericHEIFListingAVIFIsSniffedAndDecodedAsAVIF() throws {
+        let data = try Data(contentsOf: Corpus.fixtures.appendingPathComponent("fuzz/decode-msf1-brand-avif-compatible.avif"))
+        #expect(ImageFormat(sniffing: data) == .avif)
+        #expect(AVIFCoder().canDecode(data))
+        #expect(!HEIFCoder().canDecode(data))
+        let image = try CodersManager.shared.decode(data)
+        #expect(image.format == .avif)
     }
 
     @Test func coversEveryCase() {

@@ -27,20 +27,10 @@ public struct AVIFCoder: ImageCoder {
         self.maxThreads = max(1, maxThreads)
     }
 
-    /// Accepts the `avif`/`avis` brands, and a `mif1` file whose compatible brands list AVIF.
+    /// Accepts what ``ImageFormat/init(sniffing:)`` calls AVIF: the `avif`/`avis` major
+    /// brands, and a generic `mif1`/`msf1` file whose compatible brands list AVIF.
     public func canDecode(_ data: Data) -> Bool {
-        switch ImageFormat(sniffing: data) {
-        case .avif:
-            return true
-        case .heif:
-            // The whole `ftyp` box must be present for libavif to read its brands.
-            return data.prefix(1024).withUnsafeBytes { raw in
-                var input = avifROData(data: raw.bindMemory(to: UInt8.self).baseAddress, size: raw.count)
-                return avifPeekCompatibleFileType(&input) == AVIF_TRUE
-            }
-        default:
-            return false
-        }
+        ImageFormat(sniffing: data) == .avif
     }
 
     /// Decodes every frame (or the first, with `decodeFirstFrameOnly`). Sequences report

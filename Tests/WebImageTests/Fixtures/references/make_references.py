@@ -36,12 +36,15 @@ GRID = 16
 
 
 def iso_brand_format(data):
-    """Our ImageFormat for an ISO-BMFF file, from its major brand (as SDWebImage does)."""
+    """Our ImageFormat for an ISO-BMFF file, from its major brand (as SDWebImage does);
+    a generic HEIF brand listing AVIF among its compatible brands is AVIF."""
     brand = data[8:12].decode("latin1")
     if brand in ("heic", "heix", "hevc", "hevx", "heim", "heis"):
         return "heic"
     if brand in ("mif1", "msf1"):
-        return "heif"
+        end = min(int.from_bytes(data[0:4], "big"), len(data), 256)
+        compatible = [data[i:i + 4].decode("latin1") for i in range(16, end - 3, 4)]
+        return "avif" if ("avif" in compatible or "avis" in compatible) else "heif"
     if brand in ("avif", "avis"):
         return "avif"
     raise ValueError(f"unknown brand {brand}")
