@@ -1,40 +1,72 @@
 import Foundation
 
 /// The URLs that failed for a reason a retry would not fix (SDWebImage's `failedURLs`),
-/// so the manager fails them at once until `.retryFailed` is passed.
+/// so the manager fails them at once until `.retryFailed` is passed, the entry expires,
+/// or it is removed.
+///
+/// Bounded both ways: at most ``ImageManager/FailedURLLimits/capacity`` URLs (the oldest
+/// failure is forgotten first, so a crawler meeting endless dead links cannot grow it
+/// without end) and each for ``ImageManager/FailedURLLimits/expiry`` (a 404 that is
+/// fixed on the server loads again later without anyone calling `removeFailedURL`).
 ///
 /// Thread-safe. A lookup on an empty set takes the lock and nothing else, so the common
 /// case costs no URL hashing.
 final class FailedURLSet: Sendable {
-    private let urls = LockedValue(Set<URL>())
+    private let limits: ImageManager.FailedURLLimits
+    private let now: @Sendable () -> ContinuousClock.Instant
+    /// URL → when it failed, most recent failure first.
+    private let failures = LockedValue(LRUList<URL, ContinuousClock.Instant>())
 
-    /// Whether `url` failed before.
-    func contains(_ url: URL) -> Bool {
-        urls.withLock { $0.isEmpty ? false : $0.contains(url) }
+    /// A set within `limits`; `now` is the clock (tests pass their own).
+    init(limits: ImageManager.FailedURLLimits, now: @escaping @Sendable () -> ContinuousClock.Instant = { .now }) {
+        self.limits = limits
+        self.now = now
     }
 
-    /// Remembers `url` when `error` is not transient.
-    func record(_ url: URL, error: WebImageError) {
-        guard Self.isRemembered(error) else { return }
-        _ = urls.withLock { $0.insert(url) }
+    /// Whether `url` failed before and the failure has not expired (an expired entry is
+    /// dropped here).
+    func contains(_ url: URL) -> Bool {
+        failures.withLock { failures in
+            guard failures.count > 0, let failedAt = failures.peek(url) else { return false }
+            guard now() - failedAt < limits.expiry else {
+                failures.remove(url)
+                return false
+            }
+            return true
+        }
+    }
+
+    /// Remembers that `url` failed now, forgetting the oldest failure beyond the capacity.
+    func insert(_ url: URL) {
+        guard limits.capacity > 0 else { return }
+        let failedAt = now()
+        failures.withLock { failures in
+            failures.set(failedAt, forKey: url, cost: 1)
+            while failures.count > limits.capacity { failures.removeLeastRecent() }
+        }
     }
 
     /// Forgets `url` (after a success, or when asked).
     func remove(_ url: URL) {
-        urls.withLock { set in
-            if !set.isEmpty { set.remove(url) }
+        failures.withLock { failures in
+            if failures.count > 0 { failures.remove(url) }
         }
     }
 
     /// Forgets every URL.
     func removeAll() {
-        urls.withLock { $0.removeAll() }
+        failures.withLock { $0.removeAll() }
     }
 
-    /// Whether a failure says something about the URL itself. Time-outs, transport errors,
-    /// cancellation, server errors (5xx), 408 and 429 may go away on their own, so they are
-    /// not remembered; a 4xx, bytes that are no image, an image over the limits, or an
-    /// unusable URL will fail the same way next time. SDWebImage's downloader keeps a
+    /// How many URLs are held, expired ones not yet looked up included.
+    var count: Int {
+        failures.withLock { $0.count }
+    }
+
+    /// The built-in answer to "block this URL after this error?". Time-outs, transport
+    /// errors, cancellation, server errors (5xx), 408 and 429 may go away on their own, so
+    /// they are not remembered; a 4xx, bytes that are no image, an image over the limits,
+    /// or an unusable URL will fail the same way next time. SDWebImage's downloader keeps a
     /// similar split (it forgives every status code; here a 404 is remembered, as the
     /// project's issue asks).
     static func isRemembered(_ error: WebImageError) -> Bool {

@@ -33,7 +33,7 @@ extension ImageManager {
         } catch {
             let error = WebImageError(error)
             metrics.failed(error)
-            if error != .cancelled, error != .notInCache { failedURLs.record(plan.url, error: error) }
+            rememberFailure(of: plan.url, error: error)
             logger.debug("load failed", metadata: ["url": "\(plan.url.absoluteString)", "error": "\(error)"])
             throw error
         }
@@ -51,7 +51,9 @@ extension ImageManager {
             if let image = found.image {
                 if found.cacheType == .disk { metrics.decoded(in: ContinuousClock.now - start) }
                 let cached = ImageLoadResult(image: image, data: found.data, cacheType: found.cacheType, url: plan.url)
-                guard plan.options.contains(.refreshCached), !plan.options.contains(.fromCacheOnly) else { return .fresh(cached) }
+                guard plan.options.contains(.refreshCached), !plan.options.contains(.fromCacheOnly), mayDownload(plan.url) else {
+                    return .fresh(cached)
+                }
                 onCached?(cached)
                 return try await refresh(plan, cached: cached, progress: progress)
             }
@@ -65,7 +67,7 @@ extension ImageManager {
                 return .fresh(ImageLoadResult(image: final, data: found.data, cacheType: .disk, url: plan.url))
             }
         }
-        if plan.options.contains(.fromCacheOnly) { throw WebImageError.notInCache }
+        if plan.options.contains(.fromCacheOnly) || !mayDownload(plan.url) { throw WebImageError.notInCache }
         let loaded = try await load(plan, cachedData: nil, progress: progress)
         let final = try await finish(loaded, plan: plan, storeOriginal: true)
         return .fresh(ImageLoadResult(image: final, data: loaded.data, cacheType: .none, url: plan.url))
@@ -86,7 +88,7 @@ extension ImageManager {
             if error == .cancelled || Task.isCancelled { throw WebImageError.cancelled }
             if error != .cacheNotModified {
                 metrics.failed(error)
-                failedURLs.record(plan.url, error: error)
+                rememberFailure(of: plan.url, error: error)
                 logger.debug("refresh failed", metadata: ["url": "\(plan.url.absoluteString)", "error": "\(error)"])
             }
             return .unchanged(cached)

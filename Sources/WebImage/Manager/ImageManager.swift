@@ -8,7 +8,8 @@ import Logging
 /// for a thumbnail or a transform, for the original bytes on disk, and finally asks the
 /// loader; it transforms what it got, stores the original and the final image, and
 /// reports the source in ``ImageLoadResult/cacheType``. URLs that failed for a reason a
-/// retry would not fix are refused until `.retryFailed` (see ``removeFailedURL(_:)``).
+/// retry would not fix are refused for an hour or until `.retryFailed` (see
+/// ``FailedURLLimits`` and ``shouldBlockFailedURL``).
 ///
 /// Thread-safe. The `async` form runs on the caller's task (cancelling it cancels the
 /// load); the callback form calls its completion exactly once, or twice with
@@ -29,6 +30,8 @@ public final class ImageManager: ImageManaging {
         var cacheKeyFilter: (any CacheKeyFilter)?
         var cacheSerializer: (any CacheSerializer)?
         var optionsProcessor: ImageOptionsProcessor?
+        var shouldBlockFailedURL: (@Sendable (URL, WebImageError) -> Bool)?
+        var shouldDownloadImage: (@Sendable (URL) -> Bool)?
     }
 
     /// The cache queried and filled (unless a load's context names another).
@@ -40,22 +43,24 @@ public final class ImageManager: ImageManaging {
 
     /// ``imageCache`` when it is an ``ImageCache``: the memory path reads it without a cast.
     let directCache: ImageCache?
-    let failedURLs = FailedURLSet()
+    let failedURLs: FailedURLSet
     let metrics = ImageManagerMetrics()
     let running = RunningLoads()
-    private let settings: LockedValue<Settings>
+    let settings: LockedValue<Settings>
 
     /// Creates a manager over `cache` and `loader`; `optionsProcessor` rewrites each
-    /// load's options and context first.
+    /// load's options and context first; `failedURLLimits` bounds the failed-URL set.
     public init(
         cache: any ImageCaching = ImageCache.shared,
         loader: any ImageLoader = LoadersManager.shared,
         optionsProcessor: ImageOptionsProcessor? = nil,
+        failedURLLimits: FailedURLLimits = FailedURLLimits(),
         logger: Logger = Logger(label: "WebImage.ImageManager")
     ) {
         imageCache = cache
         imageLoader = loader
         directCache = cache as? ImageCache
+        failedURLs = FailedURLSet(limits: failedURLLimits)
         self.logger = logger
         settings = LockedValue(Settings(optionsProcessor: optionsProcessor))
     }
@@ -117,23 +122,6 @@ public final class ImageManager: ImageManaging {
             result = ImageCacheKey.transformed(result, transformerKey: transformer.key)
         }
         return result
-    }
-
-    // MARK: Failed URLs
-
-    /// Whether `url` is in the failed-URL set.
-    public func isFailedURL(_ url: URL) -> Bool {
-        failedURLs.contains(url)
-    }
-
-    /// Forgets that `url` failed, so it loads again without `.retryFailed`.
-    public func removeFailedURL(_ url: URL) {
-        failedURLs.remove(url)
-    }
-
-    /// Forgets every failed URL.
-    public func removeAllFailedURLs() {
-        failedURLs.removeAll()
     }
 
     // MARK: Running loads
