@@ -33,7 +33,7 @@ struct CacheCommand: ParsableCommand {
 
         @OptionGroup var location: Location
 
-        @Option(help: "The date that orders entries: access, modification or creation.")
+        @Option(help: "The date that orders entries: access, modification, creation or change.")
         var expireType: ExpireTypeArgument = .modification
 
         @OptionGroup var output: JSONOutputFlag
@@ -113,7 +113,7 @@ struct CacheCommand: ParsableCommand {
         @Option(help: "Size limit in bytes; 0: none.")
         var maxSize = 0
 
-        @Option(help: "The date that ages entries: access, modification or creation.")
+        @Option(help: "The date that ages entries: access, modification, creation or change.")
         var expireType: ExpireTypeArgument = .modification
 
         func run() throws {
@@ -131,13 +131,14 @@ struct CacheCommand: ParsableCommand {
 
     /// `--expire-type` values.
     enum ExpireTypeArgument: String, ExpressibleByArgument, CaseIterable {
-        case access, modification, creation
+        case access, modification, creation, change
 
         var type: DiskCache.ExpireType {
             switch self {
             case .access: .accessDate
             case .modification: .modificationDate
             case .creation: .creationDate
+            case .change: .changeDate
             }
         }
     }

@@ -15,6 +15,10 @@ extension DiskCache {
         /// (Linux exposes no portable birth time); on a file system without user extended
         /// attributes it falls back to the modification date.
         case creationDate
+        /// The last change of the entry file's status (`ctime`): a store, and any change of
+        /// its attributes, links or name (SDWebImage's `changeDate`). Reads do not change
+        /// it, since only ``accessDate`` makes a read touch the file.
+        case changeDate
     }
 
     /// Where per-entry extended data is kept.
@@ -56,6 +60,16 @@ extension DiskCache {
         /// How often expired data is removed in the background; `nil` (the default) removes
         /// it only when ``DiskCache/removeExpiredData()`` is called.
         public var cleanupInterval: Duration?
+        /// The largest entry a read accepts, in bytes: a larger file (written by another
+        /// process, or into a read-only directory) is a miss, refused before anything is
+        /// allocated for it. Default 100 MiB, the downloader's own response limit.
+        public var maxEntrySize = 100 * 1024 * 1024
+        /// Read entries by mapping them into memory instead of copying them (SDWebImage's
+        /// `diskCacheReadingOptions` with `mappedIfSafe`): a hit costs no copy and the
+        /// kernel may drop the pages under memory pressure. Safe for the files this cache
+        /// writes, which are replaced by rename and never changed in place; a file another
+        /// program truncates while it is mapped would fault the process. Default `false`.
+        public var readsMemoryMapped = false
         /// Temporary files older than this (left by a process that died while writing) are
         /// removed by ``DiskCache/removeExpiredData()``. Default one hour.
         public var staleTemporaryFileAge: TimeInterval = 3600

@@ -13,6 +13,8 @@ extension DiskCache {
         public let modificationDate: Date
         /// First store under this inode (see ``ExpireType/creationDate``).
         public let creationDate: Date
+        /// Last status change (see ``ExpireType/changeDate``).
+        public let changeDate: Date
 
         /// The date that `type` ages the entry by.
         public func date(for type: ExpireType) -> Date {
@@ -20,6 +22,7 @@ extension DiskCache {
             case .accessDate: accessDate
             case .modificationDate: modificationDate
             case .creationDate: creationDate
+            case .changeDate: changeDate
             }
         }
     }
@@ -158,7 +161,8 @@ extension DiskCache {
             size: Int(status.st_size),
             accessDate: status.accessDate,
             modificationDate: modification,
-            creationDate: creation
+            creationDate: creation,
+            changeDate: status.changeDate
         )
     }
 

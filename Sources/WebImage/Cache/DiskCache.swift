@@ -230,7 +230,8 @@ public final class DiskCache: Sendable {
     ) -> T? {
         let touch = touch && configuration.expireType == .accessDate
         for (directory, name) in candidates(forKey: key) {
-            guard let file = FileIO.read(directory + "/" + name) else { continue }
+            let file = FileIO.read(directory + "/" + name, limit: configuration.maxEntrySize, mapped: configuration.readsMemoryMapped)
+            guard let file else { continue }
             if touch, directory == path { FileIO.touchAccessDate(file.fd) }
             return body(file, directory, name)
         }

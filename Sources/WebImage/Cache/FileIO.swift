@@ -24,10 +24,13 @@ enum FileIO {
         deinit { close(fd) }
     }
 
-    /// Opens and reads the whole regular file at `path`; `nil` when it does not exist or
-    /// cannot be read. The descriptor stays open in the result (closed when it is dropped),
-    /// so attributes are read from the same file even if it is replaced meanwhile.
-    static func read(_ path: String) -> ReadFile? {
+    /// Opens and reads the whole regular file at `path`; `nil` when it does not exist,
+    /// cannot be read, or is larger than `limit` bytes (refused before any allocation). The
+    /// descriptor stays open in the result (closed when it is dropped), so attributes are
+    /// read from the same file even if it is replaced meanwhile. With `mapped`, the bytes
+    /// are the file mapped into memory rather than read (see
+    /// ``DiskCache/Configuration/readsMemoryMapped``).
+    static func read(_ path: String, limit: Int = .max, mapped: Bool = false) -> ReadFile? {
         // Non-blocking, so a FIFO found in place of a file (with no writer) is refused below
         // instead of blocking the open forever; it changes nothing for a regular file.
         let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
@@ -37,7 +40,8 @@ enum FileIO {
             close(fd)
             return nil
         }
-        guard let data = readAll(fd, expectedSize: Int(info.st_size)) else {
+        let size = Int(info.st_size)
+        guard size <= limit, let data = mapped && size > 0 ? map(fd, size: size) : readAll(fd, expectedSize: size) else {
             close(fd)
             return nil
         }
@@ -62,6 +66,14 @@ enum FileIO {
             total += count
         }
         return Data(bytesNoCopy: buffer, count: total, deallocator: .free)
+    }
+
+    /// Maps `size` bytes of `fd` read-only and private; the mapping is released with the
+    /// `Data`. Our entries are only ever replaced by rename, never rewritten or truncated in
+    /// place, so a mapped entry keeps its bytes however the cache changes meanwhile.
+    private static func map(_ fd: Int32, size: Int) -> Data? {
+        guard let address = mmap(nil, size, PROT_READ, MAP_PRIVATE, fd, 0), address != MAP_FAILED else { return nil }
+        return Data(bytesNoCopy: address, count: size, deallocator: .custom { pointer, count in munmap(pointer, count) })
     }
 
     /// Sets the access date of the open file to now, leaving the modification date alone.
@@ -202,6 +214,8 @@ extension stat {
     var modificationDate: Date { Date(st_mtim) }
     /// Access date.
     var accessDate: Date { Date(st_atim) }
+    /// Status-change date (`ctime`).
+    var changeDate: Date { Date(st_ctim) }
 }
 
 extension Date {

@@ -55,13 +55,16 @@ public enum DecodeGeometry {
     }
 
     /// SDWebImage's scale-down rule: at most `limitBytes / (4 × frameCount)` pixels per frame,
-    /// keeping the aspect ratio; a size already within the limit is returned unchanged.
+    /// keeping the aspect ratio; a size already within the limit is returned unchanged. A
+    /// limit that leaves less than one pixel per frame gives 1 × 1, the smallest image
+    /// there is (as SDWebImage does), never the full size.
     public static func scaledDown(_ size: ImageSize, limitBytes: Int, frameCount: Int) -> ImageSize {
         // Divided in two steps so a frame count read from a file cannot overflow `4 × n`;
         // the size is multiplied with overflow checked for the same reason.
         let maxPixels = limitBytes / 4 / max(1, frameCount)
         let (pixels, overflow) = size.width.multipliedReportingOverflow(by: size.height)
-        guard maxPixels > 0, size.width > 0, size.height > 0, overflow || pixels > maxPixels else { return size }
+        guard size.width > 0, size.height > 0, overflow || pixels > maxPixels else { return size }
+        guard maxPixels > 0 else { return ImageSize(width: 1, height: 1) }
         let ratio = (Double(maxPixels) / (Double(size.width) * Double(size.height))).squareRoot()
         var width = max(1, Int((Double(size.width) * ratio).rounded(.down)))
         var height = max(1, Int((Double(size.height) * ratio).rounded(.down)))

@@ -29,7 +29,8 @@ public struct ImageCoderOptions: Sendable, Equatable {
     /// `false` (SDWebImage's fit).
     public var thumbnailCoversBox = false
     /// Scale down so that all frames together need at most this many bytes of RGBA
-    /// (SDWebImage's `scaleDownLimitBytes`). Default `nil` (no limit).
+    /// (SDWebImage's `scaleDownLimitBytes`); a limit below 4 bytes a frame gives 1 × 1
+    /// frames. Default `nil` (no limit; so are 0 and negative values).
     public var scaleDownLimitBytes: Int?
     /// Turn pixels upright by the EXIF orientation. Default `true`.
     public var applyOrientation = true

@@ -3,8 +3,10 @@ import Foundation
 /// Loads images embedded in `data:` URLs (RFC 2397), base64 or percent-encoded.
 ///
 /// `data:image/png;base64,iVBORw0...` and `data:image/svg+xml,%3Csvg...` both work; the
-/// media type is ignored (the bytes are sniffed, as everywhere else). The URL is already
-/// in memory, so no size limit applies beyond the decoder's pixel limit. Thread-safe.
+/// media type is ignored (the bytes are sniffed, as everywhere else). A payload larger
+/// than ``maximumSize`` is refused before the decoder sees it; decoding the URL's text
+/// allocates at most the text's own size (a payload is never longer than its encoding).
+/// Thread-safe.
 ///
 /// ```swift
 /// let result = try await DataURLLoader().load(dataURL, options: .init(), progress: nil)
@@ -12,10 +14,14 @@ import Foundation
 public struct DataURLLoader: ImageLoader {
     /// The coder that decodes the bytes.
     public let coder: any ImageCoder
+    /// The largest payload accepted, in bytes; a larger one fails with
+    /// ``WebImageError/responseTooLarge(limit:)``. Default 100 MiB, as for files.
+    public let maximumSize: Int
 
     /// Creates a loader that decodes with `coder` (default the shared coders manager).
-    public init(coder: any ImageCoder = CodersManager.shared) {
+    public init(coder: any ImageCoder = CodersManager.shared, maximumSize: Int = 100 * 1024 * 1024) {
         self.coder = coder
+        self.maximumSize = max(0, maximumSize)
     }
 
     /// Whether `url`'s scheme is `data`.
@@ -26,7 +32,7 @@ public struct DataURLLoader: ImageLoader {
     public func load(_ url: URL, options: DownloadRequestOptions, progress: LoadProgressHandler?) async throws(WebImageError) -> ImageLoaderOutput {
         guard !Task.isCancelled else { throw .cancelled }
         guard canLoad(url) else { throw .invalidURL(url.absoluteString) }
-        let data = try Self.payload(of: url.absoluteString)
+        let data = try Self.payload(of: url.absoluteString, limit: maximumSize)
         progress?(LoadProgress(receivedSize: data.count, expectedSize: data.count, url: url))
         do {
             let image = try coder.decode(data, options: options.decodeOptions)
@@ -37,20 +43,28 @@ public struct DataURLLoader: ImageLoader {
     }
 
     /// The bytes a `data:` URL carries. Throws ``WebImageError/invalidURL(_:)`` for a URL
-    /// without a comma or with malformed base64 or percent escapes.
-    package static func payload(of string: String) throws(WebImageError) -> Data {
+    /// without a comma or with malformed base64 or percent escapes, and
+    /// ``WebImageError/responseTooLarge(limit:)`` for a payload over `limit` bytes (a
+    /// base64 payload is measured before it is decoded).
+    package static func payload(of string: String, limit: Int = .max) throws(WebImageError) -> Data {
         guard let colon = string.firstIndex(of: ":"), let comma = string[colon...].firstIndex(of: ",") else {
             throw WebImageError.invalidURL("data URL without a comma")
         }
         let header = string[string.index(after: colon)..<comma].lowercased()
         let body = Substring(string[string.index(after: comma)...])
         guard let raw = percentDecoded(body) else { throw WebImageError.invalidURL("malformed percent escape in data URL") }
-        guard header.split(separator: ";").last == "base64" else { return raw }
+        guard header.split(separator: ";").last == "base64" else {
+            guard raw.count <= limit else { throw WebImageError.responseTooLarge(limit: limit) }
+            return raw
+        }
         // Whitespace (line breaks in long URLs) is allowed; any other stray byte is an error.
         let compact = raw.filter { !($0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D) }
+        // Every 4 characters carry 3 bytes, less at most 2 of padding.
+        guard compact.count / 4 * 3 - 2 <= limit else { throw WebImageError.responseTooLarge(limit: limit) }
         guard let decoded = Data(base64Encoded: compact) else {
             throw WebImageError.invalidURL("malformed base64 in data URL")
         }
+        guard decoded.count <= limit else { throw WebImageError.responseTooLarge(limit: limit) }
         return decoded
     }
 

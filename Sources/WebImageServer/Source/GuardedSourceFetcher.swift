@@ -98,14 +98,13 @@ public struct GuardedSourceFetcher: SourceFetching {
         guard allowsDataSources else {
             throw .sourceForbidden("data: sources are off: set WEBIMAGE_ALLOW_DATA_SOURCES to serve them")
         }
-        let data: Data
         do {
-            data = try DataURLLoader.payload(of: url.absoluteString)
+            return try DataURLLoader.payload(of: url.absoluteString, limit: maxBytes)
+        } catch .responseTooLarge {
+            throw .sourceTooLarge("the source is larger than \(maxBytes) bytes")
         } catch {
             throw .badOptions("malformed data: source: \(error.description)")
         }
-        guard data.count <= maxBytes else { throw .sourceTooLarge("the source is larger than \(maxBytes) bytes") }
-        return data
     }
 
     /// An http(s) source, each hop checked and pinned.

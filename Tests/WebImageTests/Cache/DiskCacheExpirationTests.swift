@@ -117,6 +117,30 @@ struct DiskCacheExpirationTests {
         #expect(!cache.containsData(forKey: "k"))
     }
 
+    @Test func changeDateExpiryFollowsTheFilesStatusChangeNotItsDates() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let maxAge = Double(2 * TestTime.scale)
+        let cache = cache(in: directory) {
+            $0.maxAge = maxAge
+            $0.expireType = .changeDate
+        }
+        try cache.setData(Data([1]), forKey: "untouched")
+        try cache.setData(Data([1]), forKey: "changed")
+        try await Task.sleep(for: .seconds(maxAge + 0.5))
+        // Back-dating a file is itself a status change: its ctime is now, whatever dates
+        // it claims, so by change date it is the fresh one.
+        age(cache.fileURL(forKey: "changed").path, by: 3600)
+        #expect(cache.data(forKey: "untouched") != nil, "a read is not a change")
+        let result = cache.removeExpiredData()
+        #expect(result.expiredCount == 1)
+        #expect(!cache.containsData(forKey: "untouched"))
+        #expect(cache.containsData(forKey: "changed"))
+        let info = try #require(cache.entries().first)
+        #expect(info.date(for: .changeDate) == info.changeDate)
+        #expect(info.changeDate > info.modificationDate)
+    }
+
     @Test func removesStaleTemporaryFilesAndOrphanSidecarsOnly() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }

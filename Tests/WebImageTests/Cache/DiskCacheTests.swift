@@ -27,6 +27,42 @@ struct DiskCacheTests {
         #expect(cache.totalCount == 1)
     }
 
+    @Test func anEntryOverTheReadLimitIsAMiss() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        var configuration = DiskCache.Configuration()
+        #expect(configuration.maxEntrySize == 100 * 1024 * 1024)
+        configuration.maxEntrySize = 9
+        let cache = DiskCache(directory: directory.url, configuration: configuration)
+        try cache.setData(Data(count: 10), forKey: "big")
+        try cache.setData(Data(count: 9), forKey: "fits")
+        #expect(cache.data(forKey: "big") == nil)
+        #expect(cache.entry(forKey: "big") == nil)
+        #expect(cache.data(forKey: "fits") == Data(count: 9))
+        configuration.maxEntrySize = 10
+        cache.configuration = configuration
+        #expect(cache.data(forKey: "big") == Data(count: 10))
+    }
+
+    @Test func memoryMappedReadsGiveTheSameBytesAndOutliveAReplacement() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        var configuration = DiskCache.Configuration()
+        configuration.readsMemoryMapped = true
+        let cache = DiskCache(directory: directory.url, configuration: configuration)
+        let bytes = Data((0..<100_000).map { UInt8($0 % 251) })
+        try cache.setData(bytes, forKey: "k")
+        try cache.setData(Data(), forKey: "empty")
+        let mapped = try #require(cache.data(forKey: "k"))
+        #expect(mapped == bytes)
+        #expect(cache.data(forKey: "empty") == Data())
+        // A store replaces the file by rename: the mapped old file keeps its bytes.
+        try cache.setData(Data([7]), forKey: "k")
+        cache.removeData(forKey: "k")
+        #expect(mapped == bytes)
+        #expect(cache.data(forKey: "k") == nil)
+    }
+
     @Test func emptyDataIsAnEntry() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import WebImage
 
@@ -91,8 +92,19 @@ import Testing
         let huge = DecodeGeometry.scaledDown(Self.size(Int.max, Int.max), limitBytes: 4_000_000, frameCount: 1)
         #expect(huge.width * huge.height <= 1_000_000)
         #expect(huge.width >= 1 && huge.height >= 1)
-        // A frame count so large that no pixel is left per frame leaves the size as it is.
-        #expect(DecodeGeometry.scaledDown(Self.size(100, 100), limitBytes: 4_000_000, frameCount: Int.max) == Self.size(100, 100))
+        // A frame count so large that no pixel is left per frame gives the smallest frames.
+        #expect(DecodeGeometry.scaledDown(Self.size(100, 100), limitBytes: 4_000_000, frameCount: Int.max) == Self.size(1, 1))
+    }
+
+    /// SDWebImage's answer to a limit below one pixel: 1 × 1, never the full size (a limit
+    /// may not give more pixels than any smaller limit).
+    @Test(arguments: [1, 3, 7])
+    func aLimitBelowOnePixelPerFrameGivesOnePixel(limit: Int) throws {
+        #expect(DecodeGeometry.scaledDown(Self.size(640, 480), limitBytes: limit, frameCount: 2) == Self.size(1, 1))
+        var options = ImageCoderOptions()
+        options.scaleDownLimitBytes = limit
+        let image = try CodersManager.shared.decode(try Corpus.data("TestImage.png"), options: options)
+        #expect(image.size == Self.size(1, 1))
     }
 
     @Test func thumbnailThenScaleDownBothApply() {

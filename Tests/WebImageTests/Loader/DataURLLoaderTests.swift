@@ -45,6 +45,21 @@ struct DataURLLoaderTests {
         }
     }
 
+    @Test func aPayloadOverTheLimitIsRefusedBeforeDecoding() async throws {
+        let url = try #require(URL(string: "data:image/png;base64," + png.base64EncodedString()))
+        await #expect(throws: WebImageError.responseTooLarge(limit: png.count - 1)) {
+            _ = try await DataURLLoader(maximumSize: png.count - 1).load(url, options: DownloadRequestOptions(), progress: nil)
+        }
+        #expect(try await DataURLLoader(maximumSize: png.count).load(url, options: DownloadRequestOptions(), progress: nil).data == png)
+        // Percent-encoded payloads are measured as decoded bytes, not as their longer text.
+        #expect(try DataURLLoader.payload(of: "data:,%41%42%43", limit: 3) == Data("ABC".utf8))
+        #expect(throws: WebImageError.responseTooLarge(limit: 2)) { try DataURLLoader.payload(of: "data:,%41%42%43", limit: 2) }
+        // Base64 with padding: "aGk=" is 2 bytes, within a limit of 2; "aGkh" is 3.
+        #expect(try DataURLLoader.payload(of: "data:;base64,aGk=", limit: 2) == Data("hi".utf8))
+        #expect(throws: WebImageError.responseTooLarge(limit: 2)) { try DataURLLoader.payload(of: "data:;base64,aGkh", limit: 2) }
+        #expect(DataURLLoader().maximumSize == 100 * 1024 * 1024)
+    }
+
     @Test func dataThatIsNotAnImageIsBadImageData() async throws {
         let url = try #require(URL(string: "data:text/plain,hello"))
         await #expect {
