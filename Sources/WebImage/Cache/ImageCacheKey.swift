@@ -12,6 +12,25 @@ import Foundation
 /// // "https://a.com/b-Thumbnail(%7B64,64%7D,1).jpg"
 /// ```
 public enum ImageCacheKey {
+    /// The points-to-pixels scale a key's name claims (SDWebImage's
+    /// `SDImageScaleFactorForKey`): 2 or 3 when it contains `@2x.` or `@3x.` (in an
+    /// http(s) URL also percent-encoded, `%402x.`), else 1. A load whose context gives no
+    /// ``ImageContext/scaleFactor`` uses it, so `icon@2x.png` is a 2× image as on Apple
+    /// platforms.
+    ///
+    /// ```swift
+    /// ImageCacheKey.scaleFactor(forKey: "https://a.com/icon@3x.png")  // 3
+    /// ```
+    public static func scaleFactor(forKey key: String) -> Double {
+        // SDWebImage's fast exit: the shortest key that can match is `a@2x.png`.
+        guard key.utf8.count >= 8 else { return 1 }
+        let isHTTP = key.hasPrefix("http://") || key.hasPrefix("https://")
+        for factor in [2, 3] {
+            if key.contains("@\(factor)x.") || (isHTTP && key.contains("%40\(factor)x.")) { return Double(factor) }
+        }
+        return 1
+    }
+
     /// The key of the thumbnail of `key`'s image fitted in `pixelSize`.
     public static func thumbnailed(_ key: String, pixelSize: ImageSize, preserveAspectRatio: Bool = true) -> String {
         transformed(key, transformerKey: "Thumbnail({\(pixelSize.width),\(pixelSize.height)},\(preserveAspectRatio ? 1 : 0))")

@@ -23,7 +23,8 @@ public struct ImageContext: Sendable {
     public var thumbnailPixelSize: ImageSize?
     /// Keep the aspect ratio when fitting `thumbnailPixelSize` (default `true`).
     public var preserveAspectRatio: Bool?
-    /// The image's points-to-pixels scale.
+    /// The image's points-to-pixels scale. Default `nil`: the scale the cache key's name
+    /// claims (`@2x.`, `@3x.`; see ``ImageCacheKey/scaleFactor(forKey:)``), else 1.
     public var scaleFactor: Double?
     /// The byte limit used by `.scaleDownLargeImages`.
     public var scaleDownLimitBytes: Int?

@@ -41,7 +41,8 @@ struct ImageLoadPlan: Sendable {
         var decode = ImageCoderOptions()
         decode.thumbnailPixelSize = context.thumbnailPixelSize
         decode.preserveAspectRatio = context.preserveAspectRatio ?? true
-        decode.scaleFactor = context.scaleFactor ?? 1
+        // SDWebImage's rule: the context's scale, else the one the key's name claims.
+        decode.scaleFactor = context.scaleFactor ?? ImageCacheKey.scaleFactor(forKey: originalKey ?? url.absoluteString)
         if options.contains(.scaleDownLargeImages) {
             decode.scaleDownLimitBytes = context.scaleDownLimitBytes ?? Self.defaultScaleDownLimitBytes
         }

@@ -84,4 +84,31 @@ import Testing
         #expect(high.downloadOptions(cachedData: nil).decodeOptions.scaleDownLimitBytes == nil)
         #expect(!high.downloadOptions(cachedData: nil).handleCookies)
     }
+
+    /// SDWebImage's `SDImageScaleFactorForKey` cases.
+    @Test(arguments: [
+        ("https://a.com/icon@2x.png", 2.0), ("https://a.com/icon@3x.png?v=1", 3.0),
+        ("https://a.com/icon%402x.png", 2.0), ("/var/images/a@3x.jpg", 3.0), ("a@2x.png", 2.0),
+        ("@2x.png", 1.0),                       // shorter than any name that can carry a scale
+        ("https://a.com/icon@2x", 1.0),         // no dot after the x
+        ("/var/images/a%402x.png", 1.0),        // percent-encoding counts in URLs only
+        ("https://a.com/icon@4x.png", 1.0), ("https://a.com/icon.png", 1.0),
+    ])
+    func scaleFactorFromTheKeysName(key: String, scale: Double) {
+        #expect(ImageCacheKey.scaleFactor(forKey: key) == scale)
+    }
+
+    @Test func aLoadTakesItsScaleFromTheNameUnlessTheContextGivesOne() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let file = directory.url.appendingPathComponent("icon@2x.png")
+        try Corpus.data("TestImage.png").write(to: file)
+        let manager = ImageManager(cache: ImageCache(namespace: "scale", directory: directory.url), loader: LoadersManager(loaders: [FileURLLoader()]))
+        let named = try await manager.loadImage(with: file, options: .fromLoaderOnly)
+        #expect(named.image.scale == 2)
+        #expect(named.image.size == ImageSize(width: 300, height: 300), "the scale changes points, not pixels")
+        var context = ImageContext()
+        context.scaleFactor = 1
+        #expect(try await manager.loadImage(with: file, options: .fromLoaderOnly, context: context).image.scale == 1)
+    }
 }
