@@ -32,7 +32,8 @@ public struct DataURLLoader: ImageLoader {
     public func load(_ url: URL, options: DownloadRequestOptions, progress: LoadProgressHandler?) async throws(WebImageError) -> ImageLoaderOutput {
         guard !Task.isCancelled else { throw .cancelled }
         guard canLoad(url) else { throw .invalidURL(url.absoluteString) }
-        let data = try Self.payload(of: url.absoluteString, limit: maximumSize)
+        let payload = try Self.payload(of: url.absoluteString, limit: maximumSize)
+        let data = try options.decryptor.map { decryptor throws(WebImageError) in try decryptor.decryptedOrThrow(payload) } ?? payload
         progress?(LoadProgress(receivedSize: data.count, expectedSize: data.count, url: url))
         do {
             let image = try coder.decode(data, options: options.decodeOptions)

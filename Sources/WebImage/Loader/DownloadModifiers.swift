@@ -76,7 +76,9 @@ public struct ResponseModifier: Sendable {
 ///
 /// Returning `nil` fails the download with ``WebImageError/badImageData(_:)``. The
 /// decrypted bytes are what ``ImageLoaderOutput/data`` holds. Progressive partial images
-/// are not made when a decryptor is set (the bytes so far are not image bytes).
+/// are not made when a decryptor is set (the bytes so far are not image bytes). As in
+/// SDWebImage, it applies whatever the loader: the `file:` and `data:` loaders run it too
+/// (with no response head).
 ///
 /// ```swift
 /// var options = DownloadRequestOptions()
@@ -99,5 +101,12 @@ public struct Decryptor: Sendable {
     /// Applies the decryptor; `nil` means the bytes could not be decrypted.
     public func decrypted(_ data: Data, response: DownloadResponse?) -> Data? {
         body(data, response)
+    }
+
+    /// Applies the decryptor to bytes that came without a response head (a file, a
+    /// `data:` URL); `nil` becomes the error a download gets.
+    func decryptedOrThrow(_ data: Data) throws(WebImageError) -> Data {
+        guard let decrypted = body(data, nil) else { throw .badImageData("the decryptor returned no data") }
+        return decrypted
     }
 }

@@ -34,8 +34,9 @@ public struct FileURLLoader: ImageLoader {
             guard canLoad(url) else { throw WebImageError.invalidURL(url.absoluteString) }
             progress?(LoadProgress(receivedSize: 0, expectedSize: -1, url: url))
             let limit = maximumFileSize
-            let data = try await BlockingIO.run { try Self.read(url, limit: limit) }
+            let read = try await BlockingIO.run { try Self.read(url, limit: limit) }
             try Task.checkCancellation()
+            let data = try options.decryptor.map { try $0.decryptedOrThrow(read) } ?? read
             progress?(LoadProgress(receivedSize: data.count, expectedSize: data.count, url: url))
             let image = try coder.decode(data, options: options.decodeOptions)
             return ImageLoaderOutput(image: image, data: data, url: url)

@@ -60,6 +60,19 @@ struct DataURLLoaderTests {
         #expect(DataURLLoader().maximumSize == 100 * 1024 * 1024)
     }
 
+    @Test func theDecryptorRunsOnTheDecodedPayload() async throws {
+        // A percent-encoded payload whose bytes are base64 text: the decryptor unwraps it.
+        let wrapped = png.base64EncodedString().addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
+        let url = try #require(URL(string: "data:text/plain," + wrapped))
+        var options = DownloadRequestOptions()
+        options.decryptor = .base64
+        let result = try await DataURLLoader().load(url, options: options, progress: nil)
+        #expect(result.data == png)
+        await #expect(throws: WebImageError.self) {
+            _ = try await DataURLLoader().load(url, options: DownloadRequestOptions(), progress: nil)
+        }
+    }
+
     @Test func dataThatIsNotAnImageIsBadImageData() async throws {
         let url = try #require(URL(string: "data:text/plain,hello"))
         await #expect {

@@ -15,6 +15,33 @@ struct FileURLLoaderTests {
         #expect(log.all.last?.receivedSize == result.data.count)
     }
 
+    /// SDWebImage applies the decryptor whatever the loader: a file of base64 text decodes.
+    @Test func theDecryptorRunsOnFileBytesToo() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let jpeg = try Corpus.data("TestImage.jpg")
+        let file = directory.url.appendingPathComponent("wrapped.b64")
+        try Data(jpeg.base64EncodedString(options: .lineLength76Characters).utf8).write(to: file)
+        var options = DownloadRequestOptions()
+        options.decryptor = .base64
+        let result = try await FileURLLoader().load(file, options: options, progress: nil)
+        #expect(result.data == jpeg)
+        #expect(result.image.size == ImageSize(width: 80, height: 60))
+        options.decryptor = Decryptor { _, response in
+            #expect(response == nil, "a file has no response head")
+            return nil
+        }
+        await #expect(throws: WebImageError.badImageData("the decryptor returned no data")) {
+            _ = try await FileURLLoader().load(file, options: options, progress: nil)
+        }
+        // Through the manager, the context's decryptor reaches the file loader.
+        let manager = ImageManager(cache: ImageCache(namespace: "decrypt", directory: directory.url), loader: LoadersManager(loaders: [FileURLLoader()]))
+        var context = ImageContext()
+        context.decryptor = .base64
+        let loaded = try await manager.loadImage(with: file, options: .fromLoaderOnly, context: context)
+        #expect(loaded.image.size == ImageSize(width: 80, height: 60))
+    }
+
     @Test func missingFileIsAnIOError() async throws {
         let url = URL(fileURLWithPath: "/nonexistent/\(UUID().uuidString).png")
         await #expect {
