@@ -68,6 +68,16 @@ extension Downloader {
         /// The cookies sent and stored by downloads with ``DownloadRequestOptions/handleCookies``.
         /// Default ``CookieJar/shared``.
         public var cookieJar = CookieJar.shared
+        /// Changes every request whose ``DownloadRequestOptions`` name no request modifier
+        /// (SDWebImage's downloader-level `requestModifier`; a load's own one replaces it).
+        /// Default `nil`.
+        public var requestModifier: RequestModifier?
+        /// Checks or changes every response whose options name no response modifier
+        /// (SDWebImage's downloader-level `responseModifier`). Default `nil`.
+        public var responseModifier: ResponseModifier?
+        /// Decrypts every body whose options name no decryptor (SDWebImage's
+        /// downloader-level `decryptor`). Default `nil`.
+        public var decryptor: Decryptor?
         /// The coder that decodes downloaded bytes. Default ``CodersManager/shared``.
         public var coder: any ImageCoder = CodersManager.shared
         /// Makes the partial-image decoder of each progressive download. Default: a

@@ -152,6 +152,11 @@ public final class Downloader: ImageLoader {
             completion(.failure(.invalidURL(url?.absoluteString ?? "nil")))
             return nil
         }
+        // The downloader's hooks stand in for those the caller did not name.
+        var options = options
+        options.requestModifier = options.requestModifier ?? config.requestModifier
+        options.responseModifier = options.responseModifier ?? config.responseModifier
+        options.decryptor = options.decryptor ?? config.decryptor
         let subscriber = DownloadOperation.Subscriber(
             decodeOptions: decode ? options.decodeOptions : nil,
             progressive: decode && options.progressiveLoad,

@@ -203,6 +203,38 @@ struct DownloaderHooksTests {
         }
     }
 
+    /// SDWebImage's downloader-level hooks: every download uses them unless its own
+    /// options name one.
+    @Test func theConfigurationsHooksApplyUnlessTheRequestNamesItsOwn() async throws {
+        let wrapped = Data(png.base64EncodedString().utf8)
+        try await LoopbackServer.with(["/a.b64": .status(404, body: wrapped)]) { server in
+            let config = LoaderTesting.config {
+                $0.requestModifier = .headers(["X-Tenant": "downloader"])
+                $0.responseModifier = ResponseModifier { response in
+                    var response = response
+                    response.statusCode = 200
+                    return response
+                }
+                $0.decryptor = .base64
+            }
+            try await LoaderTesting.withDownloader(config) { downloader in
+                let result = try await downloader.loadImage(from: server.url("/a.b64"))
+                #expect(result.data == png)
+                #expect(server.requests.last?.header("X-Tenant") == "downloader")
+                var own = DownloadRequestOptions()
+                own.requestModifier = .headers(["X-Tenant": "request"])
+                own.responseModifier = ResponseModifier { _ in nil }
+                let refused = await LoaderTesting.error(loading: server.url("/a.b64?2"), with: downloader, options: own)
+                #expect(refused == .invalidDownloadResponse, "the request's response modifier replaced the downloader's")
+                #expect(server.requests.last?.header("X-Tenant") == "request")
+                var ownDecryptor = DownloadRequestOptions()
+                ownDecryptor.decryptor = Decryptor { _, _ in nil }
+                let undecrypted = await LoaderTesting.error(loading: server.url("/a.b64?3"), with: downloader, options: ownDecryptor)
+                #expect(undecrypted == .badImageData("the decryptor returned no data"))
+            }
+        }
+    }
+
     @Test func logsNeitherCredentialsNorQueryNorAuthorization() async throws {
         let lines = LogCapture()
         let routes: [String: LoopbackServer.Reply] = ["/a.png": .basicAuth(user: "ann", password: "hunter2", then: .ok(png))]
