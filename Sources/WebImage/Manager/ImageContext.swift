@@ -15,7 +15,8 @@ public struct ImageContext: Sendable {
     public var imageCache: (any ImageCaching)?
     /// The loader to use, instead of the manager's.
     public var imageLoader: (any ImageLoader)?
-    /// The coder to decode with, instead of ``CodersManager/shared``.
+    /// The coder to decode with, instead of ``CodersManager/shared``: for downloads, `file:`
+    /// and `data:` loads, and disk-cache hits (a custom loader decodes as it chooses).
     public var imageCoder: (any ImageCoder)?
     /// Transforms the decoded image; its key becomes part of the cache key.
     public var transformer: (any ImageTransformer)?

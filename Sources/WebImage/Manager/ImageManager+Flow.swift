@@ -108,12 +108,18 @@ extension ImageManager {
     }
 
     /// Asks the loader. A context coder decodes the bytes of an HTTP download itself (the
-    /// downloader decodes with its own coder otherwise).
+    /// downloader decodes with its own coder otherwise), and replaces the coder of the
+    /// built-in `file:` and `data:` loaders.
     private func load(_ plan: ImageLoadPlan, cachedData: Data?, progress: LoadProgressHandler?) async throws -> Decoded {
         let url = plan.url
         let options = plan.downloadOptions(cachedData: cachedData)
-        let loader = (plan.loader as? LoadersManager)?.loader(for: url) ?? plan.loader
+        var loader = (plan.loader as? LoadersManager)?.loader(for: url) ?? plan.loader
         guard loader.canLoad(url) else { throw WebImageError.invalidURL(url.absoluteString) }
+        if let coder = plan.context.imageCoder, let file = loader as? FileURLLoader {
+            loader = FileURLLoader(coder: coder, maximumFileSize: file.maximumFileSize)
+        } else if let coder = plan.context.imageCoder, let data = loader as? DataURLLoader {
+            loader = DataURLLoader(coder: coder, maximumSize: data.maximumSize)
+        }
         if let coder = plan.context.imageCoder, let downloader = loader as? Downloader {
             let raw = try await downloader.loadData(from: url, options: options, progress: progress)
             metrics.downloaded(bytes: raw.metrics.bytesReceived)
