@@ -194,7 +194,10 @@ public struct ImageProcessor: Sendable {
     /// The source's format when the coder can write it, else PNG for images with alpha and
     /// JPEG for the rest (imgproxy's fallback).
     func encodableFormat(for source: ImageFormat, hasAlpha: Bool) -> ImageFormat {
-        if source != .undefined, configuration.coder.canEncode(to: source) { return source }
+        // HEIC stays out even when libheif can write it: browsers other than Safari cannot
+        // show it (imgproxy leaves it out of its preferred formats for the same reason);
+        // `@heic` asks for it explicitly.
+        if source != .undefined, source != .heic, configuration.coder.canEncode(to: source) { return source }
         return hasAlpha ? .png : .jpeg
     }
 }

@@ -160,7 +160,7 @@ import Testing
 
     @Test func formatTheCoderCannotEncodeIsA400() {
         #expect(Self.status { try processor.validate(Self.options { $0.format = .tiff }) } == 400)
-        #expect(Self.status { try processor.validate(Self.options { $0.format = .heic }) } == 400)
+        #expect(Self.status { try processor.validate(Self.options { $0.format = .pdf }) } == 400)
         #expect(Self.status { try processor.validate(Self.options { $0.format = .png }) } == nil)
     }
 

@@ -9,7 +9,8 @@ import Foundation
 /// block, which HEIF readers ignore because the properties are authoritative). With
 /// `applyOrientation` off it undoes the turn, so the pixels are as stored, cropped.
 /// libheif 1.15 has no image-sequence reader: an `.heics` file decodes to its primary still.
-/// Encoding is not offered. Thread-safe: every call uses its own libheif context.
+/// Encodes HEIC (one frame) when libheif has an HEVC encoder (see `HEIFCoder+Encode.swift`).
+/// Thread-safe: every call uses its own libheif context.
 ///
 /// ```swift
 /// let image = try HEIFCoder().decode(heicData, options: ImageCoderOptions())
@@ -90,18 +91,13 @@ public struct HEIFCoder: ImageCoder {
     /// libheif registers its built-in codecs on first use; doing that once, under Swift's
     /// thread-safe lazy initialisation, keeps concurrent first decodes from racing on it.
     /// The matching `heif_deinit` is left to process exit.
-    private static let libraryInitialised: Void = {
+    static let libraryInitialised: Void = {
         _ = heif_init(nil)
     }()
 
-    /// HEIC encoding is not offered.
+    /// HEIC, when the installed libheif has an HEVC encoder (see `HEIFCoder+Encode.swift`).
     public func canEncode(to format: ImageFormat) -> Bool {
-        false
-    }
-
-    /// Always throws ``WebImageError/unsupportedFormat(_:)``: this coder only decodes.
-    public func encode(_ image: Image, as format: ImageFormat, options: ImageCoderOptions) throws -> Data {
-        throw WebImageError.unsupportedFormat(format)
+        format == .heic && HEIFCoder.encoderAvailable
     }
 
     /// Decodes the handle to interleaved 8-bit RGBA and copies it row by row (libheif pads

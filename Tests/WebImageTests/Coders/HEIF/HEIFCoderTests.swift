@@ -130,10 +130,11 @@ import Testing
         #expect(results.allSatisfy { $0 == expected })
     }
 
-    @Test func offersNoEncoder() {
-        #expect(HEIFCoder().canEncode(to: .heic) == false)
-        #expect(throws: WebImageError.unsupportedFormat(.heic)) {
-            try HEIFCoder().encode(Image(pixels: PixelBuffer(width: 1, height: 1, filling: .white)), as: .heic, options: ImageCoderOptions())
+    @Test func encodesHEICOnly() {
+        #expect(HEIFCoder().canEncode(to: .heif) == false)
+        #expect(HEIFCoder().canEncode(to: .avif) == false)
+        #expect(throws: WebImageError.unsupportedFormat(.heif)) {
+            try HEIFCoder().encode(Image(pixels: PixelBuffer(width: 1, height: 1, filling: .white)), as: .heif, options: ImageCoderOptions())
         }
     }
 
