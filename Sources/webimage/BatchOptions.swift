@@ -16,8 +16,8 @@ struct BatchOptions: ParsableArguments {
 
     /// The quality (0-100) of thumbnails the cache encodes itself when `--quality` is not
     /// given: 80, what imgproxy and thumbor default to. 100 (the library's default) makes
-    /// 256-px JPEG thumbnails of photos three to four times larger, for no difference a
-    /// viewer sees at that size.
+    /// 256-px JPEG thumbnails of photos about four times larger (3.6-4.4 times for the
+    /// corpus's three camera photos), for no difference a viewer sees at that size.
     static let defaultQuality = 80.0
 
     @Option(name: .customLong("cache-dir"), help: "The cache's parent directory (default: $XDG_CACHE_HOME/swift-web-image).")

@@ -14,7 +14,7 @@ struct FetchCommand: AsyncParsableCommand {
         Loads up to --concurrency URLs at once (default \(BatchOptions.defaultConcurrency): 4 per \
         core) and prints a line per loaded URL on standard output in the order they finish: \
         SOURCE (network, loader, disk or memory), WIDTHxHEIGHT, format, bytes, milliseconds, URL. \
-        A URL given twice loads once and comes from memory the second time; a second run with \
+        A URL given twice is downloaded once and comes from memory the second time; a second run with \
         the same --cache-dir comes from disk. '-' reads URLs from standard input, one per line \
         (blank lines and lines starting with # skipped, at most \(URLListReader.maxLineLength) \
         bytes a line), loading each as it arrives.
