@@ -2,71 +2,69 @@ import ArgumentParser
 import Foundation
 import WebImage
 
-/// `webimage fetch URL... [--cache-dir DIR] [--thumbnail WxH] [--transform SPEC] [-o OUT]`:
-/// loads images through ``ImageManager`` (memory, disk cache, then network) and prints,
-/// per URL, where each came from, its size, format and the time it took.
+/// `webimage fetch URL... [-] [--concurrency N] [--cache-dir DIR] [--thumbnail WxH]
+/// [--transform SPEC] [-o OUT]`: loads images through ``ImageManager`` (memory, disk cache,
+/// then network), several at once, and prints, per URL, where each came from, its size,
+/// format and the time it took.
 struct FetchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "fetch",
         abstract: "Load images by URL through the cache and print where each came from.",
         discussion: """
-        Each line reads: SOURCE (network, loader, disk or memory), WIDTHxHEIGHT, format, \
-        bytes, milliseconds, URL. A URL given twice comes from memory the second time; a \
-        second run with the same --cache-dir comes from disk.
+        Loads up to --concurrency URLs at once (default \(BatchOptions.defaultConcurrency): 4 per \
+        core) and prints a line per loaded URL on standard output in the order they finish: \
+        SOURCE (network, loader, disk or memory), WIDTHxHEIGHT, format, bytes, milliseconds, URL. \
+        A URL given twice is downloaded once and comes from memory the second time; a second run with \
+        the same --cache-dir comes from disk. '-' reads URLs from standard input, one per line \
+        (blank lines and lines starting with # skipped, at most \(URLListReader.maxLineLength) \
+        bytes a line), loading each as it arrives.
+
+        A failed URL is one line on standard error ("failed   URL: reason") and the others \
+        still load. On a terminal a progress bar is drawn on standard error; a summary line \
+        (loaded, failed, bytes, seconds) ends the run on standard error. With --thumbnail the \
+        thumbnail is stored at --quality (default \(Int(BatchOptions.defaultQuality))) and the \
+        full downloaded image only with --originals.
+
+        Exit status: 0 when every URL loaded, 1 when any failed, 64 for a usage error.
         """
     )
 
-    @Argument(help: "The image URLs (http, https, file or data).")
+    @Argument(help: "The image URLs (http, https, file or data); '-' reads them from standard input.")
     var urls: [String]
 
-    @Option(name: .customLong("cache-dir"), help: "The cache's parent directory (default: $XDG_CACHE_HOME/swift-web-image).")
-    var cacheDirectory: String?
-
-    @Option(help: "Decode to fit inside WxH; cached under its own key.")
-    var thumbnail: ImageSize?
+    @OptionGroup var batch: BatchOptions
 
     @Option(name: .long, help: "Transformers to apply, e.g. 'resize=256x256,aspectFill;round=12'.", transform: TransformSpec.argument)
     var transform: TransformSpec?
 
-    @Option(name: .shortAndLong, help: "Write the image here (PNG unless the extension names another format); with several URLs, a directory.")
+    @Option(name: .shortAndLong, help: "Write the image here (PNG unless the extension names another format); with several URLs or '-', a directory receiving INDEX-NAME.png.")
     var output: String?
 
-    @Option(help: "Give up on a request that receives nothing for this many seconds.")
-    var timeout: Double = 15
-
     func validate() throws {
-        if urls.isEmpty { throw ValidationError("give at least one URL") }
-        if !(timeout > 0) { throw ValidationError("--timeout must be positive") }
+        if urls.isEmpty { throw ValidationError("give at least one URL, or '-' to read them from standard input") }
+        if urls.count(where: { $0 == "-" }) > 1 { throw ValidationError("'-' (standard input) may be given once") }
     }
 
     func run() async throws {
-        var config = Downloader.Configuration()
-        config.timeout = downloaderTimeout(seconds: timeout)
-        let downloader = Downloader(config: config)
-        let base = cacheDirectory.map { URL(fileURLWithPath: $0, isDirectory: true) }
-        let manager = ImageManager(
-            cache: ImageCache(namespace: "default", directory: base),
-            loader: LoadersManager(loaders: [downloader, FileURLLoader(), DataURLLoader()])
-        )
-        var context = ImageContext()
-        context.thumbnailPixelSize = thumbnail
+        let downloader = batch.makeDownloader()
+        let cache = ImageCache(namespace: "default", directory: batch.cacheBase)
+        var context = batch.context()
         context.transformer = transform?.transformer
-        var failures = 0
-        for (index, text) in urls.enumerated() {
-            let start = ContinuousClock.now
-            do {
-                guard let url = URL(string: text), url.scheme != nil else { throw WebImageError.invalidURL(text) }
-                let result = try await manager.loadImage(with: url, options: [.waitStoreCache, .retryFailed], context: context)
-                let elapsed = ContinuousClock.now - start
-                print(Self.line(for: result, elapsed: elapsed))
-                if let output { try write(result.image, to: outputPath(output, index: index, url: url)) }
-            } catch {
-                failures += 1
-                print("failed   \(text): \(error)")
-            }
-        }
+        let job = FetchJob(
+            manager: batch.makeManager(cache: cache, downloader: downloader),
+            context: context,
+            output: output,
+            outputIsDirectory: urls.count > 1 || urls.contains("-"),
+            display: ProgressDisplay(total: urls.contains("-") ? nil : urls.count)
+        )
+        let started = ContinuousClock.now
+        let readError = await job.run(FetchInput(arguments: urls), concurrency: batch.loadsAtOnce)
+        let counts = job.display.counts
+        job.display.finish("fetched \(counts.done) URLs: loaded \(counts.loaded), failed \(counts.failed), "
+            + "\(ProgressDisplay.bytes(counts.bytes)) in \(ProgressDisplay.seconds(ContinuousClock.now - started))")
         try await downloader.shutdown()
-        if failures > 0 { throw ExitCode.failure }
+        if let readError { try reportingFailures { throw readError } }
+        if counts.failed > 0 { throw ExitCode.failure }
     }
 
     /// One result line: source, size, format, bytes, milliseconds, URL.
@@ -96,21 +94,5 @@ struct FetchCommand: AsyncParsableCommand {
         let (seconds, attoseconds) = duration.components
         let milliseconds = Double(seconds) * 1000 + Double(attoseconds) / 1e15
         return milliseconds < 1 ? String(format: "%.0f µs", milliseconds * 1000) : String(format: "%.1f ms", milliseconds)
-    }
-
-    private func outputPath(_ output: String, index: Int, url: URL) -> String {
-        guard urls.count > 1 else { return output }
-        let stem = (url.deletingPathExtension().lastPathComponent as NSString).lastPathComponent
-        return URL(fileURLWithPath: output, isDirectory: true).appendingPathComponent("\(index)-\(stem.isEmpty ? "image" : stem).png").path
-    }
-
-    private func write(_ image: Image, to path: String) throws {
-        if urls.count > 1 {
-            try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-        }
-        let format = ImageFormat(argument: (path as NSString).pathExtension) ?? .png
-        var options = ImageCoderOptions()
-        options.encodeFirstFrameOnly = !image.isAnimated
-        try writeOutput(CodersManager.shared.encode(image, as: format, options: options), to: path)
     }
 }

@@ -3,114 +3,90 @@ import Foundation
 import WebImage
 
 /// `webimage prefetch --from FILE [--concurrency N] [--cache-dir DIR] [--thumbnail WxH]
-/// [--quality Q] [--no-originals]`: warms the disk cache with a list of URLs through
-/// ``Prefetcher``, showing a live progress bar on a terminal and one line per URL
-/// otherwise, then a summary. Exits with status 1 when any URL was skipped.
+/// [--quality Q] [--originals]`: warms the disk cache with a list of URLs through
+/// ``Prefetcher``, with a progress bar when standard error is a terminal, a line per loaded
+/// URL when standard output is not one, each skipped URL on standard error, then a summary.
+/// Exits with status 1 when any URL was skipped.
 ///
 /// The command returns once every image is on disk (`.waitStoreCache`); a one-shot process
 /// has no use for the memory level, so nothing is kept in memory.
 struct PrefetchCommand: AsyncParsableCommand {
+    /// The most URLs one list may hold: the list is read whole before the loads start (the
+    /// bar shows the total), about a hundred bytes of memory per URL.
+    static let maxURLCount = 1_000_000
+
     static let configuration = CommandConfiguration(
         commandName: "prefetch",
-        abstract: "Load a list of image URLs into the cache ahead of need.",
+        abstract: "Load a list of image URLs into the disk cache ahead of need.",
         discussion: """
-        With --thumbnail each image is decoded straight to that size and the thumbnail is \
-        stored under its own key (encoded at --quality); a second run with the same \
-        --cache-dir and --thumbnail reads the thumbnails from disk instead of downloading. \
-        The full downloaded bytes are stored too unless --no-originals is given.
+        Defaults suit a batch job: \(BatchOptions.defaultConcurrency) loads at once (4 per core), \
+        thumbnails stored at quality \(Int(BatchOptions.defaultQuality)), and with --thumbnail only \
+        the thumbnail stored (--originals keeps the full downloaded image too). A second run with \
+        the same --cache-dir and --thumbnail reads the thumbnails from disk instead of downloading.
+
+        Output: with standard output not a terminal, one line per loaded URL \
+        ("loaded URL WxH BYTES from network|disk"), in the order they finish. Each skipped URL \
+        is one line on standard error ("skipped URL: reason"); on a terminal a progress bar is \
+        drawn on standard error; a summary line ends the run on standard error. The list may \
+        hold at most \(PrefetchCommand.maxURLCount) URLs of at most \(URLListReader.maxLineLength) \
+        bytes each.
+
+        Exit status: 0 when every URL loaded, 1 when any was skipped or the list cannot be \
+        read (a line that is not a URL is named), 64 for a usage error.
         """
     )
 
     @Option(help: "A file of URLs, one per line; blank lines and lines starting with # are ignored ('-' reads standard input).")
     var from: String
 
-    @Option(help: "How many images load at once.")
-    var concurrency = 3
-
-    @Option(name: .customLong("cache-dir"), help: "The cache's parent directory (default: $XDG_CACHE_HOME/swift-web-image).")
-    var cacheDirectory: String?
-
-    @Option(help: "Decode each image to fit inside WxH (keeping its aspect ratio) and cache that thumbnail.")
-    var thumbnail: ImageSize?
-
-    @Option(help: "Quality (0-100) of the images the cache encodes itself, such as thumbnails.")
-    var quality: Double = 100
-
-    @Flag(inversion: .prefixedNo, help: "With --thumbnail, also store each full downloaded image on disk.")
-    var originals = true
-
-    @Option(help: "Give up on a request that receives nothing for this many seconds.")
-    var timeout: Double = 15
-
-    func validate() throws {
-        guard concurrency >= 1 else { throw ValidationError("--concurrency must be at least 1") }
-        guard (0...100).contains(quality) else { throw ValidationError("--quality must be between 0 and 100") }
-        guard timeout > 0 else { throw ValidationError("--timeout must be positive") }
-    }
+    @OptionGroup var batch: BatchOptions
 
     func run() async throws {
         var urls: [URL] = []
-        try reportingFailures {
-            let text = String(decoding: from == "-" ? FileHandle.standardInput.readDataToEndOfFile() : try readInput(from), as: UTF8.self)
-            urls = try Self.parseURLList(text)
+        do {
+            let reader = try URLListReader(path: from)
+            urls = try await BlockingIO.run { try reader.readAll(maxCount: Self.maxURLCount) }
+        } catch {
+            try reportingFailures { throw error }
         }
-        var config = Downloader.Configuration()
-        config.timeout = downloaderTimeout(seconds: timeout)
-        // The prefetcher bounds the loads; the downloader must not bound them lower.
-        config.maxConcurrentDownloads = max(config.maxConcurrentDownloads, concurrency)
-        let downloader = Downloader(config: config)
-        let base = cacheDirectory.map { URL(fileURLWithPath: $0, isDirectory: true) }
-        let cache = base.map { ImageCache(namespace: "default", directory: $0) } ?? ImageCache.shared
-        let manager = ImageManager(cache: cache, loader: LoadersManager(loaders: [downloader, FileURLLoader(), DataURLLoader()]))
+        let downloader = batch.makeDownloader()
+        let cache = batch.cacheBase.map { ImageCache(namespace: "default", directory: $0) } ?? ImageCache.shared
+        let manager = batch.makeManager(cache: cache, downloader: downloader)
 
-        let display = PrefetchDisplay(total: urls.count, isTerminal: isatty(STDOUT_FILENO) == 1)
-        let prefetcher = Prefetcher(manager: manager, maxConcurrentPrefetchCount: concurrency) { url, outcome in
-            display.record(url, outcome)
+        let display = ProgressDisplay(total: urls.count)
+        let printsLines = isatty(STDOUT_FILENO) != 1
+        let prefetcher = Prefetcher(manager: manager, maxConcurrentPrefetchCount: batch.loadsAtOnce) { url, outcome in
+            switch outcome {
+            case .success(let result):
+                let size = result.data?.count ?? 0
+                let line = "loaded \(url.absoluteString) \(result.image.size.width)x\(result.image.size.height) "
+                    + "\(ProgressDisplay.bytes(size)) from \(Self.source(result.cacheType))"
+                display.loaded(bytes: size, line: printsLines ? line : nil)
+            case .failure(let error):
+                display.failed(line: "skipped \(url.absoluteString): \(error.description)")
+            }
         }
         let started = ContinuousClock.now
-        let summary = await prefetcher.prefetch(urls: urls, options: [.waitStoreCache], context: context()) { finished, _ in
-            display.progress(finished)
-        }
-        display.finish(summary, elapsed: ContinuousClock.now - started)
+        let summary = await prefetcher.prefetch(urls: urls, options: [.waitStoreCache], context: context())
+        display.finish("prefetched \(summary.total) URLs: finished \(summary.finished), loaded \(summary.loaded), "
+            + "skipped \(summary.skipped), \(ProgressDisplay.bytes(display.counts.bytes)) in \(ProgressDisplay.seconds(ContinuousClock.now - started))")
         try await downloader.shutdown()
         if summary.skipped > 0 { throw ExitCode.failure }
     }
 
-    /// The context of every load: disk only, the thumbnail size, the quality of what the
-    /// cache encodes, and whether originals are stored.
+    /// The context of every load: the batch options' (thumbnail, quality, originals), stored
+    /// on disk only.
     func context() -> ImageContext {
-        var context = ImageContext()
+        var context = batch.context()
         context.storeCacheType = .disk
-        context.thumbnailPixelSize = thumbnail
-        if !originals { context.originalStoreCacheType = ImageCacheType.none }
-        context.cacheSerializer = Self.serializer(quality: quality)
         return context
     }
 
-    /// Stores downloaded bytes unchanged and encodes a derived image (a thumbnail) in the
-    /// cache's usual format at `quality` (0-100).
-    static func serializer(quality: Double) -> BlockCacheSerializer {
-        BlockCacheSerializer { image, data, _ in
-            if let data { return data }
-            var options = ImageCoderOptions()
-            options.compressionQuality = quality / 100
-            let coder = CodersManager.shared
-            return try? coder.encode(image, as: ImageCache.storageFormat(for: image, coder: coder), options: options)
+    private static func source(_ cacheType: ImageCacheType) -> String {
+        switch cacheType {
+        case .none: "network"
+        case .disk: "disk"
+        case .memory, .all: "memory"
         }
-    }
-
-    /// The URLs of a list: one per line, surrounding spaces trimmed, blank lines and `#`
-    /// comments skipped. A line that is not an absolute URL is an error naming the line.
-    static func parseURLList(_ text: String) throws -> [URL] {
-        var urls: [URL] = []
-        for (number, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            let line = rawLine.trimmingCharacters(in: .whitespacesAndNewlines)
-            if line.isEmpty || line.hasPrefix("#") { continue }
-            guard let url = URL(string: line), url.scheme != nil else {
-                throw ValidationError("line \(number + 1) is not an absolute URL: \(line)")
-            }
-            urls.append(url)
-        }
-        return urls
     }
 }

@@ -63,4 +63,17 @@ public struct ImageCoderOptions: Sendable, Equatable {
 
     /// Options with every default.
     public init() {}
+
+    /// Replaces the encoding fields with `other`'s and keeps the decoding ones: how a
+    /// per-load ``ImageContext/imageEncodeOptions`` joins the decode options a load
+    /// already resolved.
+    mutating func takeEncodeSettings(of other: ImageCoderOptions) {
+        compressionQuality = other.compressionQuality
+        lossless = other.lossless
+        maxFileSize = other.maxFileSize
+        maxPixelSize = other.maxPixelSize
+        backgroundColor = other.backgroundColor
+        encodeFirstFrameOnly = other.encodeFirstFrameOnly
+        paletteDithering = other.paletteDithering
+    }
 }

@@ -49,6 +49,14 @@ public struct ImageContext: Sendable {
     public var cacheKeyFilter: (any CacheKeyFilter)?
     /// Chooses the bytes stored on disk.
     public var cacheSerializer: (any CacheSerializer)?
+    /// How the cache encodes an image it has no bytes for, such as a thumbnail or a
+    /// transformed image (SDWebImage's `imageEncodeOptions`): quality, lossless, size and
+    /// pixel limits, background colour, first frame only, dithering. Only those encoding
+    /// fields are read; the decoding fields come from the fields above. Lets a caller keep
+    /// thumbnails at, say, quality 0.8 without writing a ``cacheSerializer``, which would
+    /// have to pick the format itself. Default `nil`: ``ImageCoderOptions``' defaults
+    /// (quality 1). A ``cacheSerializer``, when set, decides the bytes instead.
+    public var imageEncodeOptions: ImageCoderOptions?
     /// Where the callback form of `loadImage` calls its completion. Default `nil`: on an
     /// arbitrary thread (synchronously, on the calling thread, for a memory hit).
     public var callbackQueue: DispatchQueue?

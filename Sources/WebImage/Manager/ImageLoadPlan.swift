@@ -101,11 +101,13 @@ struct ImageLoadPlan: Sendable {
         return result
     }
 
-    /// The context of storing the final image under ``key``.
+    /// The context of storing the final image under ``key``: a derived image has no bytes,
+    /// so the cache encodes it with the context's encode options.
     var finalStoreContext: ImageCacheContext {
         var result = baseCacheContext
         result.coderOptions.thumbnailPixelSize = nil
         result.cacheSerializer = cacheSerializer
+        if let encode = context.imageEncodeOptions { result.coderOptions.takeEncodeSettings(of: encode) }
         return result
     }
 
@@ -113,6 +115,7 @@ struct ImageLoadPlan: Sendable {
     var originalStoreContext: ImageCacheContext {
         var result = baseCacheContext
         result.coderOptions.thumbnailPixelSize = nil
+        if let encode = context.imageEncodeOptions { result.coderOptions.takeEncodeSettings(of: encode) }
         return result
     }
 

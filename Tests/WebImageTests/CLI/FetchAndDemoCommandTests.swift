@@ -64,7 +64,9 @@ import Testing
             defer { try? FileManager.default.removeItem(at: cache) }
             let run = try await run("fetch", server.url("/none.png").absoluteString, "--cache-dir", cache.path)
             #expect(run.status == 1)
-            #expect(run.stdout.contains("404"))
+            // A failed URL is reported on standard error, so `2>` keeps it and stdout has none.
+            #expect(run.stderr.contains("404"))
+            #expect(!run.stdout.contains("404"))
         }
     }
 

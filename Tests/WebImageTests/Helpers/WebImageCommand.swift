@@ -1,4 +1,5 @@
 import Foundation
+import WebImage
 
 /// The real `webimage` binary that `swift build` puts beside the test bundle, run as a
 /// child process by the CLI suites. Each call starts its own process, so suites may run
@@ -25,8 +26,11 @@ enum WebImageCommand {
         try run(arguments)
     }
 
-    /// Runs `webimage` with `arguments` and waits for it to exit.
-    static func run(_ arguments: [String]) throws -> Run {
+    /// Runs `webimage` with `arguments` and waits for it to exit. `input`, when given, is
+    /// written to its standard input (then closed); otherwise standard input is empty.
+    /// Standard output and standard error are read at the same time, so a command that
+    /// writes much to one while the test waits on the other never blocks on a full pipe.
+    static func run(_ arguments: [String], input: Data? = nil) throws -> Run {
         let process = Process()
         process.executableURL = binary
         process.arguments = arguments
@@ -35,14 +39,39 @@ enum WebImageCommand {
         var environment = ProcessInfo.processInfo.environment
         environment["XDG_CACHE_HOME"] = scratchCacheHome.path
         process.environment = environment
-        let out = Pipe(), err = Pipe()
+        let out = Pipe(), err = Pipe(), stdin = Pipe()
         process.standardOutput = out
         process.standardError = err
+        process.standardInput = stdin
         try process.run()
+        // A command that exits without reading all its input closes the pipe: a write then
+        // fails with EPIPE instead of killing the test process.
+        signal(SIGPIPE, SIG_IGN)
+        let inputHandle = stdin.fileHandleForWriting
+        Thread {
+            if let input { try? inputHandle.write(contentsOf: input) }
+            try? inputHandle.close()
+        }.start()
+        let errorOutput = CollectedOutput()
+        let errorHandle = err.fileHandleForReading
+        let done = DispatchSemaphore(value: 0)
+        Thread {
+            errorOutput.set(errorHandle.readDataToEndOfFile())
+            done.signal()
+        }.start()
         let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        let stderr = err.fileHandleForReading.readDataToEndOfFile()
+        done.wait()
         process.waitUntilExit()
         return Run(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
-                   stderr: String(decoding: stderr, as: UTF8.self))
+                   stderr: String(decoding: errorOutput.data, as: UTF8.self))
     }
+}
+
+/// What a reader thread collected from a child's pipe, handed to the waiting thread.
+private final class CollectedOutput: Sendable {
+    private let value = LockedValue(Data())
+
+    var data: Data { value.withLock { $0 } }
+
+    func set(_ data: Data) { value.withLock { $0 = data } }
 }

@@ -30,12 +30,15 @@ import Testing
             defer { try? FileManager.default.removeItem(at: file) }
             let run = try await offPool { try WebImageCommand.run("prefetch", "--from", file.path, "--concurrency", "2") }
             #expect(run.status == 1)
+            // Loaded URLs on standard output; skipped ones and the summary on standard error.
             let lines = run.stdout.split(separator: "\n").map(String.init)
+            let errors = run.stderr.split(separator: "\n").map(String.init)
             #expect(lines.contains("loaded \(server.url("/a.png").absoluteString) 300x300 \(String(format: "%.1f", Double(png.count) / 1024)) KB from network"))
             #expect(lines.contains { $0.hasPrefix("loaded \(server.url("/b.jpg").absoluteString) ") })
-            #expect(lines.contains("skipped \(server.url("/missing.png").absoluteString): invalid download status code 404"))
-            #expect(lines.last?.hasPrefix("prefetched 3 URLs: finished 3, loaded 2, skipped 1, ") == true)
-            #expect(!run.stdout.contains("\r"))  // no progress bar off a terminal
+            #expect(lines.count == 2)
+            #expect(errors.contains("skipped \(server.url("/missing.png").absoluteString): invalid download status code 404"))
+            #expect(errors.last?.hasPrefix("prefetched 3 URLs: finished 3, loaded 2, skipped 1, ") == true)
+            #expect(!run.stdout.contains("\r") && !run.stderr.contains("\r"))  // no progress bar off a terminal
             #expect(server.requestCount("/a.png") == 1 && server.requestCount("/b.jpg") == 1)
         }
     }
@@ -47,7 +50,7 @@ import Testing
             defer { try? FileManager.default.removeItem(at: file) }
             let run = try await offPool { try WebImageCommand.run("prefetch", "--from", file.path) }
             #expect(run.status == 0)
-            #expect(run.stdout.contains("finished 1, loaded 1, skipped 0"))
+            #expect(run.stderr.contains("finished 1, loaded 1, skipped 0"))
         }
     }
 
@@ -100,7 +103,7 @@ import Testing
         }
     }
 
-    @Test func thumbnailKeepsTheDownloadedOriginalByDefault() async throws {
+    @Test func thumbnailKeepsTheDownloadedOriginalWithOriginals() async throws {
         let jpeg = try Corpus.data("TestImage.jpg")
         let cache = try scratchFolder()
         defer { try? FileManager.default.removeItem(at: cache) }
@@ -108,7 +111,7 @@ import Testing
             let file = try listFile([server.url("/a.jpg").absoluteString])
             defer { try? FileManager.default.removeItem(at: file) }
             let run = try await offPool {
-                try WebImageCommand.run("prefetch", "--from", file.path, "--cache-dir", cache.path, "--thumbnail", "40x40")
+                try WebImageCommand.run("prefetch", "--from", file.path, "--cache-dir", cache.path, "--thumbnail", "40x40", "--originals")
             }
             #expect(run.status == 0, "\(run.stderr)")
             let files = try cachedFiles(cache)

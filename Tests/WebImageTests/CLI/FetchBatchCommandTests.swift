@@ -1,0 +1,176 @@
+import Foundation
+import Testing
+@testable import WebImage
+
+/// `webimage fetch` as a batch tool: several URLs at once, results on standard output and
+/// failures on standard error, URLs from standard input, and the exit status. Runs the real
+/// binary with pipes (so no progress bar) against a loopback origin.
+@Suite struct FetchBatchCommandTests {
+    func temporaryDirectory() throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("webimage-fetch-batch-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+
+    /// Runs the command on a Dispatch thread: the loopback server answers from the Swift
+    /// concurrency pool, which a blocking wait must not occupy.
+    func run(_ arguments: [String], input: Data? = nil) async throws -> WebImageCommand.Run {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(with: Result { try WebImageCommand.run(arguments, input: input) })
+            }
+        }
+    }
+
+    func lines(_ text: String) -> [String] {
+        text.split(separator: "\n").map(String.init)
+    }
+
+    /// Polls `condition` until it holds or `limit` passes; returns whether it held.
+    func eventually(within limit: Duration = .seconds(30).scaled, _ condition: () -> Bool) async throws -> Bool {
+        let deadline = ContinuousClock.now + limit
+        while !condition() {
+            guard ContinuousClock.now < deadline else { return false }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        return true
+    }
+
+    @Test func severalURLsLoadAtOnceByDefault() async throws {
+        // Every reply holds its body back (a byte every 20 ms, at most 500) until the gate
+        // opens; the gate opens only once three requests are open together, which a fetch
+        // loading one URL after another never reaches.
+        let png = try Corpus.data("TestImage.png")
+        let gate = ReplyGate()
+        let paths = (0..<6).map { "/\($0).png" }
+        let routes = Dictionary(uniqueKeysWithValues: paths.map {
+            ($0, LoopbackServer.Reply.gated(png, firstPart: 100, gate: gate, interval: .milliseconds(20), contentType: "image/png"))
+        })
+        let cache = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: cache) }
+        try await LoopbackServer.with(routes) { server in
+            let urls = paths.map { server.url($0).absoluteString }
+            async let running = run(["fetch"] + urls + ["--cache-dir", cache.path])
+            let overlapped = try await eventually { server.maxOpenRequests >= 3 }
+            gate.open()
+            let result = try await running
+            #expect(overlapped, "at most \(server.maxOpenRequests) requests were open at once")
+            #expect(result.status == 0, "\(result.stderr)")
+            let printed = lines(result.stdout)
+            #expect(printed.count == 6)
+            #expect(Set(printed.map { String($0.split(separator: " ").last ?? "") }) == Set(urls))
+            #expect(printed.allSatisfy { $0.hasPrefix("network ") && $0.contains("300x300") })
+            #expect(lines(result.stderr).last?.hasPrefix("fetched 6 URLs: loaded 6, failed 0, ") == true)
+        }
+    }
+
+    @Test func concurrencyOneLoadsOneURLAtATime() async throws {
+        let png = try pngData(width: 64, height: 32)
+        let paths = (0..<4).map { "/\($0).png" }
+        let cache = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: cache) }
+        try await LoopbackServer.with(Dictionary(uniqueKeysWithValues: paths.map { ($0, pngReply(png)) })) { server in
+            let result = try await run(["fetch"] + paths.map { server.url($0).absoluteString } + ["--cache-dir", cache.path, "--concurrency", "1"])
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(lines(result.stdout).count == 4)
+            #expect(server.maxOpenRequests == 1)
+        }
+    }
+
+    @Test func linesComeInTheOrderTheLoadsFinish() async throws {
+        // The first URL's body is held (a byte every 60 ms, at most 500) until the second
+        // URL's image has been written, so the second finishes first and is printed first.
+        let png = try Corpus.data("TestImage.png")
+        let gate = ReplyGate()
+        let cache = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: cache) }
+        let routes: [String: LoopbackServer.Reply] = [
+            "/slow.png": .gated(png, firstPart: 100, gate: gate, interval: .milliseconds(60), contentType: "image/png"),
+            "/fast.png": pngReply(png),
+        ]
+        try await LoopbackServer.with(routes) { server in
+            let output = cache.appendingPathComponent("out", isDirectory: true)
+            async let running = run(["fetch", server.url("/slow.png").absoluteString, server.url("/fast.png").absoluteString,
+                                     "--cache-dir", cache.path, "-o", output.path])
+            let fastWritten = try await eventually { FileManager.default.fileExists(atPath: output.appendingPathComponent("1-fast.png").path) }
+            gate.open()
+            let result = try await running
+            #expect(fastWritten)
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(lines(result.stdout).map { String($0.split(separator: " ").last ?? "") }
+                == [server.url("/fast.png").absoluteString, server.url("/slow.png").absoluteString])
+            #expect(FileManager.default.fileExists(atPath: output.appendingPathComponent("0-slow.png").path))
+        }
+    }
+
+    @Test func failuresGoToStandardErrorAndTheStatusIsOne() async throws {
+        let png = try pngData(width: 16, height: 16)
+        let cache = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: cache) }
+        try await LoopbackServer.with(["/a.png": pngReply(png), "/b.png": pngReply(png)]) { server in
+            let missing = server.url("/missing.png").absoluteString
+            let result = try await run(["fetch", server.url("/a.png").absoluteString, missing, server.url("/b.png").absoluteString,
+                                        "not a url", "--cache-dir", cache.path])
+            #expect(result.status == 1)
+            let printed = lines(result.stdout)
+            #expect(printed.count == 2)
+            #expect(printed.allSatisfy { $0.hasPrefix("network ") })
+            #expect(!result.stdout.contains("missing") && !result.stdout.contains("failed"))
+            let errors = lines(result.stderr)
+            #expect(errors.contains { $0.hasPrefix("failed   \(missing): ") && $0.contains("404") })
+            #expect(errors.contains { $0.hasPrefix("failed   not a url: ") })
+            #expect(errors.last?.hasPrefix("fetched 4 URLs: loaded 2, failed 2, ") == true)
+            #expect(!result.stderr.contains("\r"))  // no progress bar off a terminal
+        }
+    }
+
+    @Test func aDashReadsURLsFromStandardInput() async throws {
+        let png = try pngData(width: 20, height: 10)
+        let cache = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: cache) }
+        try await LoopbackServer.with(["/a.png": pngReply(png), "/b.png": pngReply(png), "/c.png": pngReply(png)]) { server in
+            let input = "# a list\n\n\(server.url("/b.png").absoluteString)\n  \(server.url("/c.png").absoluteString)  \r\n"
+            let output = cache.appendingPathComponent("out", isDirectory: true)
+            let result = try await run(["fetch", server.url("/a.png").absoluteString, "-", "--cache-dir", cache.path, "-o", output.path],
+                                       input: Data(input.utf8))
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(Set(lines(result.stdout).map { String($0.split(separator: " ").last ?? "") })
+                == Set(["/a.png", "/b.png", "/c.png"].map { server.url($0).absoluteString }))
+            let written = try FileManager.default.contentsOfDirectory(atPath: output.path).sorted()
+            #expect(written == ["0-a.png", "1-b.png", "2-c.png"])
+            #expect(lines(result.stderr).last?.hasPrefix("fetched 3 URLs: loaded 3, failed 0, ") == true)
+        }
+    }
+
+    @Test func aStandardInputLineOverTheLimitIsReportedAndTheRestStillLoads() async throws {
+        let png = try pngData(width: 20, height: 10)
+        let cache = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: cache) }
+        try await LoopbackServer.with(["/a.png": pngReply(png)]) { server in
+            let long = "http://127.0.0.1/" + String(repeating: "x", count: 70_000)
+            let input = "\(long)\n\(server.url("/a.png").absoluteString)\n"
+            let result = try await run(["fetch", "-", "--cache-dir", cache.path], input: Data(input.utf8))
+            #expect(result.status == 1)
+            #expect(lines(result.stdout).count == 1)
+            #expect(result.stdout.hasSuffix("\(server.url("/a.png").absoluteString)\n"))
+            #expect(result.stderr.contains("failed   standard input line 1: longer than 65536 bytes\n"))
+            #expect(!result.stderr.contains("xxxx"))
+        }
+    }
+
+    @Test func dashGivenTwiceIsAUsageError() async throws {
+        let result = try await run(["fetch", "-", "-"])
+        #expect(result.status == 64)
+        #expect(result.stderr.contains("'-' (standard input) may be given once"))
+    }
+
+    @Test func helpStatesTheBatchDefaults() async throws {
+        let result = try await run(["fetch", "--help"])
+        #expect(result.status == 0)
+        let help = result.stdout.replacingOccurrences(of: "\n", with: " ").split(separator: " ").joined(separator: " ")
+        #expect(help.contains("4 per core"))
+        #expect(help.contains("in the order they finish"))
+        #expect(help.contains("--originals"))
+        #expect(help.contains("Exit status: 0 when every URL loaded, 1 when any failed, 64 for a usage error."))
+    }
+}

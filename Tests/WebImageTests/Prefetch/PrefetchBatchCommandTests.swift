@@ -1,0 +1,101 @@
+import Foundation
+import Testing
+@testable import WebImage
+
+/// `webimage prefetch`'s batch defaults (several loads at once, thumbnails at quality 80,
+/// no originals unless asked) and its list read from standard input, with its bounds. Runs
+/// the real binary with pipes against a loopback origin.
+@Suite struct PrefetchBatchCommandTests {
+    func run(_ arguments: [String], input: Data? = nil) async throws -> WebImageCommand.Run {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(with: Result { try WebImageCommand.run(arguments, input: input) })
+            }
+        }
+    }
+
+    func scratchFolder() throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("webimage-prefetch-batch-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+
+    /// The files the command's cache wrote under `folder` (namespace "default").
+    func cachedFiles(_ folder: URL) throws -> [Data] {
+        let entries = folder.appendingPathComponent("default", isDirectory: true)
+        return try FileManager.default.contentsOfDirectory(atPath: entries.path).sorted().map {
+            try Data(contentsOf: entries.appendingPathComponent($0))
+        }
+    }
+
+    @Test func severalURLsLoadAtOnceByDefault() async throws {
+        // As for fetch: replies hold their bodies until three requests are open together.
+        let png = try Corpus.data("TestImage.png")
+        let gate = ReplyGate()
+        let paths = (0..<6).map { "/\($0).png" }
+        let routes = Dictionary(uniqueKeysWithValues: paths.map {
+            ($0, LoopbackServer.Reply.gated(png, firstPart: 100, gate: gate, interval: .milliseconds(20), contentType: "image/png"))
+        })
+        let cache = try scratchFolder()
+        defer { try? FileManager.default.removeItem(at: cache) }
+        try await LoopbackServer.with(routes) { server in
+            let list = paths.map { server.url($0).absoluteString }.joined(separator: "\n")
+            async let running = run(["prefetch", "--from", "-", "--cache-dir", cache.path], input: Data(list.utf8))
+            let deadline = ContinuousClock.now + .seconds(30).scaled
+            while server.maxOpenRequests < 3, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+            gate.open()
+            let result = try await running
+            #expect(server.maxOpenRequests >= 3)
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(result.stdout.split(separator: "\n").count == 6)
+            #expect(result.stderr.contains("prefetched 6 URLs: finished 6, loaded 6, skipped 0, "))
+        }
+    }
+
+    @Test func thumbnailDefaultsToQuality80AndNoOriginal() async throws {
+        let jpeg = try Corpus.data("TestImage.jpg")  // 80x60
+        try await LoopbackServer.with(["/a.jpg": .ok(jpeg)]) { server in
+            var thumbnails: [String: Data] = [:]
+            for (name, flags) in [("default", [String]()), ("80", ["--quality", "80"]), ("100", ["--quality", "100"])] {
+                let cache = try scratchFolder()
+                defer { try? FileManager.default.removeItem(at: cache) }
+                let result = try await run(["prefetch", "--from", "-", "--cache-dir", cache.path, "--thumbnail", "40x40"] + flags,
+                                           input: Data(server.url("/a.jpg").absoluteString.utf8))
+                #expect(result.status == 0, "\(result.stderr)")
+                let files = try cachedFiles(cache)
+                try #require(files.count == 1, "only the thumbnail is stored")
+                #expect(try CodersManager.shared.decode(files[0]).size == ImageSize(width: 40, height: 30))
+                thumbnails[name] = files[0]
+            }
+            // The encoder is deterministic: the default's bytes are quality 80's exactly.
+            #expect(thumbnails["default"] == thumbnails["80"])
+            let best = try #require(thumbnails["100"]), eighty = try #require(thumbnails["80"])
+            #expect(best.count > eighty.count, "\(best.count) vs \(eighty.count) bytes")
+        }
+    }
+
+    @Test func aListLineOverTheLimitIsRefusedWithItsNumber() async throws {
+        let input = "https://example.test/a.png\n# comment\n" + "https://example.test/" + String(repeating: "x", count: 70_000) + "\n"
+        let result = try await run(["prefetch", "--from", "-"], input: Data(input.utf8))
+        #expect(result.status == 1)
+        #expect(result.stderr == "webimage: error: line 3 is longer than 65536 bytes\n")
+        #expect(result.stdout.isEmpty)
+    }
+
+    @Test func aMissingListFileIsNamed() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("no-such-list-\(UUID().uuidString).txt").path
+        let result = try await run(["prefetch", "--from", path])
+        #expect(result.status == 1)
+        #expect(result.stderr == "webimage: error: cannot access \(path): no such file\n")
+    }
+
+    @Test func helpStatesTheBatchDefaults() async throws {
+        let result = try await run(["prefetch", "--help"])
+        #expect(result.status == 0)
+        let help = result.stdout.split(whereSeparator: { $0 == " " || $0 == "\n" }).joined(separator: " ")
+        #expect(help.contains("4 per core"))
+        #expect(help.contains("thumbnails stored at quality 80"))
+        #expect(help.contains("--originals keeps the full downloaded image too"))
+        #expect(help.contains("(default: 80.0)") || help.contains("(default: 80)"))
+    }
+}
