@@ -21,7 +21,10 @@ import struct
 import sys
 from pathlib import Path
 
+import pillow_heif
 from PIL import Image, ImageCms, PngImagePlugin
+
+pillow_heif.register_heif_opener()
 
 OUT = Path(sys.argv[1] if len(sys.argv) > 1 else "Tests/WebImageTests/Fixtures/color")
 COLORD = Path("/usr/share/color/icc/colord")
@@ -189,6 +192,9 @@ def expected(source_path, profile_bytes, mode_out="RGB"):
     src = ImageCms.ImageCmsProfile(io.BytesIO(profile_bytes))
     out = ImageCms.profileToProfile(decoded, src, SRGB, renderingIntent=ImageCms.Intent.PERCEPTUAL,
                                     outputMode=mode_out)
+    # Pillow tags the result with its sRGB profile (with today's date in it): an untagged
+    # expectation is sRGB all the same, and stays byte-identical when regenerated.
+    out.info.pop("icc_profile", None)
     return out
 
 
@@ -213,6 +219,7 @@ def main():
     write_case("display-p3.png", rgb, "PNG", DISPLAY_P3)
     write_case("display-p3.webp", rgb, "WEBP", DISPLAY_P3, lossless=True)
     write_case("display-p3.avif", rgb, "AVIF", DISPLAY_P3, quality=95)
+    write_case("display-p3.heic", rgb, "HEIF", DISPLAY_P3, quality=95)
     write_case("adobe-rgb.jpg", rgb, "JPEG", adobe, quality=95)
     write_case("adobe-rgb.tiff", rgb, "TIFF", adobe)
     write_case("prophoto.jpg", rgb, "JPEG", prophoto, quality=95)
@@ -220,10 +227,23 @@ def main():
     # Pillow writes CMYK JPEG the Adobe way: inverted, with an APP14 marker.
     write_case("cmyk-profile.jpg", rgb.convert("CMYK"), "JPEG", cmyk, quality=95)
 
+    # Animations carrying a profile (APNG, animated WebP): the lazy frame sources convert
+    # each frame; the expectation is the first frame's conversion.
+    second = rgb.transpose(Image.FLIP_LEFT_RIGHT)
+    for name, fmt, extra in [("display-p3-animated.png", "PNG", {}),
+                             ("display-p3-animated.webp", "WEBP", {"lossless": True})]:
+        path = OUT / name
+        rgb.save(path, fmt, save_all=True, append_images=[second], duration=100, loop=0,
+                 icc_profile=DISPLAY_P3, **extra)
+        expected(path, DISPLAY_P3).save(OUT / (name + ".expected.png"))
+        print("wrote", path)
+
     # CMYK without a profile: the naive conversion browsers use (and Pillow's convert).
     path = OUT / "cmyk.jpg"
     rgb.convert("CMYK").save(path, "JPEG", quality=95)
-    Image.open(path).convert("RGB").save(OUT / "cmyk.jpg.expected.png")
+    plain = Image.open(path).convert("RGB")
+    plain.info.pop("icc_profile", None)
+    plain.save(OUT / "cmyk.jpg.expected.png")
     print("wrote", path)
 
     # PNG with only gAMA and cHRM (Adobe RGB's primaries, gamma 1.8): the expected result

@@ -20,6 +20,7 @@ import Testing
         Case(file: "display-p3.png", unconvertedBelow: 40),
         Case(file: "display-p3.webp", unconvertedBelow: 40),
         Case(file: "display-p3.avif", unconvertedBelow: 40),
+        Case(file: "display-p3.heic", unconvertedBelow: 40),
         Case(file: "adobe-rgb.jpg", unconvertedBelow: 40),
         Case(file: "adobe-rgb.tiff", unconvertedBelow: 40),
         Case(file: "prophoto.jpg", unconvertedBelow: 40),
@@ -97,6 +98,25 @@ import Testing
         let converted = Self.psnr(thumbnail.pixels, expected.pixels)
         #expect(converted >= 30)
         #expect(converted > Self.psnr(unconverted.pixels, expected.pixels) + 6)
+    }
+
+    @Test(arguments: ["display-p3-animated.png", "display-p3-animated.webp"])
+    func animationsConvertEveryFrameLazilyAndAtOnce(file: String) throws {
+        let data = try Self.fixture(file)
+        let expected = try PNGCoder().decode(try Self.fixture(file + ".expected.png"), options: ImageCoderOptions())
+        let whole = try CodersManager.shared.decode(data)
+        #expect(whole.frameCount == 2)
+        #expect(Self.psnr(whole.pixels, expected.pixels) >= 40)
+        let source: any AnimatedImageCoder = file.hasSuffix(".png")
+            ? try APNGFrameSource(animatedImageData: data, options: ImageCoderOptions())
+            : try WebPFrameSource(animatedImageData: data, options: ImageCoderOptions())
+        #expect(try source.frame(at: 0) == whole.frames[0].pixels)
+        #expect(try source.frame(at: 1) == whole.frames[1].pixels)
+        var keep = ImageCoderOptions()
+        keep.keepsColorProfile = true
+        let stored = try CodersManager.shared.decode(data, options: keep)
+        #expect(stored.colorProfile?.name == "Display P3")
+        #expect(Self.psnr(stored.pixels, expected.pixels) < 40)
     }
 
     @Test func sixteenBitPNGRoundsToEightBits() throws {

@@ -15,7 +15,7 @@ import Testing
     @Test func readsTheProfileOfEachContainer() throws {
         var keep = ImageCoderOptions()
         keep.keepsColorProfile = true
-        for file in ["display-p3.jpg", "display-p3.png", "display-p3.webp", "display-p3.avif"] {
+        for file in ["display-p3.jpg", "display-p3.png", "display-p3.webp", "display-p3.avif", "display-p3.heic"] {
             let image = try CodersManager.shared.decode(try ColorFixtureTests.fixture(file), options: keep)
             #expect(image.colorProfile?.name == "Display P3", "\(file)")
             #expect(image.colorProfile?.colorSpace == .rgb)
