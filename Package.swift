@@ -40,10 +40,12 @@ let package = Package(
         .systemLibrary(name: "CAVIF", path: "Sources/CAVIF"),
         .systemLibrary(name: "CHEIF", path: "Sources/CHEIF"),
         .systemLibrary(name: "CTIFF", path: "Sources/CTIFF"),
+        // Little CMS 2: ICC profiles and the conversion of every decoded image to sRGB.
+        .systemLibrary(name: "CLCMS", path: "Sources/CLCMS"),
         .target(
             name: "WebImage",
             dependencies: [
-                "CJPEG", "CPNG", "CGIF", "CWebP", "CAVIF", "CHEIF", "CTIFF",
+                "CJPEG", "CPNG", "CGIF", "CWebP", "CAVIF", "CHEIF", "CTIFF", "CLCMS",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),

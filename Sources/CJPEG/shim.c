@@ -179,9 +179,11 @@ int cjpeg_decoder_read_header(cjpeg_reader *decoder, const unsigned char *data, 
                               cjpeg_header *header) {
     if (setjmp(decoder->error.jump)) return -1;
     jpeg_mem_src(&decoder->info, data, (unsigned long)size);
-    /* EXIF and XMP can each fill a whole marker. APP14 needs no saving: libjpeg parses it
-     * itself into saw_Adobe_marker. */
+    /* EXIF and XMP can each fill a whole marker, and an ICC profile is split over as many
+     * APP2 markers as it needs. APP14 needs no saving: libjpeg parses it itself into
+     * saw_Adobe_marker. */
     jpeg_save_markers(&decoder->info, JPEG_APP0 + 1, 0xFFFF);
+    jpeg_save_markers(&decoder->info, JPEG_APP0 + 2, 0xFFFF);
     if (jpeg_read_header(&decoder->info, TRUE) != JPEG_HEADER_OK) {
         snprintf(decoder->error.message, sizeof decoder->error.message, "no image in the JPEG stream");
         return -1;
@@ -241,6 +243,18 @@ int cjpeg_decoder_read_rows(cjpeg_reader *decoder, unsigned char *first_row,
     return 0;
 }
 
+size_t cjpeg_decoder_icc_profile(cjpeg_reader *decoder, unsigned char **bytes) {
+    *bytes = NULL;
+    if (setjmp(decoder->error.jump)) return 0;
+    JOCTET *profile = NULL;
+    unsigned int length = 0;
+    /* libjpeg-turbo reassembles the APP2 "ICC_PROFILE" markers by sequence number and
+     * rejects a set with gaps, duplicates or inconsistent counts. */
+    if (!jpeg_read_icc_profile(&decoder->info, &profile, &length) || profile == NULL) return 0;
+    *bytes = profile;
+    return length;
+}
+
 long cjpeg_decoder_damage_warnings(const cjpeg_reader *decoder) {
     return decoder->error.damage_warnings;
 }
@@ -256,7 +270,8 @@ typedef struct cjpeg_encoder {
 } cjpeg_encoder;
 
 int cjpeg_encode_rgbx(const unsigned char *pixels, unsigned int width, unsigned int height,
-                      size_t row_stride, int quality, unsigned char **out,
+                      size_t row_stride, int quality, const unsigned char *icc_profile,
+                      unsigned int icc_length, unsigned char **out,
                       unsigned long *out_size, char *message) {
     *out = NULL;
     *out_size = 0;
@@ -290,6 +305,8 @@ int cjpeg_encode_rgbx(const unsigned char *pixels, unsigned int width, unsigned 
     jpeg_set_quality(&encoder->info, quality, TRUE);
     encoder->info.optimize_coding = TRUE;        /* a few % smaller for one more pass */
     jpeg_start_compress(&encoder->info, TRUE);
+    /* Split over APP2 markers of at most 65,519 bytes each, as ICC.1 Annex B says. */
+    if (icc_profile != NULL && icc_length > 0) jpeg_write_icc_profile(&encoder->info, icc_profile, icc_length);
 
     enum { batch = 32 };
     JSAMPROW rows[batch];

@@ -4,11 +4,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-// Ancillary chunks we never use: skipping them saves work and closes the zTXt/iCCP
-// decompression paths to hostile input. Colour management is out of scope (no gamma
-// correction, like Pillow and browsers without colour management).
+// Ancillary chunks we never use: skipping them saves work and closes the zTXt
+// decompression paths to hostile input. iCCP, sRGB, gAMA and cHRM are read (the colour
+// description, see cpng_decoder_color); libpng applies none of them to the pixels.
 static const png_byte ignored_chunks[] =
-    "tEXt\0zTXt\0iTXt\0iCCP\0sPLT\0eXIf\0hIST\0pCAL\0sCAL\0sTER\0";
+    "tEXt\0zTXt\0iTXt\0sPLT\0eXIf\0hIST\0pCAL\0sCAL\0sTER\0";
 
 // One libpng read struct with our error text, limits and buffers. The one-shot decoder
 // and the progressive stream differ only in how bytes reach libpng (png_set_read_fn or
@@ -82,11 +82,12 @@ static void read_header_fields(png_structp png, png_infop info, cpng_header *hea
 }
 
 // Everything becomes 8-bit RGBA: palette and low-depth grey expand, tRNS becomes alpha,
-// 16-bit keeps its high byte (as Pillow does), opaque types get alpha 255. Must run inside
-// the caller's setjmp: a layout mismatch is a libpng error.
+// 16-bit is scaled to 8 bits rounded (v * 255 / 65535, not the high byte, which is up to
+// one step too dark), opaque types get alpha 255. Must run inside the caller's setjmp: a
+// layout mismatch is a libpng error.
 static void request_rgba8(png_structp png, png_infop info, const cpng_header *header) {
     png_set_expand(png);
-    png_set_strip_16(png);
+    png_set_scale_16(png);
     png_set_gray_to_rgb(png);
     if (!(header->color_type & PNG_COLOR_MASK_ALPHA) && !header->has_trns) {
         png_set_add_alpha(png, 0xFF, PNG_FILLER_AFTER);
@@ -143,6 +144,33 @@ int cpng_decoder_read_header(cpng_reader *decoder, cpng_header *header) {
     return 0;
 }
 
+void cpng_decoder_color(const cpng_reader *decoder, cpng_color *color) {
+    memset(color, 0, sizeof *color);
+    if (!decoder) return;
+    png_structp png = decoder->png;
+    png_infop info = decoder->info;
+    png_charp name = NULL;
+    int compression = 0;
+    png_bytep profile = NULL;
+    png_uint_32 length = 0;
+    if (png_get_iCCP(png, info, &name, &compression, &profile, &length) == PNG_INFO_iCCP && profile) {
+        color->icc = profile;
+        color->icc_length = length;
+    }
+    int intent = 0;
+    color->srgb = png_get_sRGB(png, info, &intent) == PNG_INFO_sRGB;
+    double gamma = 0;
+    if (png_get_gAMA(png, info, &gamma) == PNG_INFO_gAMA && gamma > 0) color->gamma = gamma;
+    double wx, wy, rx, ry, gx, gy, bx, by;
+    if (png_get_cHRM(png, info, &wx, &wy, &rx, &ry, &gx, &gy, &bx, &by) == PNG_INFO_cHRM) {
+        color->has_chromaticities = 1;
+        color->white_x = wx; color->white_y = wy;
+        color->red_x = rx; color->red_y = ry;
+        color->green_x = gx; color->green_y = gy;
+        color->blue_x = bx; color->blue_y = by;
+    }
+}
+
 int cpng_decoder_read_rgba(cpng_reader *decoder, uint8_t *pixels, size_t bytes_per_row, size_t buffer_size) {
     if (!decoder || !pixels) return -1;
     png_structp png = decoder->png;
@@ -197,7 +225,8 @@ static void write_memory(png_structp png, png_bytep bytes, size_t length) {
 static void flush_memory(png_structp png) { (void)png; }
 
 int cpng_encode(const uint8_t *pixels, uint32_t width, uint32_t height, size_t bytes_per_row,
-                int keep_alpha, int level, cpng_buffer *out, char *message, size_t message_size) {
+                int keep_alpha, int level, const uint8_t *icc_profile, uint32_t icc_length,
+                cpng_buffer *out, char *message, size_t message_size) {
     if (!pixels || !out || width == 0 || height == 0 || bytes_per_row < (size_t)width * 4) {
         copy_message(message, message_size, "invalid encode arguments");
         return -1;
@@ -220,6 +249,9 @@ int cpng_encode(const uint8_t *pixels, uint32_t width, uint32_t height, size_t b
     png_set_IHDR(png, info, width, height, 8,
                  keep_alpha ? PNG_COLOR_TYPE_RGB_ALPHA : PNG_COLOR_TYPE_RGB,
                  PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+    if (icc_profile && icc_length > 0) {
+        png_set_iCCP(png, info, "ICC profile", PNG_COMPRESSION_TYPE_BASE, icc_profile, icc_length);
+    }
     png_write_info(png, info);
     if (!keep_alpha) png_set_filler(png, 0, PNG_FILLER_AFTER);
     png_bytep *allocated = malloc(sizeof(png_bytep) * height);

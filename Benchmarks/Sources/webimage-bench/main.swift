@@ -1,7 +1,10 @@
 // Times one decode configuration in-process and prints one JSON line, so the driver
 // (Benchmarks/compare.py) can set it beside the reference tools' numbers.
 //
-//   webimage-bench FILE [--thumbnail N] [--first-frame-only] [--no-orientation] [--seconds S]
+//   webimage-bench FILE [--thumbnail N] [--first-frame-only] [--no-orientation] [--keep-profile] [--seconds S]
+//
+// --keep-profile decodes without the conversion to sRGB (the profile is only attached),
+// which Benchmarks/color.py sets beside the default decode to price the conversion.
 import Foundation
 import WebImage
 
@@ -11,6 +14,7 @@ struct Arguments {
     var firstFrameOnly = false
     var seconds = 3.0
     var applyOrientation = true
+    var keepProfile = false
 
     init(_ arguments: [String]) throws {
         var rest = arguments[...]
@@ -19,11 +23,12 @@ struct Arguments {
             case "--thumbnail": thumbnail = rest.popFirst().flatMap { Int($0) }
             case "--first-frame-only": firstFrameOnly = true
             case "--no-orientation": applyOrientation = false
+            case "--keep-profile": keepProfile = true
             case "--seconds": seconds = rest.popFirst().flatMap { Double($0) } ?? seconds
             default: file = argument
             }
         }
-        if file.isEmpty { throw WebImageError.invalidURL("usage: webimage-bench FILE [--thumbnail N] [--first-frame-only] [--no-orientation] [--seconds S]") }
+        if file.isEmpty { throw WebImageError.invalidURL("usage: webimage-bench FILE [--thumbnail N] [--first-frame-only] [--no-orientation] [--keep-profile] [--seconds S]") }
     }
 }
 
@@ -39,6 +44,7 @@ do {
     var options = ImageCoderOptions()
     options.decodeFirstFrameOnly = arguments.firstFrameOnly
     options.applyOrientation = arguments.applyOrientation
+    options.keepsColorProfile = arguments.keepProfile
     if let side = arguments.thumbnail { options.thumbnailPixelSize = ImageSize(width: side, height: side) }
     var timings: [Double] = []
     var last: Image?

@@ -55,6 +55,11 @@ int cjpeg_decoder_read_header(cjpeg_reader *decoder, const unsigned char *data, 
 size_t cjpeg_decoder_app1(const cjpeg_reader *decoder, const unsigned char *signature,
                           size_t signature_length, const unsigned char **bytes);
 
+/* The embedded ICC profile, reassembled from its APP2 markers, or 0 when there is none
+ * or its markers are inconsistent. On success *bytes is a malloc'd copy the caller frees
+ * with free(). Call after cjpeg_decoder_read_header. */
+size_t cjpeg_decoder_icc_profile(cjpeg_reader *decoder, unsigned char **bytes);
+
 /* Starts decompression to `out_color_space` at the DCT-domain scale scale_num/8
  * (scale_num in 1...16). For progressive and multi-scan files this reads all the
  * input. Reports the output size and bytes per pixel. 0 on success. */
@@ -76,12 +81,14 @@ long cjpeg_decoder_damage_warnings(const cjpeg_reader *decoder);
 /* ---- Encoding ---------------------------------------------------------------------- */
 
 /* Encodes `height` rows of `width` 4-byte pixels (R, G, B, ignored) spaced row_stride
- * bytes apart as a baseline 4:2:0 JPEG with optimised Huffman tables.
+ * bytes apart as a baseline 4:2:0 JPEG with optimised Huffman tables, with the ICC profile
+ * of icc_length bytes at icc_profile in APP2 markers when icc_profile is not NULL.
  * On success returns 0 and hands over a malloc'd buffer in *out / *out_size, which the
  * caller frees once with free(). On failure returns -1, sets *out to NULL and writes a
  * message into `message` (JMSG_LENGTH_MAX bytes). */
 int cjpeg_encode_rgbx(const unsigned char *pixels, unsigned int width, unsigned int height,
-                      size_t row_stride, int quality, unsigned char **out,
+                      size_t row_stride, int quality, const unsigned char *icc_profile,
+                      unsigned int icc_length, unsigned char **out,
                       unsigned long *out_size, char *message);
 
 /* ---- Incremental decoding ---------------------------------------------------------- */

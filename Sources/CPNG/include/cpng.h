@@ -27,6 +27,19 @@ typedef struct {
 cpng_reader *cpng_decoder_create(const uint8_t *data, size_t size, uint32_t max_width, uint32_t max_height);
 /// Reads the chunks before the image data and sets the RGBA8 output transforms.
 int cpng_decoder_read_header(cpng_reader *decoder, cpng_header *header);
+/// What the chunks before the image data say about colour. `icc` points into the
+/// decoder's own storage (valid until it is destroyed); fields are 0 when absent.
+typedef struct {
+    const uint8_t *icc;      /// the decompressed iCCP profile
+    uint32_t icc_length;
+    int srgb;                /// an sRGB chunk: the pixels are sRGB
+    double gamma;            /// gAMA: the file's gamma (0.45455 for 1/2.2)
+    int has_chromaticities;  /// cHRM, with the white point and primaries below
+    double white_x, white_y, red_x, red_y, green_x, green_y, blue_x, blue_y;
+} cpng_color;
+
+/// The colour description read by cpng_decoder_read_header.
+void cpng_decoder_color(const cpng_reader *decoder, cpng_color *color);
 /// Decodes the whole image as 8-bit RGBA into `pixels` (`height` rows of `bytes_per_row`,
 /// `buffer_size` bytes in all; checked). Call after cpng_decoder_read_header.
 int cpng_decoder_read_rgba(cpng_reader *decoder, uint8_t *pixels, size_t bytes_per_row, size_t buffer_size);
@@ -42,10 +55,12 @@ typedef struct {
 } cpng_buffer;
 
 /// Encodes 8-bit RGBA rows as a PNG: colour type RGBA, or RGB when `keep_alpha` is 0
-/// (the fourth byte of each pixel is then dropped). `level` is zlib's 0...9.
+/// (the fourth byte of each pixel is then dropped). `level` is zlib's 0...9. An iCCP chunk
+/// holds the `icc_length` bytes at `icc_profile` when it is not NULL.
 /// On failure returns non-zero and writes a message into `message`.
 int cpng_encode(const uint8_t *pixels, uint32_t width, uint32_t height, size_t bytes_per_row,
-                int keep_alpha, int level, cpng_buffer *out, char *message, size_t message_size);
+                int keep_alpha, int level, const uint8_t *icc_profile, uint32_t icc_length,
+                cpng_buffer *out, char *message, size_t message_size);
 void cpng_buffer_free(cpng_buffer *buffer);
 
 /// Progressive reading (libpng's png_process_data) of a PNG arriving in pieces; used by

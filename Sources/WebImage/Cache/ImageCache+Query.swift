@@ -128,7 +128,8 @@ extension ImageCache {
             orientation: image.orientation,
             hasAlpha: image.hasAlpha,
             isThumbnail: image.isThumbnail,
-            isTransformed: image.isTransformed
+            isTransformed: image.isTransformed,
+            colorProfile: image.colorProfile
         )
     }
 }

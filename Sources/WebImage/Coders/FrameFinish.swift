@@ -1,5 +1,6 @@
 /// How every frame of one animation is finished: resized to `target` and turned by
-/// `orientation` as `options` ask (``DecodeGeometry/finish(_:orientation:target:options:)``).
+/// `orientation` as `options` ask (``DecodeGeometry/finish(_:orientation:target:options:)``),
+/// then converted from `colorProfile` to sRGB (``ColorConversion``).
 ///
 /// The lazy frame sources decode frames one at a time long after they worked out the
 /// geometry, so each keeps this one value rather than the three it is made of.
@@ -10,9 +11,15 @@ struct FrameFinish {
     let target: ImageSize
     /// The decode options (whether to apply the orientation, the resize filter's inputs).
     let options: ImageCoderOptions
+    /// The animation's colour profile, when the file has one. With
+    /// ``ImageCoderOptions/keepsColorProfile`` the frames keep the source's pixels (a lazy
+    /// animation has no ``Image/colorProfile`` to hand the profile on in).
+    var colorProfile: ColorProfile?
 
     /// `pixels` (one frame as stored) finished.
     func apply(to pixels: PixelBuffer) -> PixelBuffer {
-        DecodeGeometry.finish(pixels, orientation: orientation, target: target, options: options)
+        var finished = DecodeGeometry.finish(pixels, orientation: orientation, target: target, options: options)
+        _ = ColorConversion.apply(colorProfile, to: &finished, options: options)
+        return finished
     }
 }

@@ -37,6 +37,13 @@ public struct ImageCoderOptions: Sendable, Equatable {
     /// Refuse images whose header declares more pixels than this, before allocating
     /// anything (a guard against decompression bombs). Default 100 megapixels.
     public var pixelLimit = 100_000_000
+    /// Keep the source's RGB pixels and attach its embedded colour profile as
+    /// ``Image/colorProfile`` (which encoders then embed), instead of converting the pixels
+    /// to sRGB. Default `false`: every decoder converts what a profile, PNG's `gAMA`/`cHRM`
+    /// or AVIF's and HEIF's `nclx` describe to sRGB (perceptual intent, alpha untouched),
+    /// so pixels look as a browser shows them. Grey and CMYK sources are converted either
+    /// way, since their pixels become RGB.
+    public var keepsColorProfile = false
 
     // MARK: Encoding
 

@@ -41,9 +41,10 @@ public struct LinkedLibrary: Sendable, Hashable, CustomStringConvertible {
     public var description: String { "\(name) \(version)" }
 
     /// Every image library the built-in coders use, in the order formats are listed
-    /// (JPEG, PNG, GIF, WebP, AVIF, HEIF, TIFF). BMP is decoded by our own code.
+    /// (JPEG, PNG, GIF, WebP, AVIF, HEIF, TIFF), then Little CMS, which converts their
+    /// colours. BMP is decoded by our own code.
     public static var all: [LinkedLibrary] {
         [JPEGCoder.linkedLibrary, PNGCoder.linkedLibrary, GIFCoder.linkedLibrary, WebPCoder.linkedLibrary,
-         AVIFCoder.linkedLibrary, HEIFCoder.linkedLibrary, TIFFCoder.linkedLibrary]
+         AVIFCoder.linkedLibrary, HEIFCoder.linkedLibrary, TIFFCoder.linkedLibrary, ColorTransform.linkedLibrary]
     }
 }

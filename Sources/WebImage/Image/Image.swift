@@ -30,6 +30,10 @@ public final class Image: Sendable {
     public let isTransformed: Bool
     /// Whether this is a partial image from data still arriving.
     public let isIncremental: Bool
+    /// The colour profile the pixels are in, when it is not sRGB: set only when decoding
+    /// with ``ImageCoderOptions/keepsColorProfile`` (otherwise decoders convert to sRGB),
+    /// kept by transformers, and embedded by the JPEG, PNG, WebP and AVIF encoders.
+    public let colorProfile: ColorProfile?
 
     /// Creates an image. `frames` must not be empty.
     public init(
@@ -41,7 +45,8 @@ public final class Image: Sendable {
         hasAlpha: Bool = true,
         isThumbnail: Bool = false,
         isTransformed: Bool = false,
-        isIncremental: Bool = false
+        isIncremental: Bool = false,
+        colorProfile: ColorProfile? = nil
     ) {
         precondition(!frames.isEmpty, "an Image needs at least one frame")
         self.frames = frames
@@ -53,6 +58,7 @@ public final class Image: Sendable {
         self.isThumbnail = isThumbnail
         self.isTransformed = isTransformed
         self.isIncremental = isIncremental
+        self.colorProfile = colorProfile
     }
 
     /// A still image from one pixel buffer.
@@ -82,7 +88,8 @@ public final class Image: Sendable {
     func markedIncremental() -> Image {
         Image(
             frames: frames, format: format, scale: scale, loopCount: loopCount, orientation: orientation,
-            hasAlpha: hasAlpha, isThumbnail: isThumbnail, isTransformed: isTransformed, isIncremental: true)
+            hasAlpha: hasAlpha, isThumbnail: isThumbnail, isTransformed: isTransformed, isIncremental: true,
+            colorProfile: colorProfile)
     }
 }
 

@@ -34,7 +34,7 @@ extension Image {
         return Image(
             frames: frames, format: format, scale: scale, loopCount: loopCount,
             orientation: orientation, hasAlpha: alpha, isThumbnail: isThumbnail,
-            isTransformed: true, isIncremental: isIncremental
+            isTransformed: true, isIncremental: isIncremental, colorProfile: colorProfile
         )
     }
 }
@@ -73,7 +73,7 @@ extension ImageTransformer {
             let poster = Image(
                 frames: [ImageFrame(pixels: image.pixels)], format: image.format, scale: image.scale,
                 orientation: image.orientation, hasAlpha: image.hasAlpha, isThumbnail: image.isThumbnail,
-                isIncremental: image.isIncremental
+                isIncremental: image.isIncremental, colorProfile: image.colorProfile
             )
             return try transform(poster)
         }

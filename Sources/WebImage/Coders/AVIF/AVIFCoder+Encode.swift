@@ -15,11 +15,11 @@ extension AVIFCoder {
         let frames = EncodeConstraints.prepare(image, options: options)
         let withAlpha = image.hasAlpha && frames.contains { $0.pixels.containsTransparency }
         if options.lossless {
-            let exact = try encode(frames, setting: .lossless, alpha: withAlpha)
+            let exact = try encode(frames, setting: .lossless, alpha: withAlpha, profile: image.colorProfile)
             guard let limit = options.maxFileSize, exact.count > limit else { return exact }
         }
         return try EncodeConstraints.fitFileSize(options: options) { quality in
-            try encode(frames, setting: .lossy(quality: quality), alpha: withAlpha)
+            try encode(frames, setting: .lossy(quality: quality), alpha: withAlpha, profile: image.colorProfile)
         }
     }
 
@@ -37,7 +37,7 @@ extension AVIFCoder {
         }
     }
 
-    private func encode(_ frames: [ImageFrame], setting: Setting, alpha: Bool) throws -> Data {
+    private func encode(_ frames: [ImageFrame], setting: Setting, alpha: Bool, profile: ColorProfile?) throws -> Data {
         guard let encoder = avifEncoderCreate() else { throw WebImageError.encodingFailed("libavif could not create an encoder") }
         defer { avifEncoderDestroy(encoder) }
         let quantizer = setting.quantizer
@@ -56,6 +56,11 @@ extension AVIFCoder {
                 throw WebImageError.encodingFailed("libavif could not allocate a \(frame.pixels.size) image")
             }
             defer { avifImageDestroy(yuv) }
+            if let profile {
+                // libavif copies the bytes into the image's `colr` box.
+                let icc = [UInt8](profile.data)
+                icc.withUnsafeBufferPointer { avifImageSetProfileICC(yuv, $0.baseAddress, $0.count) }
+            }
             let flags: avifAddImageFlags = single ? AVIF_ADD_IMAGE_FLAG_SINGLE.rawValue : AVIF_ADD_IMAGE_FLAG_NONE.rawValue
             let duration = UInt64(max(1, (frame.duration * 1000).rounded()))
             let result = avifEncoderAddImage(encoder, yuv, duration, flags)

@@ -111,6 +111,9 @@ public struct AVIFCoder: ImageCoder {
             let finished = DecodeGeometry.finish(pixels, orientation: orientation, target: target, options: options)
             frames.append(ImageFrame(pixels: finished, duration: frameCount > 1 ? decoder.pointee.imageTiming.duration : 0))
         }
+        // Converted after the resize, so a thumbnail converts only its own pixels.
+        let profile = decoder.pointee.image.flatMap { AVIFCoder.colorProfile(of: $0.pointee) }
+        let kept = ColorConversion.apply(profile, to: &frames, options: options)
         return Image(
             frames: frames,
             format: .avif,
@@ -118,8 +121,18 @@ public struct AVIFCoder: ImageCoder {
             loopCount: 0,
             orientation: orientation,
             hasAlpha: hasAlpha,
-            isThumbnail: target.pixelCount < (options.applyOrientation ? orientation : .up).orientedSize(source).pixelCount
+            isThumbnail: target.pixelCount < (options.applyOrientation ? orientation : .up).orientedSize(source).pixelCount,
+            colorProfile: kept
         )
+    }
+
+    /// The colour the `colr` box describes: its ICC profile, else its `nclx` primaries and
+    /// transfer (``ColorProfile/cicp(primaries:transfer:)``).
+    static func colorProfile(of image: avifImage) -> ColorProfile? {
+        if let icc = image.icc.data, image.icc.size > 0 {
+            return ColorConversion.profile(iccBytes: UnsafeRawBufferPointer(start: icc, count: image.icc.size))
+        }
+        return ColorProfile.cicp(primaries: Int(image.colorPrimaries), transfer: Int(image.transferCharacteristics))
     }
 
     /// Converts the decoder's current YUV(A) image to 8-bit straight RGBA, letting libavif

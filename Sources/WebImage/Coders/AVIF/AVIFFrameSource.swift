@@ -59,7 +59,8 @@ public final class AVIFFrameSource: SequentialFrameSource {
             format: .avif, loopCount: 0, durations: durations, frameSize: target,
             hasAlpha: decoder.pointee.alphaPresent == AVIF_TRUE, orientation: orientation,
             isThumbnail: target.pixelCount < upright.pixelCount)
-        let finish = FrameFinish(orientation: orientation, target: target, options: options)
+        let finish = FrameFinish(
+            orientation: orientation, target: target, options: options, colorProfile: AVIFCoder.colorProfile(of: parsed.pointee))
         let cursor = Cursor(handle: handle, source: source, finish: finish)
         frames = SequentialFrameDecoder(data: data, properties: properties, cursor: cursor)
     }

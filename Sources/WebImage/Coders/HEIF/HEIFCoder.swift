@@ -75,7 +75,9 @@ public struct HEIFCoder: ImageCoder {
             }
             let source = options.applyOrientation ? stored : pixels.size
             let target = DecodeGeometry.targetSize(sourceSize: source, orientation: .up, frameCount: 1, options: options)
-            let finished = DecodeGeometry.finish(pixels, orientation: .up, target: target, options: options)
+            // Converted after the resize, so a thumbnail converts only its own pixels.
+            var finished = DecodeGeometry.finish(pixels, orientation: .up, target: target, options: options)
+            let kept = ColorConversion.apply(HEIFCoder.colorProfile(handle), to: &finished, options: options)
             return Image(
                 frames: [ImageFrame(pixels: finished)],
                 format: format,
@@ -83,7 +85,8 @@ public struct HEIFCoder: ImageCoder {
                 loopCount: 1,
                 orientation: orientation,
                 hasAlpha: hasAlpha,
-                isThumbnail: target.pixelCount < source.pixelCount
+                isThumbnail: target.pixelCount < source.pixelCount,
+                colorProfile: kept
             )
         }
     }
@@ -137,6 +140,24 @@ public struct HEIFCoder: ImageCoder {
     }
 
     /// Turns a libheif failure into ``WebImageError/badImageData(_:)`` with libheif's message.
+    /// The colour the `colr` box describes: its ICC profile (`prof`/`rICC`), else its
+    /// `nclx` primaries and transfer (``ColorProfile/cicp(primaries:transfer:)``).
+    private static func colorProfile(_ handle: OpaquePointer) -> ColorProfile? {
+        let size = heif_image_handle_get_raw_color_profile_size(handle)
+        if size > 0, size <= ColorProfile.maximumSize {
+            var icc = [UInt8](repeating: 0, count: size)
+            if heif_image_handle_get_raw_color_profile(handle, &icc).code == heif_error_Ok {
+                return icc.withUnsafeBytes { ColorConversion.profile(iccBytes: $0) }
+            }
+        }
+        var nclx: UnsafeMutablePointer<heif_color_profile_nclx>?
+        guard heif_image_handle_get_nclx_color_profile(handle, &nclx).code == heif_error_Ok, let nclx else { return nil }
+        defer { heif_nclx_color_profile_free(nclx) }
+        return ColorProfile.cicp(
+            primaries: Int(nclx.pointee.color_primaries.rawValue),
+            transfer: Int(nclx.pointee.transfer_characteristics.rawValue))
+    }
+
     private static func check(_ error: heif_error, _ step: String) throws {
         guard error.code != heif_error_Ok else { return }
         let message = error.message.map { String(cString: $0) } ?? "code \(error.code.rawValue)"

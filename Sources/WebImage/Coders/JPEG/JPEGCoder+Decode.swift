@@ -19,6 +19,8 @@ extension JPEGCoder {
         var isInvertedCMYK: Bool
         /// The final, upright size.
         var target: ImageSize
+        /// The embedded ICC profile, when there is a usable one.
+        var colorProfile: ColorProfile?
         /// libjpeg-turbo's DCT-domain scale is `scaleNumerator / 8`.
         var scaleNumerator: Int
         /// What libjpeg outputs at that scale, as stored.
@@ -34,6 +36,9 @@ extension JPEGCoder {
         var pixels: PixelBuffer
         var plan: DecodePlan
         var isPartial: Bool
+        /// The profile the pixels are still in (``ImageCoderOptions/keepsColorProfile``);
+        /// `nil` when they are sRGB.
+        var colorProfile: ColorProfile?
     }
 
     /// The plan for `data`: reads only the header.
@@ -113,6 +118,7 @@ extension JPEGCoder {
             isCMYK: isCMYK,
             isInvertedCMYK: isCMYK && header.saw_adobe_marker != 0,
             target: target,
+            colorProfile: iccProfile(decoder),
             scaleNumerator: numerator,
             scaledSize: scaledSize(source, numerator: numerator)
         )
@@ -138,7 +144,12 @@ extension JPEGCoder {
         let bottomUp = orientInPlace && plan.appliedOrientation != .upMirrored
         let mirrorRows = orientInPlace && plan.appliedOrientation != .downMirrored
 
-        let pixels = try PixelBuffer(uninitializedWidth: scaled.width, height: scaled.height) { buffer in
+        // CMYK becomes RGB band by band through its profile, or by Pillow's formula when
+        // there is none (or Little CMS cannot use it).
+        let cmykTransform = plan.isCMYK ? plan.colorProfile.flatMap {
+            try? ColorTransformCache.shared.transform(for: $0, input: plan.isInvertedCMYK ? .invertedCMYK : .cmyk)
+        } : nil
+        var pixels = try PixelBuffer(uninitializedWidth: scaled.width, height: scaled.height) { buffer in
             guard let base = buffer.baseAddress else { throw WebImageError.badImageData("empty output") }
             let rowBytes = scaled.width * 4
             let firstRow = bottomUp ? base + (scaled.height - 1) * rowBytes : base
@@ -154,17 +165,31 @@ extension JPEGCoder {
                 guard rows > 0 else { throw WebImageError.badImageData("libjpeg ended before the last row") }
                 let top = bottomUp ? scaled.height - done - rows : done
                 let band = UnsafeMutableBufferPointer(rebasing: buffer[top * rowBytes..<(top + rows) * rowBytes])
-                if plan.isCMYK { convertCMYKToRGBA(band, inverted: plan.isInvertedCMYK) }
+                if let cmykTransform {
+                    cmykTransform.convert(band)
+                } else if plan.isCMYK {
+                    convertCMYKToRGBA(band, inverted: plan.isInvertedCMYK)
+                }
                 if mirrorRows { mirrorEachRow(band, width: scaled.width) }
                 done += rows
             }
         }
         let isPartial = cjpeg_decoder_damage_warnings(decoder) > 0
-        if orientInPlace {
-            return DecodedFrame(pixels: pixels, plan: plan, isPartial: isPartial)
+        // Converted after the resize, so a thumbnail converts only its own pixels.
+        if !orientInPlace {
+            pixels = DecodeGeometry.finish(pixels, orientation: plan.orientation, target: plan.target, options: options)
         }
-        let finished = DecodeGeometry.finish(pixels, orientation: plan.orientation, target: plan.target, options: options)
-        return DecodedFrame(pixels: finished, plan: plan, isPartial: isPartial)
+        let kept = plan.isCMYK ? nil : ColorConversion.apply(plan.colorProfile, to: &pixels, options: options)
+        return DecodedFrame(pixels: pixels, plan: plan, isPartial: isPartial, colorProfile: kept)
+    }
+
+    /// The ICC profile in the file's APP2 markers, if they hold a usable one.
+    private static func iccProfile(_ decoder: OpaquePointer) -> ColorProfile? {
+        var bytes: UnsafeMutablePointer<UInt8>?
+        let count = cjpeg_decoder_icc_profile(decoder, &bytes)
+        guard let bytes else { return nil }
+        defer { free(bytes) }
+        return ColorConversion.profile(iccBytes: UnsafeRawBufferPointer(start: bytes, count: count))
     }
 
     private static func mirrorEachRow(_ buffer: UnsafeMutableBufferPointer<UInt8>, width: Int) {

@@ -5,7 +5,8 @@ import Foundation
 ///
 /// Decoding goes straight to RGBA in the final pixel storage (libjpeg-turbo converts YCbCr,
 /// RGB and grayscale itself; CMYK and YCCK are converted here, honouring Adobe's inverted
-/// CMYK), applies the EXIF orientation and, for thumbnails and `scaleDownLimitBytes`,
+/// CMYK, through the embedded ICC profile when there is one), converts an embedded RGB or
+/// grey ICC profile to sRGB (see ``ImageCoderOptions/keepsColorProfile``), applies the EXIF orientation and, for thumbnails and `scaleDownLimitBytes`,
 /// decodes at a reduced DCT scale (M/8) before the exact resize. Encoding flattens alpha
 /// onto ``ImageCoderOptions/backgroundColor`` and writes 4:2:0 with optimised Huffman
 /// tables. Thread-safe: the coder holds no state, and each call owns its libjpeg objects.
@@ -36,7 +37,8 @@ public struct JPEGCoder: SingleFormatCoder {
             loopCount: 1,
             orientation: decoded.plan.orientation,
             hasAlpha: false,
-            isThumbnail: decoded.plan.isThumbnail
+            isThumbnail: decoded.plan.isThumbnail,
+            colorProfile: decoded.colorProfile
         )
     }
 
@@ -59,7 +61,7 @@ public struct JPEGCoder: SingleFormatCoder {
             ? frame.pixels.flattened(onto: options.backgroundColor ?? .white)
             : frame.pixels
         return try EncodeConstraints.fitFileSize(options: options) { quality in
-            try Self.compress(pixels, quality: Self.libjpegQuality(quality))
+            try Self.compress(pixels, quality: Self.libjpegQuality(quality), colorProfile: image.colorProfile)
         }
     }
 }
@@ -71,16 +73,22 @@ extension JPEGCoder {
         return min(100, max(1, Int((compressionQuality * 100).rounded())))
     }
 
-    /// Compresses opaque RGBA `pixels` (the alpha byte is ignored) at libjpeg `quality`.
-    static func compress(_ pixels: PixelBuffer, quality: Int) throws -> Data {
+    /// Compresses opaque RGBA `pixels` (the alpha byte is ignored) at libjpeg `quality`,
+    /// embedding `colorProfile` when there is one.
+    static func compress(_ pixels: PixelBuffer, quality: Int, colorProfile: ColorProfile? = nil) throws -> Data {
         guard let width = UInt32(exactly: pixels.width), let height = UInt32(exactly: pixels.height) else {
             throw WebImageError.encodingFailed("image of \(pixels.size) is too large for JPEG")
         }
         var message = [CChar](repeating: 0, count: Int(JMSG_LENGTH_MAX))
         var output: UnsafeMutablePointer<UInt8>?
         var outputSize: UInt = 0
+        let icc = colorProfile.map { [UInt8]($0.data) } ?? []
         let status = pixels.bytes.withUnsafeBufferPointer { bytes in
-            cjpeg_encode_rgbx(bytes.baseAddress, width, height, pixels.bytesPerRow, Int32(quality), &output, &outputSize, &message)
+            icc.withUnsafeBufferPointer { profile in
+                cjpeg_encode_rgbx(
+                    bytes.baseAddress, width, height, pixels.bytesPerRow, Int32(quality),
+                    profile.baseAddress, UInt32(profile.count), &output, &outputSize, &message)
+            }
         }
         guard status == 0, let output else {
             let reason = String(cBuffer: message)

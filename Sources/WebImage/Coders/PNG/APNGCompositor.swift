@@ -10,6 +10,9 @@ struct APNGCompositor {
     let orientation: ImageOrientation
     let target: ImageSize
     let options: ImageCoderOptions
+    /// The profile each finished frame is converted from: set by the lazy
+    /// ``APNGFrameSource`` only, since the one-shot decode converts all frames at the end.
+    var colorProfile: ColorProfile?
     private var canvas: APNGCanvas
     /// The frame ``nextFrame(bytes:)`` produces next.
     private(set) var nextIndex = 0
@@ -47,7 +50,8 @@ struct APNGCompositor {
         let saved = dispose == .previous ? canvas.region(of: control) : nil
         canvas.draw(pixels, at: control)
         let composed = try PixelBuffer(width: canvas.size.width, height: canvas.size.height, bytes: canvas.bytes)
-        let finished = DecodeGeometry.finish(composed, orientation: orientation, target: target, options: options)
+        var finished = DecodeGeometry.finish(composed, orientation: orientation, target: target, options: options)
+        _ = ColorConversion.apply(colorProfile, to: &finished, options: options)
         switch dispose {
         case .none: break
         case .background: canvas.clear(control)

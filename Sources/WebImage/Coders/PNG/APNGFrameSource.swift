@@ -40,7 +40,7 @@ public final class APNGFrameSource: SequentialFrameSource {
     public init(animatedImageData data: Data, options: ImageCoderOptions) throws {
         guard !data.isEmpty else { throw WebImageError.badImageData("empty data") }
         let coder = PNGCoder()
-        let (animation, header, orientation, hasAlpha) = try data.withUnsafeBytes { bytes in
+        let (animation, header, orientation, hasAlpha, profile) = try data.withUnsafeBytes { bytes in
             let layout = try PNGChunks.scan(bytes)
             let header = try PNGDecoder.header(of: layout, in: bytes)
             try DecodeGeometry.checkPixelLimit(width: header.width, height: header.height, options: options)
@@ -49,7 +49,8 @@ public final class APNGFrameSource: SequentialFrameSource {
             }
             if options.decodeFirstFrameOnly { animation.frames.removeLast(animation.frames.count - 1) }
             let orientation = coder.exifOrientation(in: layout, bytes: bytes)
-            return (animation, header, orientation, header.hasAlphaChannel || coder.hasTransparencyChunk(in: layout))
+            return (animation, header, orientation, header.hasAlphaChannel || coder.hasTransparencyChunk(in: layout),
+                    PNGDecoder.colorProfile(bytes))
         }
         let source = ImageSize(width: header.width, height: header.height)
         let target = DecodeGeometry.targetSize(
@@ -58,8 +59,9 @@ public final class APNGFrameSource: SequentialFrameSource {
             format: .png, loopCount: options.decodeFirstFrameOnly ? 1 : animation.playCount,
             durations: animation.frames.map(\.control.duration), frameSize: target, hasAlpha: hasAlpha,
             orientation: orientation, isThumbnail: target.pixelCount < source.pixelCount)
-        let compositor = APNGCompositor(
+        var compositor = APNGCompositor(
             animation: animation, header: header, orientation: orientation, target: target, options: options)
+        compositor.colorProfile = profile
         frames = SequentialFrameDecoder(data: data, properties: properties, cursor: Cursor(data: data, compositor: compositor))
     }
 

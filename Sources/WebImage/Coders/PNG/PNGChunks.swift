@@ -33,7 +33,7 @@ enum PNGChunks {
     }
 
     static let IHDR = code("IHDR"), PLTE = code("PLTE"), IDAT = code("IDAT"), IEND = code("IEND")
-    static let tRNS = code("tRNS"), eXIf = code("eXIf")
+    static let tRNS = code("tRNS"), eXIf = code("eXIf"), iCCP = code("iCCP")
     static let acTL = code("acTL"), fcTL = code("fcTL"), fdAT = code("fdAT")
 
     /// Walks the chunks of a PNG stream. Throws when the signature is missing; a chunk

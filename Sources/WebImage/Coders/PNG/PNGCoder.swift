@@ -4,8 +4,9 @@ import Foundation
 /// Decodes and encodes PNG and animated PNG (APNG) with libpng.
 ///
 /// Every colour type and bit depth decodes to 8-bit RGBA: palettes and tRNS become alpha,
-/// 16-bit samples keep their high byte (as Pillow does), and no gamma correction is applied
-/// (as Pillow and browsers without colour management). APNG frames are reassembled from
+/// 16-bit samples are scaled to 8 bits with rounding, and the colour description (`iCCP`,
+/// else `sRGB`, else `gAMA`/`cHRM`) is converted to sRGB as browsers do (see
+/// ``ImageCoderOptions/keepsColorProfile``). APNG frames are reassembled from
 /// `fcTL`/`fdAT` chunks and composited; the orientation comes from the `eXIf` chunk.
 /// Truncated or corrupt image data throws ``WebImageError/badImageData(_:)`` (no partial
 /// images); data after the last image data chunk is not needed.
@@ -40,23 +41,26 @@ public struct PNGCoder: SingleFormatCoder {
 
             if !options.decodeFirstFrameOnly,
                let animation = try APNGDecoder.animation(in: layout, bytes: bytes, header: header, options: options) {
-                let frames = try APNGDecoder.decodeFrames(
+                var frames = try APNGDecoder.decodeFrames(
                     of: animation, bytes: bytes, header: header, orientation: orientation, options: options
                 )
+                let kept = ColorConversion.apply(PNGDecoder.colorProfile(bytes), to: &frames, options: options)
                 return Image(
                     frames: frames, format: .png, scale: options.scaleFactor, loopCount: animation.playCount,
                     orientation: orientation, hasAlpha: hasAlpha,
-                    isThumbnail: frames[0].pixels.size.pixelCount < source.pixelCount
+                    isThumbnail: frames[0].pixels.size.pixelCount < source.pixelCount, colorProfile: kept
                 )
             }
 
-            let pixels = try PNGDecoder.decode(bytes, options: options)
+            let (pixels, profile) = try PNGDecoder.decodeWithColor(bytes, options: options)
             let target = DecodeGeometry.targetSize(sourceSize: source, orientation: orientation, frameCount: 1, options: options)
-            let finished = DecodeGeometry.finish(pixels, orientation: orientation, target: target, options: options)
+            // Converted after the resize, so a thumbnail converts only its own pixels.
+            var finished = DecodeGeometry.finish(pixels, orientation: orientation, target: target, options: options)
+            let kept = ColorConversion.apply(profile, to: &finished, options: options)
             return Image(
                 frames: [ImageFrame(pixels: finished)], format: .png, scale: options.scaleFactor,
                 orientation: orientation, hasAlpha: hasAlpha,
-                isThumbnail: finished.size.pixelCount < source.pixelCount
+                isThumbnail: finished.size.pixelCount < source.pixelCount, colorProfile: kept
             )
         }
     }
@@ -74,9 +78,10 @@ public struct PNGCoder: SingleFormatCoder {
         // RGB is a quarter smaller than RGBA, so alpha is written only when some pixel uses it.
         let keepAlpha = frames.contains { $0.pixels.containsTransparency }
         if frames.count == 1 {
-            return Data(try PNGEncoder.encode(frames[0].pixels, keepAlpha: keepAlpha))
+            return Data(try PNGEncoder.encode(frames[0].pixels, keepAlpha: keepAlpha, colorProfile: image.colorProfile))
         }
-        return Data(try PNGEncoder.encodeAnimation(frames, loopCount: image.loopCount, keepAlpha: keepAlpha))
+        return Data(try PNGEncoder.encodeAnimation(
+            frames, loopCount: image.loopCount, keepAlpha: keepAlpha, colorProfile: image.colorProfile))
     }
 
     // MARK: Metadata

@@ -7,19 +7,24 @@ enum PNGEncoder {
     /// zlib level 6: libpng's and Pillow's default, the usual balance of size and speed.
     static let compressionLevel: Int32 = 6
 
-    /// A complete PNG of `pixels`: colour type RGBA, or RGB when `keepAlpha` is false.
-    static func encode(_ pixels: PixelBuffer, keepAlpha: Bool) throws -> [UInt8] {
+    /// A complete PNG of `pixels`: colour type RGBA, or RGB when `keepAlpha` is false,
+    /// with `colorProfile` in an iCCP chunk when there is one.
+    static func encode(_ pixels: PixelBuffer, keepAlpha: Bool, colorProfile: ColorProfile? = nil) throws -> [UInt8] {
         guard pixels.width <= 0x7FFF_FFFF, pixels.height <= 0x7FFF_FFFF else {
             throw WebImageError.encodingFailed("PNG: \(pixels.size) exceeds the format's size limit")
         }
         var buffer = cpng_buffer()
         defer { cpng_buffer_free(&buffer) }
         var message = [CChar](repeating: 0, count: 160)
+        let icc = colorProfile.map { [UInt8]($0.data) } ?? []
         let status = pixels.bytes.withUnsafeBufferPointer { source in
-            cpng_encode(
-                source.baseAddress, UInt32(pixels.width), UInt32(pixels.height), pixels.bytesPerRow,
-                keepAlpha ? 1 : 0, compressionLevel, &buffer, &message, message.count
-            )
+            icc.withUnsafeBufferPointer { profile in
+                cpng_encode(
+                    source.baseAddress, UInt32(pixels.width), UInt32(pixels.height), pixels.bytesPerRow,
+                    keepAlpha ? 1 : 0, compressionLevel, profile.baseAddress, UInt32(profile.count),
+                    &buffer, &message, message.count
+                )
+            }
         }
         guard status == 0, let data = buffer.data else {
             let reason = String(cBuffer: message)
@@ -33,7 +38,9 @@ enum PNGEncoder {
     /// viewers show) or as fdAT chunks after an fcTL.
     ///
     /// An APNG of `frames` (all the same size), playing `loopCount` times (0 = forever).
-    static func encodeAnimation(_ frames: [ImageFrame], loopCount: Int, keepAlpha: Bool) throws -> [UInt8] {
+    static func encodeAnimation(
+        _ frames: [ImageFrame], loopCount: Int, keepAlpha: Bool, colorProfile: ColorProfile? = nil
+    ) throws -> [UInt8] {
         guard let first = frames.first else { throw WebImageError.encodingFailed("APNG: no frames") }
         guard frames.allSatisfy({ $0.pixels.size == first.pixels.size }) else {
             throw WebImageError.encodingFailed("APNG: frames differ in size")
@@ -42,7 +49,7 @@ enum PNGEncoder {
         var out = PNGChunks.signature
         var sequence: UInt32 = 0
         for (index, frame) in frames.enumerated() {
-            let png = try encode(frame.pixels, keepAlpha: keepAlpha)
+            let png = try encode(frame.pixels, keepAlpha: keepAlpha, colorProfile: index == 0 ? colorProfile : nil)
             try png.withUnsafeBytes { bytes in
                 let layout = try PNGChunks.scan(bytes)
                 guard let ihdr = layout.chunks.first, ihdr.type == PNGChunks.IHDR else {
@@ -54,6 +61,10 @@ enum PNGEncoder {
                     PNGChunks.appendUInt32(UInt32(frames.count), to: &actl)
                     PNGChunks.appendUInt32(UInt32(clamping: max(0, loopCount)), to: &actl)
                     PNGChunks.append(type: PNGChunks.acTL, payload: actl, to: &out)
+                    // The profile libpng wrote for the first frame describes them all.
+                    for chunk in layout.chunks where chunk.type == PNGChunks.iCCP {
+                        out.append(contentsOf: bytes[chunk.payload.lowerBound - 8..<chunk.crcOffset + 4])
+                    }
                 }
                 let control = APNGFrameControl(sequence: sequence, size: frame.pixels.size, duration: frame.duration)
                 PNGChunks.append(type: PNGChunks.fcTL, payload: control.payload, to: &out)

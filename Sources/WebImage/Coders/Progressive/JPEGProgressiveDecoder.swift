@@ -50,10 +50,13 @@ public final class JPEGProgressiveDecoder: CoreBackedProgressiveDecoder {
                 return try partialImage(from: data, options: options)
             }
             guard let pixels = try current.decode(data, plan: plan) else { return nil }
-            let finished = DecodeGeometry.finish(pixels, orientation: plan.orientation, target: plan.target, options: options)
+            var finished = DecodeGeometry.finish(pixels, orientation: plan.orientation, target: plan.target, options: options)
+            // Colours as the one-shot decode gives them (CMYK went through its profile already).
+            let kept = plan.isCMYK ? nil : ColorConversion.apply(plan.colorProfile, to: &finished, options: options)
             return Image(
                 frames: [ImageFrame(pixels: finished)], format: .jpeg, scale: options.scaleFactor, loopCount: 1,
-                orientation: plan.orientation, hasAlpha: false, isThumbnail: plan.isThumbnail, isIncremental: true)
+                orientation: plan.orientation, hasAlpha: false, isThumbnail: plan.isThumbnail, isIncremental: true,
+                colorProfile: kept)
         }
     }
 
@@ -110,9 +113,16 @@ public final class JPEGProgressiveDecoder: CoreBackedProgressiveDecoder {
                 guard top + rows <= height else { throw WebImageError.badImageData("libjpeg wrote past the last row") }
                 hasRows = true
                 if plan.isCMYK {
+                    let transform = plan.colorProfile.flatMap {
+                        try? ColorTransformCache.shared.transform(for: $0, input: plan.isInvertedCMYK ? .invertedCMYK : .cmyk)
+                    }
                     pixels.withUnsafeMutableBufferPointer { out in
                         let band = UnsafeMutableBufferPointer(rebasing: out[top * rowBytes..<(top + rows) * rowBytes])
-                        JPEGCoder.convertCMYKToRGBA(band, inverted: plan.isInvertedCMYK)
+                        if let transform {
+                            transform.convert(band)
+                        } else {
+                            JPEGCoder.convertCMYKToRGBA(band, inverted: plan.isInvertedCMYK)
+                        }
                     }
                 }
             }

@@ -48,11 +48,13 @@ public final class PNGProgressiveDecoder: CoreBackedProgressiveDecoder {
             let frameCount = options.decodeFirstFrameOnly ? 1 : chunks.declaredFrames
             let target = DecodeGeometry.targetSize(
                 sourceSize: source, orientation: chunks.orientation, frameCount: frameCount, options: options)
-            let finished = DecodeGeometry.finish(canvas, orientation: chunks.orientation, target: target, options: options)
+            var finished = DecodeGeometry.finish(canvas, orientation: chunks.orientation, target: target, options: options)
+            // Colours as the one-shot decode gives them.
+            let kept = ColorConversion.apply(session.colorProfile(), to: &finished, options: options)
             return Image(
                 frames: [ImageFrame(pixels: finished)], format: .png, scale: options.scaleFactor, loopCount: 1,
                 orientation: chunks.orientation, hasAlpha: header.color_type & 4 != 0 || header.has_trns != 0,
-                isThumbnail: finished.size.pixelCount < source.pixelCount, isIncremental: true)
+                isThumbnail: finished.size.pixelCount < source.pixelCount, isIncremental: true, colorProfile: kept)
         }
     }
 
@@ -95,6 +97,8 @@ public final class PNGProgressiveDecoder: CoreBackedProgressiveDecoder {
     private final class Session {
         private let stream: OpaquePointer
         private var fed = 0
+        /// The colour description, read once the header has been (it comes before the rows).
+        private var profile: ColorProfile??
 
         init(options: ImageCoderOptions) throws {
             let side = UInt32(clamping: min(options.pixelLimit, 0x7FFF_FFFF))
@@ -115,6 +119,14 @@ public final class PNGProgressiveDecoder: CoreBackedProgressiveDecoder {
             }
             fed = data.count
             guard result == 0 else { throw PNGDecoder.failure(stream) }
+        }
+
+        /// The stream's colour profile; call once the header was read (``canvas()`` is non-nil).
+        func colorProfile() -> ColorProfile? {
+            if let profile { return profile }
+            let read = PNGDecoder.colorProfile(stream)
+            profile = .some(read)
+            return read
         }
 
         /// The header and a copy of the canvas, once at least one row was drawn.

@@ -110,7 +110,9 @@ public struct TIFFCoder: SingleFormatCoder {
 
         let source = ImageSize(width: Int(width), height: Int(height))
         let target = DecodeGeometry.targetSize(sourceSize: source, orientation: orientation, frameCount: 1, options: options)
-        let finished = DecodeGeometry.finish(pixels, orientation: orientation, target: target, options: options)
+        // Converted after the resize, so a thumbnail converts only its own pixels.
+        var finished = DecodeGeometry.finish(pixels, orientation: orientation, target: target, options: options)
+        let kept = ColorConversion.apply(TIFFCoder.iccProfile(tiff), to: &finished, options: options)
         let upright = (options.applyOrientation ? orientation : .up).orientedSize(source)
         return Image(
             frames: [ImageFrame(pixels: finished)],
@@ -119,8 +121,27 @@ public struct TIFFCoder: SingleFormatCoder {
             loopCount: 1,
             orientation: orientation,
             hasAlpha: hasAlpha,
-            isThumbnail: target.pixelCount < upright.pixelCount
+            isThumbnail: target.pixelCount < upright.pixelCount,
+            colorProfile: kept
         )
+    }
+
+    /// The ICC profile of the directory (tag 34675), if it holds a usable one. CMYK TIFFs
+    /// reach us as RGB through libtiff's own naive conversion, so a CMYK profile no longer
+    /// describes the pixels and is ignored.
+    private static func iccProfile(_ tiff: OpaquePointer) -> ColorProfile? {
+        var count: UInt32 = 0
+        var bytes: UnsafeMutableRawPointer?
+        let found = withUnsafeMutablePointer(to: &count) { countPointer in
+            withUnsafeMutablePointer(to: &bytes) { bytesPointer in
+                withVaList([countPointer, bytesPointer]) { TIFFVGetField(tiff, UInt32(TIFFTAG_ICCPROFILE), $0) }
+            }
+        }
+        guard found == 1, count > 0, let bytes,
+              let profile = ColorConversion.profile(iccBytes: UnsafeRawBufferPointer(start: bytes, count: Int(count))),
+              profile.colorSpace != .cmyk
+        else { return nil }
+        return profile
     }
 
     /// Rewrites an ExtraSamples value of "unassociated alpha" to "associated" in libtiff's

@@ -34,7 +34,9 @@ extension WebPCoder {
         if overflow || total > options.pixelLimit {
             throw WebImageError.imageTooLarge(width: canvas.width, height: canvas.height, limit: options.pixelLimit)
         }
-        let orientation = WebPAnimDecoderGetDemuxer(decoder).flatMap { exifOrientation(in: $0) } ?? .up
+        let demuxer = WebPAnimDecoderGetDemuxer(decoder)
+        let orientation = demuxer.flatMap { exifOrientation(in: $0) } ?? .up
+        let profile = demuxer.flatMap { iccProfile(in: $0) }
         let target = DecodeGeometry.targetSize(
             sourceSize: canvas, orientation: orientation, frameCount: frameCount, options: options)
 
@@ -56,9 +58,10 @@ extension WebPCoder {
         }
         guard !frames.isEmpty else { return nil }
         if frames.count == 1 { frames[0].duration = 0 }
+        let kept = ColorConversion.apply(profile, to: &frames, options: options)
         return Image(
             frames: frames, format: .webp, scale: options.scaleFactor, loopCount: Int(info.loop_count),
-            orientation: orientation, hasAlpha: hasAlpha, isThumbnail: target != canvas)
+            orientation: orientation, hasAlpha: hasAlpha, isThumbnail: target != canvas, colorProfile: kept)
     }
 
     /// libwebp's animation decoder over the `count` bytes at `base`, giving RGBA on the

@@ -9,7 +9,9 @@ extension WebPCoder {
             throw WebImageError.badImageData("empty data")
         }
         let source = ImageSize(width: Int(features.width), height: Int(features.height))
-        let orientation = withDemuxer(bytes) { exifOrientation(in: $0) } ?? .up
+        let (orientation, profile) = withDemuxer(bytes) { demuxer in
+            (exifOrientation(in: demuxer) ?? .up, iccProfile(in: demuxer))
+        } ?? (.up, nil)
         let target = DecodeGeometry.targetSize(sourceSize: source, orientation: orientation, frameCount: 1, options: options)
         let applied: ImageOrientation = options.applyOrientation ? orientation : .up
         let stored = applied.orientedSize(target)
@@ -36,10 +38,13 @@ extension WebPCoder {
                 throw WebImageError.badImageData("WebP: \(describe(status))")
             }
         }
+        // Converted after the resize, so a thumbnail converts only its own pixels.
+        var finished = DecodeGeometry.finish(pixels, orientation: orientation, target: target, options: options)
+        let kept = ColorConversion.apply(profile, to: &finished, options: options)
         return Image(
-            frames: [ImageFrame(pixels: DecodeGeometry.finish(pixels, orientation: orientation, target: target, options: options))],
+            frames: [ImageFrame(pixels: finished)],
             format: .webp, scale: options.scaleFactor, loopCount: 1, orientation: orientation,
-            hasAlpha: features.has_alpha != 0, isThumbnail: stored != source)
+            hasAlpha: features.has_alpha != 0, isThumbnail: stored != source, colorProfile: kept)
     }
 
     /// Runs `body` with a demuxer over the whole file, or returns `nil` when the file does
@@ -50,6 +55,16 @@ extension WebPCoder {
         guard let demuxer = WebPDemux(&data) else { return nil }
         defer { WebPDemuxDelete(demuxer) }
         return body(demuxer)
+    }
+
+    /// The profile in the file's `ICCP` chunk, if it holds a usable one.
+    static func iccProfile(in demuxer: OpaquePointer) -> ColorProfile? {
+        guard WebPDemuxGetI(demuxer, WEBP_FF_FORMAT_FLAGS) & ICCP_FLAG.rawValue != 0 else { return nil }
+        var chunk = WebPChunkIterator()
+        guard WebPDemuxGetChunk(demuxer, "ICCP", 1, &chunk) != 0 else { return nil }
+        defer { WebPDemuxReleaseChunkIterator(&chunk) }
+        guard let payload = chunk.chunk.bytes, chunk.chunk.size > 0 else { return nil }
+        return ColorConversion.profile(iccBytes: UnsafeRawBufferPointer(start: payload, count: chunk.chunk.size))
     }
 
     /// The orientation in the file's `EXIF` chunk, if it has one.

@@ -61,9 +61,12 @@ public struct WebPCoder: SingleFormatCoder {
         try checkEncodable(format)
         let frames = EncodeConstraints.prepare(image, options: options)
         let encode: (Double, Bool) throws -> Data = { quality, lossless in
-            frames.count == 1
+            let webp = frames.count == 1
                 ? try WebPCoder.encodeStill(frames[0].pixels, quality: quality, lossless: lossless)
                 : try WebPCoder.encodeAnimation(frames, loopCount: image.loopCount, quality: quality, lossless: lossless)
+            // Inside the size search, so the profile's bytes count against maxFileSize.
+            guard let profile = image.colorProfile else { return webp }
+            return try WebPCoder.embedding(profile, in: webp)
         }
         if options.lossless {
             let lossless = try encode(options.compressionQuality, true)

@@ -72,7 +72,9 @@ public final class WebPFrameSource: SequentialFrameSource {
         let properties = AnimatedImageProperties(
             format: .webp, loopCount: options.decodeFirstFrameOnly ? 1 : handle.loopCount, durations: durations,
             frameSize: target, hasAlpha: features.has_alpha != 0, orientation: orientation, isThumbnail: target != canvas)
-        let cursor = Cursor(handle: handle, finish: FrameFinish(orientation: orientation, target: target, options: options))
+        let finish = FrameFinish(
+            orientation: orientation, target: target, options: options, colorProfile: WebPCoder.iccProfile(in: demuxer))
+        let cursor = Cursor(handle: handle, finish: finish)
         frames = SequentialFrameDecoder(data: data, properties: properties, cursor: cursor)
     }
 

@@ -8,13 +8,25 @@ import Testing
 /// Pillow uses libjpeg-turbo with the same accurate IDCT and fancy upsampling, so the
 /// pixels should agree almost exactly: we allow a mean absolute difference of 1.5 and a
 /// worst channel difference of 12 over the sample grid.
+///
+/// Pillow's plain decode leaves an embedded profile unapplied, so the files that carry one
+/// (TestICCProfile.jpg, TestJFIF.jpg's Display P3) are decoded with
+/// ``ImageCoderOptions/keepsColorProfile``: this suite checks libjpeg's pixels, and the
+/// conversion to sRGB is checked by ColorFixtureTests and CorpusDecodeTests.
 @Suite struct JPEGCoderTests {
     let coder = JPEGCoder()
+
+    /// Options that keep the stored pixels, as Pillow's decode does.
+    static var storedPixels: ImageCoderOptions {
+        var options = ImageCoderOptions()
+        options.keepsColorProfile = true
+        return options
+    }
 
     @Test(arguments: ["TestImage.jpg", "TestImageLarge.jpg", "MonochromeTestImage.jpg", "TestICCProfile.jpg", "TestHDR.jpeg"])
     func decodesCorpusFileLikePillow(name: String) throws {
         let reference = try #require(try Self.references().corpus[name])
-        let image = try coder.decode(try Corpus.data(name), options: ImageCoderOptions())
+        let image = try coder.decode(try Corpus.data(name), options: Self.storedPixels)
         #expect(image.size == ImageSize(width: reference.width, height: reference.height))
         #expect(image.format == .jpeg)
         #expect(!image.hasAlpha)
@@ -38,8 +50,9 @@ import Testing
 
     @Test func turnsTestJFIFUprightAndReportsOrientationDown() throws {
         let reference = try #require(try Self.references().corpus["TestJFIF.jpg"])
-        let image = try coder.decode(try Corpus.data("TestJFIF.jpg"), options: ImageCoderOptions())
+        let image = try coder.decode(try Corpus.data("TestJFIF.jpg"), options: Self.storedPixels)
         #expect(image.orientation == .down)
+        #expect(image.colorProfile?.name == "Display P3")
         #expect(image.size == ImageSize(width: 4032, height: 3024))
         let difference = Self.compare(image.pixels, with: reference)
         #expect(difference.mean <= 1.5, "mean difference \(difference.mean)")
@@ -48,7 +61,7 @@ import Testing
 
     @Test func keepsTestJFIFAsStoredWithoutApplyOrientation() throws {
         let reference = try #require(try Self.references().corpus["TestJFIF.jpg"]?.stored)
-        var options = ImageCoderOptions()
+        var options = Self.storedPixels
         options.applyOrientation = false
         let image = try coder.decode(try Corpus.data("TestJFIF.jpg"), options: options)
         #expect(image.orientation == .down)

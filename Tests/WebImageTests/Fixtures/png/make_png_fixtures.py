@@ -8,10 +8,12 @@
    RGBA as decoded by Pillow, reduced to an FNV-1a 64 hash of the bytes plus a few pixels.
 
 Pillow's APNG "dispose to previous" after an OVER blend is patched (see
-_keep_previous_canvas). Pillow's decode becomes RGBA with the rules the coder documents: 16-bit samples keep their
-high byte, tRNS makes matching samples transparent (compared at the file's own depth), no
-gamma correction. Where Pillow's convert("RGBA") does not follow those rules (16-bit grey,
-tRNS on low-depth grey), the RGBA is built here from Pillow's samples instead.
+_keep_previous_canvas). Pillow's decode becomes RGBA with the rules the coder documents: 16-bit samples are
+scaled to 8 bits rounded (v * 255 / 65535), tRNS makes matching samples transparent
+(compared at the file's own depth), no gamma correction. Pillow keeps only the high byte of
+16-bit colour, so 16-bit files are read here with pypng (pure Python, every sample exact);
+where Pillow's convert("RGBA") does not follow the rules for low-depth grey with tRNS, the
+RGBA is built from Pillow's samples.
 
 Usage: python3 make_png_fixtures.py [corpus_dir]
 """
@@ -22,6 +24,7 @@ import struct
 import sys
 import zlib
 
+import png  # pypng: exact 16-bit samples
 from PIL import Image, PngImagePlugin
 
 
@@ -189,30 +192,38 @@ def transparent_key(im):
     return t if isinstance(t, (int, tuple)) else None
 
 
-def rgba_of(im, ihdr):
+def rgba16_rounded(data):
+    """RGBA of a 16-bit PNG's (only) image, each sample scaled to 8 bits with rounding and
+    tRNS matched at 16 bits, from pypng's exact decode."""
+    width, height, rows, info = png.Reader(bytes=data).asDirect()
+    planes = info["planes"]
+    out = bytearray()
+    for row in rows:
+        for x in range(width):
+            px = row[x * planes:(x + 1) * planes]
+            if planes == 1:
+                px = [px[0], px[0], px[0], 65535]
+            elif planes == 2:
+                px = [px[0], px[0], px[0], px[1]]
+            elif planes == 3:
+                px = list(px) + [65535]
+            out += bytes((v * 255 + 32767) // 65535 for v in px)
+    return bytes(out)
+
+
+def rgba_of(im, ihdr, data):
     """RGBA bytes of the current Pillow frame under the documented rules."""
     depth, color_type = ihdr
-    if color_type == 0 and (depth == 16 or depth < 8):
-        # Pillow's samples are exact (I;16 full precision; L scaled); build RGBA here.
+    if depth == 16 and getattr(im, "n_frames", 1) == 1:
+        return rgba16_rounded(data)
+    if color_type == 0 and depth < 8:
+        # Pillow's samples are exact (L scaled); build RGBA here.
         key = transparent_key(im)
-        if depth == 16:
-            assert im.mode == "I;16", im.mode
-            raw = struct.unpack(f"<{im.size[0] * im.size[1]}H", im.tobytes())
-            high = [v >> 8 for v in raw]
-        else:
-            high = list(im.convert("L").tobytes())
-            raw = [v * ((1 << depth) - 1) // 255 for v in high]
+        high = list(im.convert("L").tobytes())
+        raw = [v * ((1 << depth) - 1) // 255 for v in high]
         out = bytearray()
         for h, r in zip(high, raw):
             out += bytes((h, h, h, 0 if key is not None and r == key else 255))
-        return bytes(out)
-    if color_type == 2 and depth == 16 and transparent_key(im) is not None:
-        key = tuple(s >> 8 for s in transparent_key(im))
-        out = bytearray()
-        rgb = im.convert("RGB").tobytes()
-        for i in range(0, len(rgb), 3):
-            px = tuple(rgb[i:i + 3])
-            out += bytes(px) + bytes((0 if px == key else 255,))
         return bytes(out)
     return im.convert("RGBA").tobytes()
 
@@ -227,7 +238,7 @@ def describe(path):
     for index in range(count):
         im.seek(index)
         im.load()
-        rgba = rgba_of(im, (depth, color_type))
+        rgba = rgba_of(im, (depth, color_type), data)
         w, h = im.size
         points = [(0, 0), (w - 1, 0), (w // 2, h // 2), (0, h - 1), (w - 1, h - 1), (w // 3, h // 5)]
         frames.append({

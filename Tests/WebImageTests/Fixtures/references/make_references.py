@@ -15,11 +15,16 @@ resets the EXIF tag; Pillow's AVIF plugin likewise turns irot/imir into pixels. 
 "orientation" field is the EXIF value our decoder should report: the tag for
 JPEG/PNG/WebP, pillow_heif's original_orientation for HEIF, and null when there is none.
 
+Colour: an image carrying an ICC profile is converted to sRGB with Little CMS through
+ImageCms (perceptual intent), as browsers show it and as our decoders do by default;
+untagged images and PNG's gAMA/cHRM for sRGB itself are taken as sRGB.
+
 Sample positions: x = floor((i + 0.5) * W / 16), y likewise, for i in 0..<16, row by row.
 
 Usage: python3 make_references.py [corpus directory]
        (default: $WEBIMAGE_CORPUS, else the repository's Corpus/sdwebimage)
 """
+import io
 import json
 import os
 import sys
@@ -27,7 +32,7 @@ import sys
 import numpy
 import PIL
 import pillow_heif
-from PIL import Image, ImageOps
+from PIL import Image, ImageCms, ImageOps
 
 pillow_heif.register_heif_opener()
 
@@ -59,6 +64,17 @@ def webp_is_lossless(data):
     return lossy < 0 or lossless < lossy
 
 
+def to_srgb(image, icc):
+    """`image` converted from its ICC profile to sRGB (alpha kept), or as it is."""
+    if not icc or image.mode not in ("RGB", "RGBA", "L", "CMYK"):
+        return image
+    source = ImageCms.ImageCmsProfile(io.BytesIO(icc))
+    srgb = ImageCms.createProfile("sRGB")
+    mode = "RGBA" if image.mode == "RGBA" else "RGB"
+    return ImageCms.profileToProfile(image, source, srgb, renderingIntent=ImageCms.Intent.PERCEPTUAL,
+                                     outputMode=mode)
+
+
 def describe(path):
     data = open(path, "rb").read()
     image = Image.open(path)
@@ -79,7 +95,7 @@ def describe(path):
         lossy = fmt in ("JPEG", "MPO") or (fmt == "WEBP" and not webp_is_lossless(data))
     image.seek(0)
     upright = ImageOps.exif_transpose(image)
-    rgba = upright.convert("RGBA")
+    rgba = to_srgb(upright, image.info.get("icc_profile")).convert("RGBA")
     width, height = rgba.size
     pixels = rgba.load()
     samples = []

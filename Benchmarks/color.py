@@ -1,0 +1,112 @@
+#!/usr/bin/env python3
+"""What converting an embedded Display P3 profile to sRGB costs, ours beside Pillow + ImageCms.
+
+Makes a 12 MP (4000x3000) Display P3 JPEG (a photo-like picture, quality 90), then times,
+each in one run and alternating so both see the same machine:
+- full decode with the conversion vs full decode keeping the source's pixels;
+- a 512-pixel thumbnail with the conversion vs without;
+- Pillow doing the same: decode (draft + thumbnail for the thumbnail) and
+  ImageCms.applyTransform with a transform built once, as our cache does.
+Usage: python3 Benchmarks/color.py --bin .build/release   (Benchmarks/color.sh sets it up)
+"""
+import argparse
+import io
+import json
+import os
+import statistics
+import subprocess
+import tempfile
+import time
+
+from PIL import Image, ImageCms, ImageFilter
+
+import importlib.util  # noqa: E402
+
+# The Display P3 profile the colour fixtures use, from the script that writes it.
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+spec = importlib.util.spec_from_file_location("fixtures", os.path.join(ROOT, "scripts", "make-color-fixtures.py"))
+fixtures = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(fixtures)
+
+
+def make_photo(path):
+    small = Image.effect_mandelbrot((400, 300), (-2.2, -1.2, 1.0, 1.2), 60).convert("RGB")
+    noise = Image.effect_noise((4000, 3000), 40).convert("RGB")
+    big = Image.blend(small.resize((4000, 3000), Image.BICUBIC), noise, 0.25)
+    tinted = Image.merge("RGB", [big.getchannel(0), big.getchannel(1).point(lambda v: 255 - v), big.getchannel(2)])
+    tinted.filter(ImageFilter.SMOOTH).save(path, "JPEG", quality=90, icc_profile=fixtures.DISPLAY_P3)
+
+
+def ours(bench, path, *flags, seconds=3.0):
+    out = subprocess.run([bench, path, "--seconds", str(seconds), *flags], check=True, capture_output=True, text=True)
+    return json.loads(out.stdout)["median_ms"]
+
+
+def timed_median(fn, seconds=3.0, minimum=5):
+    fn()
+    times = []
+    deadline = time.perf_counter() + seconds
+    while len(times) < minimum or time.perf_counter() < deadline:
+        start = time.perf_counter()
+        fn()
+        times.append((time.perf_counter() - start) * 1000)
+    return statistics.median(times)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--bin", required=True)
+    parser.add_argument("--rounds", type=int, default=3)
+    args = parser.parse_args()
+    bench = os.path.join(args.bin, "webimage-bench")
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "p3-12mp.jpg")
+        make_photo(path)
+        src = ImageCms.ImageCmsProfile(io.BytesIO(fixtures.DISPLAY_P3))
+        transform = ImageCms.buildTransform(src, ImageCms.createProfile("sRGB"), "RGB", "RGB",
+                                            renderingIntent=ImageCms.Intent.PERCEPTUAL)
+
+        def pillow_full(convert):
+            def run():
+                im = Image.open(path)
+                im.load()
+                if convert:
+                    ImageCms.applyTransform(im, transform, inPlace=True)
+            return run
+
+        def pillow_thumb(convert):
+            def run():
+                im = Image.open(path)
+                im.draft("RGB", (512, 512))
+                im.thumbnail((512, 512), Image.LANCZOS)
+                if convert:
+                    ImageCms.applyTransform(im, transform, inPlace=True)
+            return run
+
+        rows = {key: [] for key in ("full", "full_keep", "thumb", "thumb_keep",
+                                    "p_full", "p_full_plain", "p_thumb", "p_thumb_plain")}
+        for _ in range(args.rounds):
+            rows["full"].append(ours(bench, path))
+            rows["full_keep"].append(ours(bench, path, "--keep-profile"))
+            rows["thumb"].append(ours(bench, path, "--thumbnail", "512"))
+            rows["thumb_keep"].append(ours(bench, path, "--thumbnail", "512", "--keep-profile"))
+            rows["p_full"].append(timed_median(pillow_full(True)))
+            rows["p_full_plain"].append(timed_median(pillow_full(False)))
+            rows["p_thumb"].append(timed_median(pillow_thumb(True)))
+            rows["p_thumb_plain"].append(timed_median(pillow_thumb(False)))
+        m = {key: min(values) for key, values in rows.items()}
+        print(f"12 MP Display P3 JPEG, best of {args.rounds} medians (ms)")
+        print(f"{'':34} {'ours':>8} {'Pillow':>8} {'ours/Pillow':>12}")
+        for label, a, b in [("full decode, kept pixels", "full_keep", "p_full_plain"),
+                            ("full decode + to sRGB", "full", "p_full"),
+                            ("thumbnail 512, kept pixels", "thumb_keep", "p_thumb_plain"),
+                            ("thumbnail 512 + to sRGB", "thumb", "p_thumb")]:
+            print(f"{label:34} {m[a]:8.1f} {m[b]:8.1f} {m[a] / m[b]:12.2f}")
+        print(f"conversion adds: ours full {100 * (m['full'] / m['full_keep'] - 1):+.1f} %, "
+              f"thumbnail {100 * (m['thumb'] / m['thumb_keep'] - 1):+.1f} %; "
+              f"Pillow full {100 * (m['p_full'] / m['p_full_plain'] - 1):+.1f} %, "
+              f"thumbnail {100 * (m['p_thumb'] / m['p_thumb_plain'] - 1):+.1f} %")
+
+
+if __name__ == "__main__":
+    main()

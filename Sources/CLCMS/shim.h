@@ -1,0 +1,10 @@
+#include <lcms2.h>
+
+/* lcms2's pixel-format names are macros built from shifts, which Swift does not import;
+ * these constants give the layouts ColorTransform uses their lcms values. */
+static const cmsUInt32Number clcms_type_rgba_8 = TYPE_RGBA_8;
+static const cmsUInt32Number clcms_type_rgb_8 = TYPE_RGB_8;
+static const cmsUInt32Number clcms_type_gray_8 = TYPE_GRAY_8;
+static const cmsUInt32Number clcms_type_cmyk_8 = TYPE_CMYK_8;
+/* Adobe's inverted CMYK (0 = full ink), as Photoshop writes it in JPEG. */
+static const cmsUInt32Number clcms_type_cmyk_8_rev = TYPE_CMYK_8_REV;
