@@ -42,7 +42,7 @@ final class FailedURLSet: Sendable {
         let failedAt = now()
         failures.withLock { failures in
             failures.set(failedAt, forKey: url, cost: 1)
-            while failures.count > limits.capacity { failures.removeLeastRecent() }
+            while failures.count > limits.capacity { _ = failures.removeLeastRecent() }
         }
     }
 
