@@ -66,7 +66,7 @@ origin_hits() { wc -l < "$work/logs/access.log"; }
 timed() {
     local name=$1; shift
     if ! /usr/bin/time -f '%e %U %S %M' -o "$work/time" "$@" > "$work/$name.out" 2> "$work/$name.err"; then
-        echo "$name failed:"; tail -5 "$work/$name.out" "$work/$name.err"; exit 1
+        echo "$name failed:"; tail -n 5 "$work/$name.out" "$work/$name.err"; exit 1
     fi
     read -r wall user sys rss < <(tail -1 "$work/time")
     cpu=$(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.2f", u + s }')
@@ -129,7 +129,8 @@ python_run() {  # python_run CACHE WORKERS [extra flags]
 # without a journal (this machine's) creating files right after deleting many makes the inode
 # allocator skip the recently freed ones, which costs whichever side runs next.
 measure() {  # measure SIDE [N]
-    local side=$1 n=${2:-} home="$work/cache-$1-$RANDOM$RANDOM" folder tag=$1$n
+    local side=$1 n=${2:-} folder
+    local home="$work/cache-$side-$RANDOM$RANDOM" tag=$side$n
     if [ "$side" = python ]; then folder=$home; else folder=$home/swift-web-image/default; fi
     local hits_before; hits_before=$(origin_hits)
     case $side in fetch) fetch_run "$home" ;; prefetch) prefetch_run "$home" ;; python) python_run "$home" "$n" ;; esac
