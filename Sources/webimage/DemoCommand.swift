@@ -16,8 +16,20 @@ struct DemoCommand: AsyncParsableCommand {
     @Option(help: "The images to serve (default: $WEBIMAGE_CORPUS, else Corpus/sdwebimage in the current directory, as in a clone).")
     var corpus: String?
 
-    @Option(help: "Load thumbnails that fit WxH instead of full-size images.")
+    @Option(help: "Load thumbnails that fit WxH instead of full-size images (with --soak, default 128x128).")
     var thumbnail: ImageSize?
+
+    @Option(help: "Instead of the table, a soak: LOADS loads cycling over --soak-urls URLs through one manager, printing resident memory and open files (make soak).")
+    var soak: Int?
+
+    @Option(name: .customLong("soak-urls"), help: "With --soak: the distinct URLs the loads cycle over.")
+    var soakURLs = 2000
+
+    @Option(help: "With --soak: the memory cache's limit in MiB.")
+    var soakMemoryLimit = 8
+
+    @Option(help: "With --soak: the transform of every load.", transform: TransformSpec.argument)
+    var soakTransform: TransformSpec?
 
     /// One image's three loads.
     struct Row {
@@ -30,6 +42,10 @@ struct DemoCommand: AsyncParsableCommand {
             let directory = try corpusDirectory()
             let files = try Self.readFiles(in: directory)
             guard !files.isEmpty else { throw ValidationError("no files in \(directory.path)") }
+            if let soak {
+                try await runSoak(loads: soak, files: files)
+                return
+            }
             let origin = try await DemoOrigin.start(serving: files)
             let cacheDirectory = FileManager.default.temporaryDirectory
                 .appendingPathComponent("webimage-demo-\(UUID().uuidString)", isDirectory: true)
@@ -58,6 +74,21 @@ struct DemoCommand: AsyncParsableCommand {
             try await origin.stop()
             print(Self.table(rows, totals: totals))
         }
+    }
+
+    /// `--soak`: ``DemoSoak`` over the files, in a temporary cache removed afterwards.
+    private func runSoak(loads: Int, files: [String: Data]) async throws {
+        guard loads > 0, soakURLs > 0, soakMemoryLimit > 0 else {
+            throw ValidationError("--soak, --soak-urls and --soak-memory-limit must be positive")
+        }
+        let cacheDirectory = FileManager.default.temporaryDirectory
+            .appendingPathComponent("webimage-soak-\(UUID().uuidString)", isDirectory: true)
+        defer { try? FileManager.default.removeItem(at: cacheDirectory) }
+        let configuration = DemoSoak.Configuration(
+            loads: loads, urls: soakURLs, parallel: 4, memoryLimit: soakMemoryLimit * 1_048_576,
+            thumbnail: thumbnail ?? ImageSize(width: 128, height: 128),
+            transform: try soakTransform ?? TransformSpec("resize=96x96,aspectFill;round=12"))
+        try await DemoSoak(configuration: configuration).run(files: files, cacheDirectory: cacheDirectory)
     }
 
     /// Loads one image, timing it.
