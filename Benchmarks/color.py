@@ -37,12 +37,17 @@ def make_photo(path):
     tinted.filter(ImageFilter.SMOOTH).save(path, "JPEG", quality=90, icc_profile=fixtures.DISPLAY_P3)
 
 
-def ours(bench, path, *flags, seconds=3.0):
+SECONDS = [3.0]
+
+
+def ours(bench, path, *flags):
+    seconds = SECONDS[0]
     out = subprocess.run([bench, path, "--seconds", str(seconds), *flags], check=True, capture_output=True, text=True)
     return json.loads(out.stdout)["median_ms"]
 
 
-def timed_median(fn, seconds=3.0, minimum=5):
+def timed_median(fn, minimum=5):
+    seconds = SECONDS[0]
     fn()
     times = []
     deadline = time.perf_counter() + seconds
@@ -57,7 +62,9 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--bin", required=True)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--seconds", type=float, default=3.0, help="time budget of each measurement")
     args = parser.parse_args()
+    SECONDS[0] = args.seconds
     bench = os.path.join(args.bin, "webimage-bench")
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "p3-12mp.jpg")
