@@ -30,7 +30,7 @@ final class TestImageView: ImageTarget {
 
 /// Waits on the main actor until `condition` holds or `timeout` passes; returns whether it held.
 @MainActor
-func eventually(timeout: Duration = .seconds(10), _ condition: () -> Bool) async -> Bool {
+func eventually(timeout: Duration = .seconds(10).scaled, _ condition: () -> Bool) async -> Bool {
     let deadline = ContinuousClock.now + timeout
     while !condition() {
         guard ContinuousClock.now < deadline else { return false }

@@ -23,7 +23,7 @@ import Testing
         var results: [Result<ImageLoadResult, WebImageError>] = []
         view.webImage.setImage(with: url) { results.append($0) }
         #expect(view.webImage.currentURL == url)
-        #expect(await eventually { !results.isEmpty })
+        try #require(await eventually { !results.isEmpty })
         #expect(view.image === image)
         #expect(results.count == 1)
         #expect(try results[0].get().image === image)
@@ -68,7 +68,7 @@ import Testing
         #expect(view.shows([placeholder, image]))
     }
 
-    @Test func delayedPlaceholderIsShownOnlyOnFailure() async {
+    @Test func delayedPlaceholderIsShownOnlyOnFailure() async throws {
         let good = Self.url("good"), bad = Self.url("bad")
         let image = TestImageManager.pixel(), placeholder = TestImageManager.pixel()
         let manager = Self.manager(images: [good: image]) { url in
@@ -78,12 +78,12 @@ import Testing
         var results: [Result<ImageLoadResult, WebImageError>] = []
         view.webImage.setImage(with: good, placeholder: placeholder, options: .delayPlaceholder) { results.append($0) }
         #expect(view.history.isEmpty)
-        #expect(await eventually { results.count == 1 })
+        try #require(await eventually { results.count == 1 })
         #expect(view.shows([image]))
 
         view.webImage.setImage(with: bad, placeholder: placeholder, options: .delayPlaceholder) { results.append($0) }
         #expect(view.image === image)  // the old image stays while the new one loads
-        #expect(await eventually { results.count == 2 })
+        try #require(await eventually { results.count == 2 })
         #expect(view.image === placeholder)
         guard case .failure(.invalidDownloadStatusCode(404)) = results[1] else {
             Issue.record("expected the 404, got \(results[1])")
@@ -113,7 +113,7 @@ import Testing
             view.webImage.setImage(with: url) { results.append($0) }
             view.webImage.cancelCurrentLoad()
             #expect(manager.cancelCount == 1)
-            #expect(await eventually { results.count == 1 })
+            try #require(await eventually { results.count == 1 })
             guard case .failure(.cancelled) = results[0] else {
                 Issue.record("expected cancelled, got \(results[0])")
                 continue
