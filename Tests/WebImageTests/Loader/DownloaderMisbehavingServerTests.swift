@@ -43,23 +43,23 @@ struct DownloaderMisbehavingServerTests {
     @Test func slowDripWithinTheIdleTimeoutSucceedsEvenWhenTheTotalIsLonger() async throws {
         // 12 chunks 250 ms apart: each gap is well inside the 1.5 s idle limit (with room
         // for a loaded CI machine), while the whole body takes longer than the limit.
-        let reply = LoopbackServer.Reply.drip(png, chunkSize: 1000, interval: .milliseconds(250), contentType: "image/png")
+        let reply = LoopbackServer.Reply.drip(png, chunkSize: 1000, interval: .milliseconds(250).scaled, contentType: "image/png")
         let (result, elapsed) = try await outcome("/drip.png", routes: ["/drip.png": reply], config: LoaderTesting.config(timeout: .milliseconds(1500)))
         #expect(try result.get().image.size == ImageSize(width: 300, height: 300))
-        #expect(elapsed > .milliseconds(1500))
+        #expect(elapsed > .milliseconds(1500).scaled)
     }
 
     @Test func stallAfterHeadersTimesOut() async throws {
         let reply = LoopbackServer.Reply.stallAfterHeaders(contentLength: 5000)
         let (result, elapsed) = try await outcome("/stall.png", routes: ["/stall.png": reply], config: LoaderTesting.config(timeout: .milliseconds(400)))
         #expect(error(result) == .timedOut)
-        #expect(elapsed < .seconds(3))
+        #expect(elapsed < .seconds(3).scaled)
     }
 
     @Test func stallBeforeHeadersTimesOut() async throws {
         let (result, elapsed) = try await outcome("/stall.png", routes: ["/stall.png": .stallBeforeHeaders], config: LoaderTesting.config(timeout: .milliseconds(400)))
         #expect(error(result) == .timedOut)
-        #expect(elapsed < .seconds(3))
+        #expect(elapsed < .seconds(3).scaled)
     }
 
     @Test func connectionResetMidBodyIsANetworkError() async throws {

@@ -4,10 +4,11 @@ import Foundation
 /// Shared set-up for the loader tests: short time-outs, a downloader that is always shut
 /// down, and a recorder that counts how often each callback ran.
 enum LoaderTesting {
-    /// A configuration with time-outs short enough for tests.
+    /// A configuration with time-outs short enough for tests (times
+    /// ``TestTime/scale``, so a sanitizer build's slowdown does not trip them).
     static func config(timeout: Duration = .seconds(2), _ change: (inout Downloader.Configuration) -> Void = { _ in }) -> Downloader.Configuration {
         var config = Downloader.Configuration()
-        config.timeout = timeout
+        config.timeout = timeout.scaled
         change(&config)
         return config
     }

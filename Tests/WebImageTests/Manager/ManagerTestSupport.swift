@@ -22,7 +22,7 @@ struct ManagerHarness: Sendable {
     static func with<T: Sendable>(timeout: Duration = .seconds(2), _ body: (ManagerHarness) async throws -> T) async throws -> T {
         let directory = try TemporaryDirectory()
         var config = Downloader.Configuration()
-        config.timeout = timeout
+        config.timeout = timeout.scaled
         let harness = ManagerHarness(directoryURL: directory.url, downloader: Downloader(config: config))
         defer { directory.remove() }
         do {

@@ -33,7 +33,7 @@ final class PrefetchRecorder: Sendable {
     }
 
     /// Waits for the first event that satisfies `match` (or gives up after `timeout`).
-    func wait(timeout: Duration = .seconds(10), for match: @escaping @Sendable (Event) -> Bool) async -> Event? {
+    func wait(timeout: Duration = .seconds(10).scaled, for match: @escaping @Sendable (Event) -> Bool) async -> Event? {
         await withTaskGroup(of: Event?.self) { group in
             group.addTask { [stream] in
                 for await event in stream where match(event) { return event }
@@ -50,7 +50,7 @@ final class PrefetchRecorder: Sendable {
     }
 
     /// Waits for the completion.
-    func completed(timeout: Duration = .seconds(10)) async -> Event? {
+    func completed(timeout: Duration = .seconds(10).scaled) async -> Event? {
         await wait(timeout: timeout) { if case .completion = $0 { true } else { false } }
     }
 }
