@@ -41,8 +41,9 @@ struct ImageCacheConcurrencyTests {
 
     @Test func aCancelledQueryEndsAtOnceAsCancelledWhileOthersGetTheImage() async throws {
         // 5 s: the cancelled task resumes on the cooperative pool, which the codec suites of
-        // the same test pass can keep busy for over a second; the decode must outlast that.
-        let counter = CountingCoder(delay: 5)
+        // the same test pass can keep busy for over a second; the decode must outlast that
+        // (times WEBIMAGE_TEST_TIME_SCALE: under the thread sanitizer the pool is slower still).
+        let counter = CountingCoder(delay: 5 * Double(TestTime.scale))
         let (cache, directory) = try makeImageCache(coder: counter)
         defer { directory.remove() }
         try cache.storeImageDataToDisk(try Corpus.data("TestImage.jpg"), forKey: "k")
