@@ -59,21 +59,27 @@ extension WebPCoder {
 
     /// The profile in the file's `ICCP` chunk, if it holds a usable one.
     static func iccProfile(in demuxer: OpaquePointer) -> ColorProfile? {
-        guard WebPDemuxGetI(demuxer, WEBP_FF_FORMAT_FLAGS) & ICCP_FLAG.rawValue != 0 else { return nil }
-        var chunk = WebPChunkIterator()
-        guard WebPDemuxGetChunk(demuxer, "ICCP", 1, &chunk) != 0 else { return nil }
-        defer { WebPDemuxReleaseChunkIterator(&chunk) }
-        guard let payload = chunk.chunk.bytes, chunk.chunk.size > 0 else { return nil }
-        return ColorConversion.profile(iccBytes: UnsafeRawBufferPointer(start: payload, count: chunk.chunk.size))
+        withChunk("ICCP", flag: ICCP_FLAG, in: demuxer) { ColorConversion.profile(iccBytes: UnsafeRawBufferPointer($0)) }
     }
 
     /// The orientation in the file's `EXIF` chunk, if it has one.
     static func exifOrientation(in demuxer: OpaquePointer) -> ImageOrientation? {
-        guard WebPDemuxGetI(demuxer, WEBP_FF_FORMAT_FLAGS) & EXIF_FLAG.rawValue != 0 else { return nil }
+        withChunk("EXIF", flag: EXIF_FLAG, in: demuxer) { EXIFOrientationReader.orientation(inTIFF: $0) }
+    }
+
+    /// Runs `body` on the payload of the first `fourCC` chunk, when the header's `flag`
+    /// says there is one and it is not empty; the payload is libwebp's, valid only inside.
+    private static func withChunk<R>(
+        _ fourCC: String,
+        flag: WebPFeatureFlags,
+        in demuxer: OpaquePointer,
+        _ body: (UnsafeBufferPointer<UInt8>) -> R?
+    ) -> R? {
+        guard WebPDemuxGetI(demuxer, WEBP_FF_FORMAT_FLAGS) & flag.rawValue != 0 else { return nil }
         var chunk = WebPChunkIterator()
-        guard WebPDemuxGetChunk(demuxer, "EXIF", 1, &chunk) != 0 else { return nil }
+        guard WebPDemuxGetChunk(demuxer, fourCC, 1, &chunk) != 0 else { return nil }
         defer { WebPDemuxReleaseChunkIterator(&chunk) }
         guard let payload = chunk.chunk.bytes, chunk.chunk.size > 0 else { return nil }
-        return EXIFOrientationReader.orientation(inTIFF: UnsafeBufferPointer(start: payload, count: chunk.chunk.size))
+        return body(UnsafeBufferPointer(start: payload, count: chunk.chunk.size))
     }
 }
