@@ -103,10 +103,11 @@ public struct Decryptor: Sendable {
         body(data, response)
     }
 
-    /// Applies the decryptor to bytes that came without a response head (a file, a
-    /// `data:` URL); `nil` becomes the error a download gets.
-    func decryptedOrThrow(_ data: Data) throws(WebImageError) -> Data {
-        guard let decrypted = body(data, nil) else { throw .badImageData("the decryptor returned no data") }
+    /// Applies the decryptor for a loader: `nil` becomes ``WebImageError/badImageData(_:)``,
+    /// the one error every loader reports for it. `response` is `nil` for bytes that came
+    /// without a head (a file, a `data:` URL).
+    func decryptedOrThrow(_ data: Data, response: DownloadResponse? = nil) throws(WebImageError) -> Data {
+        guard let decrypted = body(data, response) else { throw .badImageData("the decryptor returned no data") }
         return decrypted
     }
 }

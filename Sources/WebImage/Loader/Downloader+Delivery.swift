@@ -41,13 +41,14 @@ extension Downloader {
     func decodeAndDeliver(_ body: TransferredBody, of operation: DownloadOperation) async {
         var data = body.data
         if let decryptor = operation.requestOptions.decryptor {
-            guard let decrypted = decryptor.decrypted(data, response: body.response) else {
+            do {
+                data = try decryptor.decryptedOrThrow(data, response: body.response)
+            } catch {
                 for (_, subscriber) in state.withLock({ $0.scheduler.takeSubscribers(of: operation) }) {
-                    subscriber.completion(.failure(.badImageData("the decryptor returned no data")))
+                    subscriber.completion(.failure(error))
                 }
                 return
             }
-            data = decrypted
         }
         var distinct: [ImageCoderOptions] = []
         for (_, subscriber) in state.withLock({ $0.scheduler.subscribers(of: operation) }) {

@@ -115,18 +115,22 @@ extension ImageManager {
         let options = plan.downloadOptions(cachedData: cachedData)
         var loader = (plan.loader as? LoadersManager)?.loader(for: url) ?? plan.loader
         guard loader.canLoad(url) else { throw WebImageError.invalidURL(url.absoluteString) }
-        if let coder = plan.context.imageCoder, let file = loader as? FileURLLoader {
-            loader = FileURLLoader(coder: coder, maximumFileSize: file.maximumFileSize)
-        } else if let coder = plan.context.imageCoder, let data = loader as? DataURLLoader {
-            loader = DataURLLoader(coder: coder, maximumSize: data.maximumSize)
-        }
-        if let coder = plan.context.imageCoder, let downloader = loader as? Downloader {
-            let raw = try await downloader.loadData(from: url, options: options, progress: progress)
-            metrics.downloaded(bytes: raw.metrics.bytesReceived)
-            let start = ContinuousClock.now
-            let image = try coder.decode(raw.data, options: plan.decodeOptions)
-            metrics.decoded(in: ContinuousClock.now - start)
-            return Decoded(image: image, data: raw.data)
+        if let coder = plan.context.imageCoder {
+            switch loader {
+            case let downloader as Downloader:
+                let raw = try await downloader.loadData(from: url, options: options, progress: progress)
+                metrics.downloaded(bytes: raw.metrics.bytesReceived)
+                let start = ContinuousClock.now
+                let image = try coder.decode(raw.data, options: plan.decodeOptions)
+                metrics.decoded(in: ContinuousClock.now - start)
+                return Decoded(image: image, data: raw.data)
+            case let file as FileURLLoader:
+                loader = FileURLLoader(coder: coder, maximumFileSize: file.maximumFileSize)
+            case let data as DataURLLoader:
+                loader = DataURLLoader(coder: coder, maximumSize: data.maximumSize)
+            default:
+                break
+            }
         }
         let start = ContinuousClock.now
         let result = try await loader.load(url, options: options, progress: progress)

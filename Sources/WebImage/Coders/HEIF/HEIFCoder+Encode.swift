@@ -95,10 +95,9 @@ extension HEIFCoder {
         }
     }
 
-    /// Turns a libheif failure while encoding into ``WebImageError/encodingFailed(_:)``.
-    private static func checkEncoding(_ error: heif_error, _ step: String) throws {
-        guard error.code != heif_error_Ok else { return }
-        let message = error.message.map { String(cString: $0) } ?? "code \(error.code.rawValue)"
-        throw WebImageError.encodingFailed("libheif failed \(step): \(message)")
+    /// ``HEIFCoder/check(_:_:failure:)`` while encoding: a failure is
+    /// ``WebImageError/encodingFailed(_:)``.
+    private static func checkEncoding(_ error: heif_error, _ step: String) throws(WebImageError) {
+        try HEIFCoder.check(error, step, failure: WebImageError.encodingFailed)
     }
 }

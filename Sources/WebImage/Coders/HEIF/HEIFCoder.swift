@@ -139,7 +139,6 @@ public struct HEIFCoder: ImageCoder {
         return pixels
     }
 
-    /// Turns a libheif failure into ``WebImageError/badImageData(_:)`` with libheif's message.
     /// The colour the `colr` box describes: its ICC profile (`prof`/`rICC`), else its
     /// `nclx` primaries and transfer (``ColorProfile/cicp(primaries:transfer:)``).
     private static func colorProfile(_ handle: OpaquePointer) -> ColorProfile? {
@@ -158,10 +157,16 @@ public struct HEIFCoder: ImageCoder {
             transfer: Int(nclx.pointee.transfer_characteristics.rawValue))
     }
 
-    private static func check(_ error: heif_error, _ step: String) throws {
+    /// Turns a libheif failure into `failure` (by default ``WebImageError/badImageData(_:)``,
+    /// what a decode reports) with libheif's message.
+    static func check(
+        _ error: heif_error,
+        _ step: String,
+        failure: (String) -> WebImageError = WebImageError.badImageData
+    ) throws(WebImageError) {
         guard error.code != heif_error_Ok else { return }
         let message = error.message.map { String(cString: $0) } ?? "code \(error.code.rawValue)"
-        throw WebImageError.badImageData("HEIF \(step) failed: \(message)")
+        throw failure("HEIF \(step) failed: \(message)")
     }
 }
 
