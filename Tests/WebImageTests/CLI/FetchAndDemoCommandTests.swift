@@ -4,23 +4,7 @@ import Testing
 
 /// `webimage fetch` against the loopback server and `webimage demo` on a small corpus:
 /// the sources they report (network, disk, memory) and the files they write.
-@Suite struct FetchAndDemoCommandTests {
-    func temporaryDirectory() throws -> URL {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("webimage-fetch-\(UUID().uuidString)", isDirectory: true)
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        return url
-    }
-
-    /// Runs the command on a Dispatch thread: the loopback server answers from the Swift
-    /// concurrency pool, which a blocking wait must not occupy.
-    func run(_ arguments: String...) async throws -> WebImageCommand.Run {
-        try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async {
-                continuation.resume(with: Result { try WebImageCommand.run(arguments) })
-            }
-        }
-    }
-
+@Suite struct FetchAndDemoCommandTests: CommandTesting {
     /// The first word of each output line: the source.
     func sources(_ output: String) -> [String] {
         output.split(separator: "\n").map { String($0.split(separator: " ").first ?? "") }
@@ -28,7 +12,7 @@ import Testing
 
     @Test func fetchReportsNetworkThenMemoryThenDiskInASecondRun() async throws {
         let png = try pngData(width: 64, height: 32)
-        let cache = try temporaryDirectory()
+        let cache = try scratchFolder()
         defer { try? FileManager.default.removeItem(at: cache) }
         try await LoopbackServer.with(["/a.png": pngReply(png)]) { server in
             let url = server.url("/a.png").absoluteString
@@ -46,7 +30,7 @@ import Testing
 
     @Test func fetchWritesTheTransformedThumbnail() async throws {
         let png = try pngData(width: 200, height: 100)
-        let cache = try temporaryDirectory()
+        let cache = try scratchFolder()
         defer { try? FileManager.default.removeItem(at: cache) }
         try await LoopbackServer.with(["/a.png": pngReply(png)]) { server in
             let output = cache.appendingPathComponent("out.png")
@@ -60,7 +44,7 @@ import Testing
 
     @Test func fetchFailsWithStatusOneAndNamesTheError() async throws {
         try await LoopbackServer.with([:]) { server in
-            let cache = try temporaryDirectory()
+            let cache = try scratchFolder()
             defer { try? FileManager.default.removeItem(at: cache) }
             let run = try await run("fetch", server.url("/none.png").absoluteString, "--cache-dir", cache.path)
             #expect(run.status == 1)
@@ -74,7 +58,7 @@ import Testing
         // 1e300 s overflowed the conversion to milliseconds (as `inf` did); capped, it still
         // overflows 64-bit nanoseconds in the downloader. It means "no practical limit".
         let png = try pngData(width: 8, height: 8)
-        let cache = try temporaryDirectory()
+        let cache = try scratchFolder()
         defer { try? FileManager.default.removeItem(at: cache) }
         try await LoopbackServer.with(["/a.png": pngReply(png)]) { server in
             let run = try await run("fetch", server.url("/a.png").absoluteString, "--cache-dir", cache.path, "--timeout", "1e300")
@@ -86,7 +70,7 @@ import Testing
     @Test func fetchWithAThumbnailWhosePixelCountOverflowsGivesTheWholeImage() async throws {
         // 9,999,999,999² pixels do not fit in an Int; a box that large holds any image as it is.
         let png = try pngData(width: 12, height: 8)
-        let cache = try temporaryDirectory()
+        let cache = try scratchFolder()
         defer { try? FileManager.default.removeItem(at: cache) }
         let run = try await run("fetch", "data:image/png;base64," + png.base64EncodedString(), "--cache-dir", cache.path,
                                 "--thumbnail", "9999999999x9999999999")
@@ -101,7 +85,7 @@ import Testing
     }
 
     @Test func demoLoadsEveryImageFromNetworkThenDiskThenMemory() async throws {
-        let corpus = try temporaryDirectory()
+        let corpus = try scratchFolder()
         defer { try? FileManager.default.removeItem(at: corpus) }
         for name in ["TestImage.png", "TestImage.jpg", "TestLoopCount.gif"] {
             try Corpus.data(name).write(to: corpus.appendingPathComponent(name))

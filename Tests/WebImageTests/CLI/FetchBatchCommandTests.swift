@@ -5,48 +5,16 @@ import Testing
 /// `webimage fetch` as a batch tool: several URLs at once, results on standard output and
 /// failures on standard error, URLs from standard input, and the exit status. Runs the real
 /// binary with pipes (so no progress bar) against a loopback origin.
-@Suite struct FetchBatchCommandTests {
-    func temporaryDirectory() throws -> URL {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("webimage-fetch-batch-\(UUID().uuidString)", isDirectory: true)
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        return url
-    }
-
-    /// Runs the command on a Dispatch thread: the loopback server answers from the Swift
-    /// concurrency pool, which a blocking wait must not occupy.
-    func run(_ arguments: [String], input: Data? = nil) async throws -> WebImageCommand.Run {
-        try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async {
-                continuation.resume(with: Result { try WebImageCommand.run(arguments, input: input) })
-            }
-        }
-    }
-
+@Suite struct FetchBatchCommandTests: CommandTesting {
     func lines(_ text: String) -> [String] {
         text.split(separator: "\n").map(String.init)
     }
 
-    /// Polls `condition` until it holds or `limit` passes; returns whether it held.
-    func eventually(within limit: Duration = .seconds(30).scaled, _ condition: () -> Bool) async throws -> Bool {
-        let deadline = ContinuousClock.now + limit
-        while !condition() {
-            guard ContinuousClock.now < deadline else { return false }
-            try await Task.sleep(for: .milliseconds(10))
-        }
-        return true
-    }
-
     @Test func severalURLsLoadAtOnceByDefault() async throws {
-        // Every reply holds its body back (a byte every 20 ms, at most 500) until the gate
-        // opens; the gate opens only once three requests are open together, which a fetch
-        // loading one URL after another never reaches.
-        let png = try Corpus.data("TestImage.png")
+        // The replies wait until three requests are open together (see gatedPNGRoutes).
         let gate = ReplyGate()
-        let paths = (0..<6).map { "/\($0).png" }
-        let routes = Dictionary(uniqueKeysWithValues: paths.map {
-            ($0, LoopbackServer.Reply.gated(png, firstPart: 100, gate: gate, interval: .milliseconds(20), contentType: "image/png"))
-        })
-        let cache = try temporaryDirectory()
+        let (paths, routes) = try gatedPNGRoutes(count: 6, gate: gate)
+        let cache = try scratchFolder()
         defer { try? FileManager.default.removeItem(at: cache) }
         try await LoopbackServer.with(routes) { server in
             let urls = paths.map { server.url($0).absoluteString }
@@ -67,7 +35,7 @@ import Testing
     @Test func concurrencyOneLoadsOneURLAtATime() async throws {
         let png = try pngData(width: 64, height: 32)
         let paths = (0..<4).map { "/\($0).png" }
-        let cache = try temporaryDirectory()
+        let cache = try scratchFolder()
         defer { try? FileManager.default.removeItem(at: cache) }
         try await LoopbackServer.with(Dictionary(uniqueKeysWithValues: paths.map { ($0, pngReply(png)) })) { server in
             let result = try await run(["fetch"] + paths.map { server.url($0).absoluteString } + ["--cache-dir", cache.path, "--concurrency", "1"])
@@ -82,7 +50,7 @@ import Testing
         // URL's image has been written, so the second finishes first and is printed first.
         let png = try Corpus.data("TestImage.png")
         let gate = ReplyGate()
-        let cache = try temporaryDirectory()
+        let cache = try scratchFolder()
         defer { try? FileManager.default.removeItem(at: cache) }
         let routes: [String: LoopbackServer.Reply] = [
             "/slow.png": .gated(png, firstPart: 100, gate: gate, interval: .milliseconds(60), contentType: "image/png"),
@@ -105,7 +73,7 @@ import Testing
 
     @Test func failuresGoToStandardErrorAndTheStatusIsOne() async throws {
         let png = try pngData(width: 16, height: 16)
-        let cache = try temporaryDirectory()
+        let cache = try scratchFolder()
         defer { try? FileManager.default.removeItem(at: cache) }
         try await LoopbackServer.with(["/a.png": pngReply(png), "/b.png": pngReply(png)]) { server in
             let missing = server.url("/missing.png").absoluteString
@@ -126,7 +94,7 @@ import Testing
 
     @Test func aDashReadsURLsFromStandardInput() async throws {
         let png = try pngData(width: 20, height: 10)
-        let cache = try temporaryDirectory()
+        let cache = try scratchFolder()
         defer { try? FileManager.default.removeItem(at: cache) }
         try await LoopbackServer.with(["/a.png": pngReply(png), "/b.png": pngReply(png), "/c.png": pngReply(png)]) { server in
             let input = "# a list\n\n\(server.url("/b.png").absoluteString)\n  \(server.url("/c.png").absoluteString)  \r\n"
@@ -144,7 +112,7 @@ import Testing
 
     @Test func aStandardInputLineOverTheLimitIsReportedAndTheRestStillLoads() async throws {
         let png = try pngData(width: 20, height: 10)
-        let cache = try temporaryDirectory()
+        let cache = try scratchFolder()
         defer { try? FileManager.default.removeItem(at: cache) }
         try await LoopbackServer.with(["/a.png": pngReply(png)]) { server in
             let long = "http://127.0.0.1/" + String(repeating: "x", count: 70_000)

@@ -5,44 +5,17 @@ import Testing
 /// `webimage prefetch`'s batch defaults (several loads at once, thumbnails at quality 80,
 /// no originals unless asked) and its list read from standard input, with its bounds. Runs
 /// the real binary with pipes against a loopback origin.
-@Suite struct PrefetchBatchCommandTests {
-    func run(_ arguments: [String], input: Data? = nil) async throws -> WebImageCommand.Run {
-        try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async {
-                continuation.resume(with: Result { try WebImageCommand.run(arguments, input: input) })
-            }
-        }
-    }
-
-    func scratchFolder() throws -> URL {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("webimage-prefetch-batch-\(UUID().uuidString)", isDirectory: true)
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        return url
-    }
-
-    /// The files the command's cache wrote under `folder` (namespace "default").
-    func cachedFiles(_ folder: URL) throws -> [Data] {
-        let entries = folder.appendingPathComponent("default", isDirectory: true)
-        return try FileManager.default.contentsOfDirectory(atPath: entries.path).sorted().map {
-            try Data(contentsOf: entries.appendingPathComponent($0))
-        }
-    }
-
+@Suite struct PrefetchBatchCommandTests: CommandTesting {
     @Test func severalURLsLoadAtOnceByDefault() async throws {
-        // As for fetch: replies hold their bodies until three requests are open together.
-        let png = try Corpus.data("TestImage.png")
+        // The replies wait until three requests are open together (see gatedPNGRoutes).
         let gate = ReplyGate()
-        let paths = (0..<6).map { "/\($0).png" }
-        let routes = Dictionary(uniqueKeysWithValues: paths.map {
-            ($0, LoopbackServer.Reply.gated(png, firstPart: 100, gate: gate, interval: .milliseconds(20), contentType: "image/png"))
-        })
+        let (paths, routes) = try gatedPNGRoutes(count: 6, gate: gate)
         let cache = try scratchFolder()
         defer { try? FileManager.default.removeItem(at: cache) }
         try await LoopbackServer.with(routes) { server in
             let list = paths.map { server.url($0).absoluteString }.joined(separator: "\n")
             async let running = run(["prefetch", "--from", "-", "--cache-dir", cache.path], input: Data(list.utf8))
-            let deadline = ContinuousClock.now + .seconds(30).scaled
-            while server.maxOpenRequests < 3, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+            _ = try await eventually { server.maxOpenRequests >= 3 }
             gate.open()
             let result = try await running
             #expect(server.maxOpenRequests >= 3)

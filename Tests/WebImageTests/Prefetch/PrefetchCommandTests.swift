@@ -5,17 +5,7 @@ import Testing
 /// `webimage prefetch`: plain per-URL lines and a summary when stdout is not a terminal,
 /// status 1 when a URL was skipped, and one error line for a bad list. Runs the real
 /// binary against a loopback server.
-@Suite(.serialized) struct PrefetchCommandTests {
-    /// Runs the command on a dispatch thread: waiting for the child process must not block
-    /// the cooperative threads the loopback server's tasks need.
-    func offPool(_ command: @escaping @Sendable () throws -> WebImageCommand.Run) async throws -> WebImageCommand.Run {
-        try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async {
-                continuation.resume(with: Result { try command() })
-            }
-        }
-    }
-
+@Suite(.serialized) struct PrefetchCommandTests: CommandTesting {
     func listFile(_ lines: [String]) throws -> URL {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("webimage-prefetch-\(UUID().uuidString).txt")
         try Data(lines.joined(separator: "\n").utf8).write(to: file)
@@ -28,7 +18,7 @@ import Testing
             let file = try listFile(["# warm the gallery", server.url("/a.png").absoluteString, "",
                                      "  \(server.url("/b.jpg").absoluteString)  ", server.url("/missing.png").absoluteString])
             defer { try? FileManager.default.removeItem(at: file) }
-            let run = try await offPool { try WebImageCommand.run("prefetch", "--from", file.path, "--concurrency", "2") }
+            let run = try await run("prefetch", "--from", file.path, "--concurrency", "2")
             #expect(run.status == 1)
             // Loaded URLs on standard output; skipped ones and the summary on standard error.
             let lines = run.stdout.split(separator: "\n").map(String.init)
@@ -48,7 +38,7 @@ import Testing
         try await LoopbackServer.with(["/a.png": .ok(png)]) { server in
             let file = try listFile([server.url("/a.png").absoluteString])
             defer { try? FileManager.default.removeItem(at: file) }
-            let run = try await offPool { try WebImageCommand.run("prefetch", "--from", file.path) }
+            let run = try await run("prefetch", "--from", file.path)
             #expect(run.status == 0)
             #expect(run.stderr.contains("finished 1, loaded 1, skipped 0"))
         }
@@ -57,24 +47,10 @@ import Testing
     @Test func aLineThatIsNotAURLIsReportedWithItsNumber() async throws {
         let file = try listFile(["# list", "https://example.test/a.png", "not a url"])
         defer { try? FileManager.default.removeItem(at: file) }
-        let run = try await offPool { try WebImageCommand.run("prefetch", "--from", file.path) }
+        let run = try await run("prefetch", "--from", file.path)
         #expect(run.status == 1)
         #expect(run.stderr == "webimage: error: line 3 is not an absolute URL: not a url\n")
         #expect(run.stdout.isEmpty)
-    }
-
-    func scratchFolder() throws -> URL {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("webimage-prefetch-cache-\(UUID().uuidString)", isDirectory: true)
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        return url
-    }
-
-    /// The files the command's cache wrote under `folder` (namespace "default").
-    func cachedFiles(_ folder: URL) throws -> [Data] {
-        let entries = folder.appendingPathComponent("default", isDirectory: true)
-        return try FileManager.default.contentsOfDirectory(atPath: entries.path).sorted().map {
-            try Data(contentsOf: entries.appendingPathComponent($0))
-        }
     }
 
     @Test func thumbnailWithoutOriginalsStoresOneJPEGThumbnailPerURLAndASecondRunReadsIt() async throws {
@@ -85,7 +61,7 @@ import Testing
             let file = try listFile([server.url("/a.jpg").absoluteString])
             defer { try? FileManager.default.removeItem(at: file) }
             let arguments = ["prefetch", "--from", file.path, "--cache-dir", cache.path, "--thumbnail", "40x40", "--no-originals"]
-            let cold = try await offPool { try WebImageCommand.run(arguments) }
+            let cold = try await run(arguments)
             #expect(cold.status == 0, "\(cold.stderr)")
             let loadedLine = { (run: WebImageCommand.Run) in run.stdout.split(separator: "\n").first { $0.hasPrefix("loaded ") }.map(String.init) }
             let coldLine = try #require(loadedLine(cold))
@@ -95,7 +71,7 @@ import Testing
             let thumbnail = try CodersManager.shared.decode(files[0])
             #expect(thumbnail.format == .jpeg && thumbnail.size == ImageSize(width: 40, height: 30))
 
-            let warm = try await offPool { try WebImageCommand.run(arguments) }
+            let warm = try await run(arguments)
             #expect(warm.status == 0, "\(warm.stderr)")
             let warmLine = try #require(loadedLine(warm))
             #expect(warmLine.hasPrefix("loaded \(server.url("/a.jpg").absoluteString) 40x30 ") && warmLine.hasSuffix(" from disk"))
@@ -110,9 +86,7 @@ import Testing
         try await LoopbackServer.with(["/a.jpg": .ok(jpeg)]) { server in
             let file = try listFile([server.url("/a.jpg").absoluteString])
             defer { try? FileManager.default.removeItem(at: file) }
-            let run = try await offPool {
-                try WebImageCommand.run("prefetch", "--from", file.path, "--cache-dir", cache.path, "--thumbnail", "40x40", "--originals")
-            }
+            let run = try await run("prefetch", "--from", file.path, "--cache-dir", cache.path, "--thumbnail", "40x40", "--originals")
             #expect(run.status == 0, "\(run.stderr)")
             let files = try cachedFiles(cache)
             #expect(files.count == 2)
@@ -131,10 +105,7 @@ import Testing
             for quality in ["10", "95"] {
                 let cache = try scratchFolder()
                 defer { try? FileManager.default.removeItem(at: cache) }
-                let run = try await offPool {
-                    try WebImageCommand.run("prefetch", "--from", file.path, "--cache-dir", cache.path, "--thumbnail", "64x64",
-                                            "--quality", quality, "--no-originals")
-                }
+                let run = try await run("prefetch", "--from", file.path, "--cache-dir", cache.path, "--thumbnail", "64x64", "--quality", quality, "--no-originals")
                 #expect(run.status == 0, "\(run.stderr)")
                 let files = try cachedFiles(cache)
                 try #require(files.count == 1)
@@ -147,13 +118,13 @@ import Testing
     }
 
     @Test func qualityOutsideZeroToHundredIsRejected() async throws {
-        let run = try await offPool { try WebImageCommand.run("prefetch", "--from", "/dev/null", "--quality", "101") }
+        let run = try await run("prefetch", "--from", "/dev/null", "--quality", "101")
         #expect(run.status != 0)
         #expect(run.stderr.contains("--quality must be between 0 and 100"))
     }
 
     @Test func concurrencyBelowOneIsRejected() async throws {
-        let run = try await offPool { try WebImageCommand.run("prefetch", "--from", "/dev/null", "--concurrency", "0") }
+        let run = try await run("prefetch", "--from", "/dev/null", "--concurrency", "0")
         #expect(run.status != 0)
         #expect(run.stderr.contains("--concurrency must be at least 1"))
     }
