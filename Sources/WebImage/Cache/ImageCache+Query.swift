@@ -51,7 +51,8 @@ extension ImageCache {
         let request = request(forKey: key, options: options, context: context)
 
         var memoryImage: Image?
-        if queryType.includesMemory, let hit = memoryCache.value(forKey: request.memoryKey) {
+        if queryType.includesMemory, let hit = memoryCache.value(forKey: request.memoryKey),
+           hit.suitsDecode(framesOnDemand: request.coderOptions.decodesFramesOnDemand) {
             memoryImage = options.contains(.decodeFirstFrameOnly) ? Self.firstFrame(of: hit) : hit
         }
         if queryType == .memory || (memoryImage != nil && !options.contains(.queryMemoryData)) {
@@ -108,7 +109,8 @@ extension ImageCache {
         guard let entry = diskCache.entry(forKey: request.key) else { return DiskQueryOutcome() }
         // Another query may have decoded this entry while we waited (SDWebImage re-checks
         // memory here too), and one image object per key is what callers expect.
-        if request.fillsMemory, let image = memoryCache.value(forKey: request.memoryKey) {
+        if request.fillsMemory, let image = memoryCache.value(forKey: request.memoryKey),
+           image.suitsDecode(framesOnDemand: request.coderOptions.decodesFramesOnDemand) {
             return DiskQueryOutcome(image: image, data: entry.data, extendedData: entry.extendedData)
         }
         let image = try? (context.coder ?? coder).decode(entry.data, options: request.coderOptions)
@@ -120,7 +122,7 @@ extension ImageCache {
 
     /// The first frame of `image` as a still image (the image itself when it is still).
     static func firstFrame(of image: Image) -> Image {
-        guard image.isAnimated else { return image }
+        guard image.isAnimated || image.animatedImage != nil else { return image }
         return Image(
             frames: [ImageFrame(pixels: image.frames[0].pixels)],
             format: image.format,

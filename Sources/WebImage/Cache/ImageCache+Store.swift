@@ -5,8 +5,9 @@ extension ImageCache {
     /// (SDWebImage's `storeImage:imageData:forKey:cacheType:completion:`).
     ///
     /// The disk bytes are, in order of preference: what `context.cacheSerializer` returns
-    /// (`nil` stores nothing on disk), `data` unchanged, or `image` encoded by
-    /// ``storageFormat(for:coder:)``. Encoding and writing run on the cache's I/O queue;
+    /// (`nil` stores nothing on disk), `data` unchanged, the file of an ``Image/animatedImage``
+    /// decoded on demand at full size, or `image` encoded by ``storageFormat(for:coder:)``
+    /// (every frame of an animation, on-demand ones included). Encoding and writing run on the cache's I/O queue;
     /// the call returns when the entry is on disk. With a thumbnail size in
     /// `context.coderOptions`, the image goes to memory under the thumbnail key (where a
     /// thumbnail query looks) while the bytes go to disk under `key`.
@@ -26,6 +27,11 @@ extension ImageCache {
         guard cacheType.includesDisk, image != nil || data != nil else { return }
         let disk = diskCache
         let coder = context.coder ?? coder
+        // An animation decoded on demand carries its file: the disk gets those bytes, not a
+        // re-encoding (unless it was decoded as a thumbnail, whose key must hold the smaller
+        // image; then every frame is decoded and encoded).
+        let animation = image?.animatedImage
+        let data = data ?? (animation?.properties.isThumbnail == false ? animation?.animatedImageData : nil)
         try await BlockingIO.run {
             let bytes: Data?
             if let serializer = context.cacheSerializer, let image {
@@ -33,7 +39,8 @@ extension ImageCache {
             } else if let data {
                 bytes = data
             } else if let image {
-                bytes = try coder.encode(image, as: Self.storageFormat(for: image, coder: coder), options: context.coderOptions)
+                let whole = try animation?.image() ?? image
+                bytes = try coder.encode(whole, as: Self.storageFormat(for: whole, coder: coder), options: context.coderOptions)
             } else {
                 bytes = nil
             }

@@ -76,12 +76,22 @@ public final class CodersManager: ImageCoder {
     /// Decodes with the first coder that accepts the data. Empty data and data no coder
     /// accepts fail with ``WebImageError/badImageData(_:)``; a known format without a
     /// decoder (SVG, PDF, JPEG XL) with ``WebImageError/unsupportedFormat(_:)``.
+    ///
+    /// With ``ImageCoderOptions/decodesFramesOnDemand``, an animation that coder opens
+    /// lazily (``ImageCoder/makeAnimatedImageCoder(for:options:)``) comes back as its poster
+    /// frame with the ``AnimatedImage`` attached, its other frames not yet decoded.
     public func decode(_ data: Data, options: ImageCoderOptions = ImageCoderOptions()) throws -> Image {
         guard !data.isEmpty else { throw WebImageError.badImageData("empty data") }
         guard let coder = decoder(for: data) else {
             let format = ImageFormat(sniffing: data)
             if format == .undefined { throw WebImageError.badImageData("unrecognised image format") }
             throw WebImageError.unsupportedFormat(format)
+        }
+        if options.decodesFramesOnDemand, !options.decodeFirstFrameOnly,
+           let source = try coder.makeAnimatedImageCoder(for: data, options: options), source.frameCount > 1 {
+            let animation = try AnimatedImage(coder: source, scale: options.scaleFactor)
+            if options.preloadAllFrames { try animation.preloadAllFrames() }
+            return Image(animation: animation)
         }
         return try coder.decode(data, options: options)
     }

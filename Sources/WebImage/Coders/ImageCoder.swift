@@ -4,7 +4,8 @@ import Foundation
 ///
 /// Each built-in format has one coder (`JPEGCoder`, `PNGCoder`, ...), and ``CodersManager``
 /// picks among them. Users can add their own for formats the library lacks, and give them a
-/// progressive decoder with ``makeProgressiveDecoder()``.
+/// progressive decoder with ``makeProgressiveDecoder()`` and lazily decoded animations with
+/// ``makeAnimatedImageCoder(for:options:)``.
 /// Implementations must be thread-safe: one coder instance decodes many images at once.
 ///
 /// ```swift
@@ -26,9 +27,18 @@ public protocol ImageCoder: Sendable {
     /// coder it would pick for the bytes, so partial images come from the same coder as the
     /// final one. Default `nil`.
     func makeProgressiveDecoder() -> (any ProgressiveImageCoder)?
+    /// A decoder that hands out the frames of the animation in `data` on demand, or `nil`
+    /// when `data` is not an animation this coder can open lazily. ``CodersManager`` asks
+    /// it for ``ImageCoderOptions/decodesFramesOnDemand`` decodes, so a user's coder that
+    /// overrides a built-in one decides for its files too. Throws what the frame decoder's
+    /// initialiser throws for bad data. Default `nil`.
+    func makeAnimatedImageCoder(for data: Data, options: ImageCoderOptions) throws -> (any AnimatedImageCoder)?
 }
 
 extension ImageCoder {
     /// No progressive decoder: partial images are not shown for this coder's formats.
     public func makeProgressiveDecoder() -> (any ProgressiveImageCoder)? { nil }
+
+    /// No lazy animation: this coder's files are decoded whole.
+    public func makeAnimatedImageCoder(for data: Data, options: ImageCoderOptions) throws -> (any AnimatedImageCoder)? { nil }
 }

@@ -17,6 +17,15 @@ public struct ImageCoderOptions: Sendable, Equatable {
     /// (SDWebImage's `preloadAllFrames`). One-shot decoders always decode every frame and
     /// ignore it. Default `false`.
     public var preloadAllFrames = false
+    /// Decode an animated GIF, APNG, WebP or AVIF sequence lazily: ``CodersManager``
+    /// returns an ``Image`` holding only the poster frame, with the animation as
+    /// ``Image/animatedImage``, whose other frames are decoded when they are asked for
+    /// (SDWebImage's `animatedImageClass` set to `SDAnimatedImage`). A long animation then
+    /// costs its file and one frame in a cache, not every frame. With ``preloadAllFrames``
+    /// every frame is decoded up front, still inside the ``AnimatedImage``. Still images,
+    /// ``decodeFirstFrameOnly`` and coders other than ``CodersManager`` decode as usual.
+    /// Default `false`.
+    public var decodesFramesOnDemand = false
     /// Points-to-pixels scale recorded on the decoded image. Default 1.
     public var scaleFactor: Double = 1
     /// Decode at most this size (a thumbnail); never scales up. Default `nil` (full size).

@@ -34,8 +34,15 @@ public final class Image: Sendable {
     /// with ``ImageCoderOptions/keepsColorProfile`` (otherwise decoders convert to sRGB),
     /// kept by transformers, and embedded by the JPEG, PNG, WebP and AVIF encoders.
     public let colorProfile: ColorProfile?
+    /// The animation this image is the poster of, when it was decoded with
+    /// ``ImageCoderOptions/decodesFramesOnDemand`` (the manager's
+    /// ``ImageContext/decodesFramesOnDemand``): ``frames`` then holds only the first frame,
+    /// and the animation decodes the others when asked. `nil` otherwise, and always for a
+    /// still image.
+    public let animatedImage: AnimatedImage?
 
-    /// Creates an image. `frames` must not be empty.
+    /// Creates an image. `frames` must not be empty; with `animatedImage`, they are its
+    /// poster frame (see ``init(animation:)``).
     public init(
         frames: [ImageFrame],
         format: ImageFormat = .undefined,
@@ -46,7 +53,8 @@ public final class Image: Sendable {
         isThumbnail: Bool = false,
         isTransformed: Bool = false,
         isIncremental: Bool = false,
-        colorProfile: ColorProfile? = nil
+        colorProfile: ColorProfile? = nil,
+        animatedImage: AnimatedImage? = nil
     ) {
         precondition(!frames.isEmpty, "an Image needs at least one frame")
         self.frames = frames
@@ -59,6 +67,17 @@ public final class Image: Sendable {
         self.isTransformed = isTransformed
         self.isIncremental = isIncremental
         self.colorProfile = colorProfile
+        self.animatedImage = animatedImage
+    }
+
+    /// The poster frame of `animation`, carrying it as ``animatedImage``: what a
+    /// ``ImageCoderOptions/decodesFramesOnDemand`` decode returns.
+    public convenience init(animation: AnimatedImage) {
+        self.init(
+            frames: [ImageFrame(pixels: animation.posterFrame, duration: animation.duration(at: 0))],
+            format: animation.format, scale: animation.scale, orientation: animation.properties.orientation,
+            hasAlpha: animation.properties.hasAlpha, isThumbnail: animation.properties.isThumbnail,
+            animatedImage: animation)
     }
 
     /// A still image from one pixel buffer.
@@ -81,8 +100,22 @@ public final class Image: Sendable {
     public var isAnimated: Bool { frames.count > 1 }
     /// Sum of frame durations in seconds.
     public var duration: TimeInterval { frames.reduce(0) { $0 + $1.duration } }
-    /// The bytes of pixel storage this image really holds; caches charge this.
-    public var memoryCost: Int { frames.reduce(0) { $0 + $1.pixels.memoryCost } }
+    /// The bytes of pixel storage this image really holds; caches charge this. For the
+    /// poster of an ``animatedImage``, the frames that animation holds (the poster, and the
+    /// others once preloaded), read when asked: a cache charges what was held when it stored.
+    public var memoryCost: Int {
+        animatedImage?.memoryCost ?? frames.reduce(0) { $0 + $1.pixels.memoryCost }
+    }
+
+    /// Whether this image can answer a query that decodes with
+    /// ``ImageCoderOptions/decodesFramesOnDemand`` set to `framesOnDemand`: an animation
+    /// decoded whole must not stand in for a lazy one (it would charge every frame), nor a
+    /// poster for a caller that iterates ``frames`` (SDWebImage's check of the cached
+    /// image's class against `animatedImageClass`). Still images suit both.
+    func suitsDecode(framesOnDemand: Bool) -> Bool {
+        if animatedImage != nil { return framesOnDemand }
+        return !(framesOnDemand && isAnimated)
+    }
 
     /// This image again, marked as a partial image from data still arriving.
     func markedIncremental() -> Image {

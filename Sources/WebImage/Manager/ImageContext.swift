@@ -27,6 +27,14 @@ public struct ImageContext: Sendable {
     /// The image's points-to-pixels scale. Default `nil`: the scale the cache key's name
     /// claims (`@2x.`, `@3x.`; see ``ImageCacheKey/scaleFactor(forKey:)``), else 1.
     public var scaleFactor: Double?
+    /// Return animations with their frames decoded on demand (SDWebImage's
+    /// `animatedImageClass` set to `SDAnimatedImage`): the result's ``Image`` holds the
+    /// poster frame and ``ImageLoadResult/animatedImage`` the animation, so the memory
+    /// cache charges the frames decoded (the poster; every frame with `.preloadAllFrames`),
+    /// not the whole animation, and the disk keeps the file as it came. A cached image
+    /// decoded the other way is not reused for such a load (nor the reverse): it is
+    /// decoded again from disk. Default `nil` (`false`): every frame decoded at once.
+    public var decodesFramesOnDemand: Bool?
     /// The byte limit used by `.scaleDownLargeImages`.
     public var scaleDownLimitBytes: Int?
     /// Which caches to query for the final (transformed/thumbnail) image.

@@ -48,6 +48,7 @@ struct ImageLoadPlan: Sendable {
         }
         decode.decodeFirstFrameOnly = options.contains(.decodeFirstFrameOnly)
         decode.preloadAllFrames = options.contains(.preloadAllFrames)
+        decode.decodesFramesOnDemand = context.decodesFramesOnDemand ?? false
         decodeOptions = decode
     }
 

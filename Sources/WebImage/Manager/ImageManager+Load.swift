@@ -136,7 +136,8 @@ extension ImageManager {
             cache = directCache
         }
         guard let key = cacheKey(for: url, context: context),
-              let image = cache.imageFromMemoryCache(forKey: key) else { return nil }
+              let image = cache.imageFromMemoryCache(forKey: key),
+              image.suitsDecode(framesOnDemand: context.decodesFramesOnDemand ?? false) else { return nil }
         return options.contains(.decodeFirstFrameOnly) ? ImageCache.firstFrame(of: image) : image
     }
 }

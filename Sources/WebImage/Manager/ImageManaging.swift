@@ -71,6 +71,10 @@ public struct ImageLoadResult: Sendable {
     public var cacheType: ImageCacheType
     /// The URL that was loaded.
     public var url: URL
+    /// The animation, when the load asked for frames on demand
+    /// (``ImageContext/decodesFramesOnDemand``) and the image is animated; ``image`` is
+    /// then its poster frame.
+    public var animatedImage: AnimatedImage? { image.animatedImage }
 
     /// Creates a result.
     public init(image: Image, data: Data?, cacheType: ImageCacheType, url: URL) {

@@ -62,11 +62,15 @@ public enum AnimatedImageTransform: Sendable, Hashable {
 extension ImageTransformer {
     /// Transforms `image`, choosing what happens to an animation with `animated`. A still
     /// image is always transformed.
+    ///
+    /// An animation decoded on demand (``Image/animatedImage``) counts as animated; to
+    /// transform every frame, its frames are decoded first.
     public func transform(_ image: Image, animated: AnimatedImageTransform) throws -> Image {
-        guard image.isAnimated else { return try transform(image) }
+        let lazyAnimation = image.animatedImage.flatMap { $0.isAnimated ? $0 : nil }
+        guard image.isAnimated || lazyAnimation != nil else { return try transform(image) }
         switch animated {
         case .everyFrame:
-            return try transform(image)
+            return try transform(lazyAnimation?.image() ?? image)
         case .untouched:
             return image
         case .posterFrame:

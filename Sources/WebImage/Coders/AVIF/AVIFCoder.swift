@@ -67,6 +67,13 @@ public struct AVIFCoder: ImageCoder {
         }
     }
 
+    /// An ``AVIFFrameSource``, which decodes an AVIF sequence's frames as they are asked
+    /// for. It also opens stills (one frame, which ``CodersManager`` then decodes whole:
+    /// parsing the container twice costs little beside decoding AV1).
+    public func makeAnimatedImageCoder(for data: Data, options: ImageCoderOptions) throws -> (any AnimatedImageCoder)? {
+        AVIFFrameSource.canDecodeAnimation(data) ? try AVIFFrameSource(animatedImageData: data, options: options) : nil
+    }
+
     /// `true` for ``ImageFormat/avif`` when the linked libavif has an AV1 encoder.
     public func canEncode(to format: ImageFormat) -> Bool {
         format == .avif && AVIFCoder.encoderAvailable

@@ -40,6 +40,11 @@ public struct GIFCoder: SingleFormatCoder {
         GIFProgressiveDecoder()
     }
 
+    /// A ``GIFFrameSource``, which decodes the frames of a GIF as they are asked for.
+    public func makeAnimatedImageCoder(for data: Data, options: ImageCoderOptions) throws -> (any AnimatedImageCoder)? {
+        GIFFrameSource.canDecodeAnimation(data) ? try GIFFrameSource(animatedImageData: data, options: options) : nil
+    }
+
     /// Encodes as GIF, animated when the image has several frames; see `GIFEncoder`.
     public func encode(_ image: Image, as format: ImageFormat, options: ImageCoderOptions) throws -> Data {
         try checkEncodable(format)

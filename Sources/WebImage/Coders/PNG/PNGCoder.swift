@@ -70,6 +70,11 @@ public struct PNGCoder: SingleFormatCoder {
         PNGProgressiveDecoder()
     }
 
+    /// An ``APNGFrameSource`` for an animated PNG (a still PNG is decoded whole).
+    public func makeAnimatedImageCoder(for data: Data, options: ImageCoderOptions) throws -> (any AnimatedImageCoder)? {
+        APNGFrameSource.canDecodeAnimation(data) ? try APNGFrameSource(animatedImageData: data, options: options) : nil
+    }
+
     /// Encodes as PNG, or as APNG when the image has several frames and
     /// `encodeFirstFrameOnly` is not set.
     public func encode(_ image: Image, as format: ImageFormat, options: ImageCoderOptions) throws -> Data {

@@ -52,6 +52,11 @@ public struct WebPCoder: SingleFormatCoder {
         WebPProgressiveDecoder()
     }
 
+    /// A ``WebPFrameSource`` for an animated WebP (a still WebP is decoded whole).
+    public func makeAnimatedImageCoder(for data: Data, options: ImageCoderOptions) throws -> (any AnimatedImageCoder)? {
+        WebPFrameSource.canDecodeAnimation(data) ? try WebPFrameSource(animatedImageData: data, options: options) : nil
+    }
+
     /// Encodes one frame as a still WebP, or several (unless `encodeFirstFrameOnly`) as an
     /// animation with the image's durations and loop count.
     ///
