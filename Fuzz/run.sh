@@ -60,15 +60,22 @@ export SWIFT_BACKTRACE=enable=no
 
 scripts/install-deps.sh
 mkdir -p "$work"
+# SwiftPM's --sanitize flags instrument the C targets and link libFuzzer's runtime, but it
+# hands swiftc one `-sanitize=` flag per sanitizer, in an order that changes from one run
+# to the next, and swiftc keeps only the last one: a Swift module got either coverage or
+# AddressSanitizer, never both (and every build recompiled everything, its command lines
+# having changed). One combined flag after them gives the Swift code both, the same way
+# every time.
+sanitizers=(--sanitize=fuzzer --sanitize=address -Xswiftc -sanitize=fuzzer,address)
 if [ "${FUZZ_NO_BUILD:-}" != 1 ]; then
 echo "== build (release, -sanitize=fuzzer,address): $work/build.log"
-if ! WEBIMAGE_FUZZ=1 scripts/swift-build-checked.sh -c release --scratch-path "$scratch" \
-    --sanitize=fuzzer --sanitize=address > "$work/build.log" 2>&1; then
+if ! WEBIMAGE_FUZZ=1 scripts/swift-build-checked.sh -c release --scratch-path "$scratch" "${sanitizers[@]}" \
+    > "$work/build.log" 2>&1; then
     grep -vE '^\[[0-9]+/[0-9]+\] ' "$work/build.log" | tail -40 >&2
     exit 1
 fi
 fi
-bin=$(WEBIMAGE_FUZZ=1 swift build -c release --scratch-path "$scratch" --sanitize=fuzzer --sanitize=address --show-bin-path)
+bin=$(WEBIMAGE_FUZZ=1 swift build -c release --scratch-path "$scratch" "${sanitizers[@]}" --show-bin-path)
 
 rm -rf "$work/seeds"
 python3 Fuzz/make-seeds.py "$work/seeds"
