@@ -6,6 +6,7 @@
 #   RUN is a name from the table below (default: all of them), e.g. `decode-jpeg cookie`.
 #   FUZZ_RUNS="..." does the same from the environment (`make fuzz FUZZ_RUNS=...`).
 #   FUZZ_NO_BUILD=1 runs the binaries of the last build as they are.
+#   FUZZ_SEED=N fixes libFuzzer's seed (see below).
 #
 # Everything it writes is under .build-fuzz/ (git-ignored): the build, the seeds it makes
 # from the repository's fixtures (Fuzz/make-seeds.py), the corpora libFuzzer grows (kept
@@ -53,6 +54,10 @@ fi
 # is the ceiling; one allocation over 256 MiB (four times the RGBA budget) means a size
 # the limits should have refused. A single input taking 10 s is a hang.
 limits=(-rss_limit_mb=2048 -malloc_limit_mb=256 -timeout=10)
+# FUZZ_SEED fixes libFuzzer's random seed (`make fuzz-smoke` sets it for CI): with the
+# seeds and an empty corpus the same inputs are tried on every run, so a smoke that passed
+# passes again; a finding it would make belongs to `make fuzz`, not to a random CI failure.
+if [ -n "${FUZZ_SEED:-}" ]; then limits+=(-seed="$FUZZ_SEED"); fi
 # A broken invariant traps (fatalError): let libFuzzer's handler report it and save the
 # input. Swift's own backtracer would catch the signal first and, reading memory of the
 # process under ASan, end in an unrelated ASan report.
