@@ -32,8 +32,13 @@ public final class Image: Sendable {
     public let isIncremental: Bool
     /// The colour profile the pixels are in, when it is not sRGB: set only when decoding
     /// with ``ImageCoderOptions/keepsColorProfile`` (otherwise decoders convert to sRGB),
-    /// kept by transformers, and embedded by the JPEG, PNG, WebP and AVIF encoders.
+    /// kept by transformers, and embedded by the JPEG, PNG, WebP, AVIF and HEIC encoders
+    /// unless ``ImageCoderOptions/MetadataPolicy/strip`` says otherwise.
     public let colorProfile: ColorProfile?
+    /// The source's EXIF and XMP blocks: empty unless decoded with
+    /// ``ImageCoderOptions/readsMetadata``; kept by transformers; written by encoders under
+    /// ``ImageCoderOptions/MetadataPolicy/all``.
+    public let metadata: ImageMetadata
 
     /// Creates an image. `frames` must not be empty.
     public init(
@@ -46,7 +51,8 @@ public final class Image: Sendable {
         isThumbnail: Bool = false,
         isTransformed: Bool = false,
         isIncremental: Bool = false,
-        colorProfile: ColorProfile? = nil
+        colorProfile: ColorProfile? = nil,
+        metadata: ImageMetadata = ImageMetadata()
     ) {
         precondition(!frames.isEmpty, "an Image needs at least one frame")
         self.frames = frames
@@ -59,6 +65,7 @@ public final class Image: Sendable {
         self.isTransformed = isTransformed
         self.isIncremental = isIncremental
         self.colorProfile = colorProfile
+        self.metadata = metadata
     }
 
     /// A still image from one pixel buffer.
@@ -89,7 +96,7 @@ public final class Image: Sendable {
         Image(
             frames: frames, format: format, scale: scale, loopCount: loopCount, orientation: orientation,
             hasAlpha: hasAlpha, isThumbnail: isThumbnail, isTransformed: isTransformed, isIncremental: true,
-            colorProfile: colorProfile)
+            colorProfile: colorProfile, metadata: metadata)
     }
 }
 

@@ -5,15 +5,27 @@ extension JPEGCoder {
     /// `tiff:Orientation` (some editors, and the corpus's TestJFIF.jpg, keep it only
     /// there), else ``ImageOrientation/up``. The same precedence as ImageIO and Pillow.
     static func orientation(_ decoder: OpaquePointer) -> ImageOrientation {
-        if let exif = app1(decoder, signature: Array("Exif".utf8) + [0, 0]),
+        if let exif = app1(decoder, signature: ImageMetadata.jpegEXIFPrefix),
            let orientation = EXIFOrientationReader.orientation(inTIFF: exif) {
             return orientation
         }
-        if let xmp = app1(decoder, signature: Array("http://ns.adobe.com/xap/1.0/".utf8) + [0]),
+        if let xmp = app1(decoder, signature: ImageMetadata.jpegXMPPrefix),
            let orientation = xmpOrientation(xmp) {
             return orientation
         }
         return .up
+    }
+
+    /// The EXIF and XMP blocks of the file's APP1 markers, without their prefixes, for
+    /// ``ImageCoderOptions/readsMetadata``; EXIF's orientation reset to 1 when the decode
+    /// applies it.
+    static func metadata(_ decoder: OpaquePointer, options: ImageCoderOptions) -> ImageMetadata {
+        let exif = app1(decoder, signature: ImageMetadata.jpegEXIFPrefix)
+        let xmp = app1(decoder, signature: ImageMetadata.jpegXMPPrefix)
+        return ImageMetadata.read(
+            exif: exif.map { UnsafeRawBufferPointer($0) },
+            xmp: xmp.map { UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer($0)[ImageMetadata.jpegXMPPrefix.count...]) },
+            resetOrientation: options.applyOrientation)
     }
 
     /// The value of `tiff:Orientation` in an XMP packet, written either as an attribute
