@@ -90,6 +90,16 @@ import Testing
         #expect(dropped.isEmpty)
     }
 
+    @Test func xmpOrientationIsResetInBothSpellings() {
+        let packet = Array(#"<rdf:Description tiff:Orientation="6"/><tiff:Orientation>8</tiff:Orientation>"#.utf8)
+        let reset = packet.withUnsafeBytes { ImageMetadata.read(exif: nil, xmp: $0, resetOrientation: true) }
+        let text = String(decoding: reset.xmp ?? Data(), as: UTF8.self)
+        #expect(text == #"<rdf:Description tiff:Orientation="1"/><tiff:Orientation>1</tiff:Orientation>"#)
+        let kept = packet.withUnsafeBytes { ImageMetadata.read(exif: nil, xmp: $0, resetOrientation: false) }
+        #expect(kept.xmp == Data(packet))
+        #expect(packet.withUnsafeBufferPointer(JPEGCoder.xmpOrientation) == .right)
+    }
+
     @Test func anOversizedBlockInAFileIsDropped() throws {
         // A PNG whose eXIf chunk is just over the bound: decodes, without the block.
         let huge = Self.tiffBlock(littleEndian: true, entries: [(0x0112, 3, 1, 1)])

@@ -31,27 +31,8 @@ extension JPEGCoder {
     /// The value of `tiff:Orientation` in an XMP packet, written either as an attribute
     /// (`tiff:Orientation="6"`) or as an element (`<tiff:Orientation>6</tiff:Orientation>`).
     package static func xmpOrientation(_ xmp: UnsafeBufferPointer<UInt8>) -> ImageOrientation? {
-        let name = Array("tiff:Orientation".utf8)
-        guard xmp.count > name.count else { return nil }
-        var start = 0
-        while start + name.count < xmp.count {
-            defer { start += 1 }
-            guard xmp[start] == name[0], name.indices.allSatisfy({ xmp[start + $0] == name[$0] }) else { continue }
-            var at = start + name.count
-            switch xmp[at] {
-            case UInt8(ascii: ">"):
-                at += 1
-            case UInt8(ascii: "="):
-                at += 1
-                guard at < xmp.count, xmp[at] == UInt8(ascii: "\"") || xmp[at] == UInt8(ascii: "'") else { continue }
-                at += 1
-            default:
-                continue
-            }
-            guard at < xmp.count, (UInt8(ascii: "1")...UInt8(ascii: "8")).contains(xmp[at]) else { continue }
-            return ImageOrientation(exifValue: Int(xmp[at] - UInt8(ascii: "0")))
-        }
-        return nil
+        guard let digit = ImageMetadata.xmpOrientationDigits(in: UnsafeRawBufferPointer(xmp)).first else { return nil }
+        return ImageOrientation(exifValue: Int(xmp[digit] - UInt8(ascii: "0")))
     }
 
     /// The first APP1 payload starting with `signature`; valid while the decoder lives.
