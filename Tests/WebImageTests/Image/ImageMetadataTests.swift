@@ -30,6 +30,33 @@ import Testing
         #expect(try Self.decode(Self.fixture(ext), readsMetadata: false).metadata.isEmpty)
     }
 
+    @Test func tiffKeepsItsXMPButNotItsEXIFDirectory() throws {
+        let image = try Self.decode(Self.fixture("tiff"))
+        #expect(image.metadata.exif == nil)
+        let xmp = try #require(image.metadata.xmp)
+        #expect(String(decoding: xmp, as: UTF8.self).contains("Metadata Fixture"))
+    }
+
+    @Test(arguments: [ImageFormat.png, .webp])
+    func animationsCarryTheirMetadata(format: ImageFormat) throws {
+        let frames = [RGBAColor.white, .black].map {
+            ImageFrame(pixels: PixelBuffer(width: 4, height: 4, filling: $0), duration: 0.1)
+        }
+        let xmp = #"<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">"#
+            + #"<rdf:Description xmlns:xmp="http://ns.adobe.com/xap/1.0/" xmp:Rating="3"/></rdf:RDF></x:xmpmeta>"#
+        let metadata = ImageMetadata(
+            exif: Data(Self.tiffBlock(littleEndian: false, entries: [(0x0112, 3, 1, 1)])), xmp: Data(xmp.utf8))
+        var options = ImageCoderOptions()
+        options.metadataPolicy = .all
+        let encoded = try CodersManager.shared.encode(Image(frames: frames, metadata: metadata), as: format, options: options)
+        let decoded = try Self.decode(encoded)
+        #expect(decoded.frameCount == 2)
+        #expect(decoded.metadata == metadata)
+        let tags = try ExifTool.tags(of: encoded, ext: format.rawValue)
+        #expect(tags["EXIF:Orientation"] as? Int == 1, "\(format): \(tags.keys.sorted())")
+        #expect(tags["XMP:Rating"] as? Int == 3, "\(format): \(tags.keys.sorted())")
+    }
+
     @Test func theOrientationIsKeptWhenNotApplied() throws {
         let image = try Self.decode(Self.fixture("png"), applyOrientation: false)
         #expect(EXIFOrientationReader.orientation(inTIFF: try #require(image.metadata.exif)) == .right)
