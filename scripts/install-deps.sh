@@ -2,7 +2,9 @@
 # Installs the Debian packages the build needs; does nothing when they are all present.
 # Usage: scripts/install-deps.sh [extra-package ...]
 set -euo pipefail
-packages=(pkg-config curl python3 nginx libjpeg62-turbo-dev libpng-dev libgif-dev libwebp-dev libavif-dev libheif-dev libtiff-dev liblcms2-dev "$@")
+# libimage-exiftool-perl: exiftool, the independent reader the metadata tests check written files with.
+packages=(pkg-config curl python3 nginx libjpeg62-turbo-dev libpng-dev libgif-dev libwebp-dev libavif-dev libheif-dev libtiff-dev liblcms2-dev
+    libimage-exiftool-perl "$@")
 missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -269,10 +269,19 @@ typedef struct cjpeg_encoder {
     int destination_ready;
 } cjpeg_encoder;
 
+/* One APP1 marker: `prefix` then `payload`, or nothing when they would not fit in the
+ * 65,533 bytes a marker holds (a marker's length field counts itself too). */
+static void write_app1(j_compress_ptr info, const char *prefix, unsigned int prefix_length,
+                       const unsigned char *payload, unsigned int length) {
+    if (payload == NULL || length == 0 || length > 65533u - prefix_length) return;
+    jpeg_write_m_header(info, JPEG_APP0 + 1, prefix_length + length);
+    for (unsigned int i = 0; i < prefix_length; i++) jpeg_write_m_byte(info, (unsigned char)prefix[i]);
+    for (unsigned int i = 0; i < length; i++) jpeg_write_m_byte(info, payload[i]);
+}
+
 int cjpeg_encode_rgbx(const unsigned char *pixels, unsigned int width, unsigned int height,
-                      size_t row_stride, int quality, const unsigned char *icc_profile,
-                      unsigned int icc_length, unsigned char **out,
-                      unsigned long *out_size, char *message) {
+                      size_t row_stride, int quality, const cjpeg_metadata *metadata,
+                      unsigned char **out, unsigned long *out_size, char *message) {
     *out = NULL;
     *out_size = 0;
     /* On the heap so that nothing the jump returns to lives in a clobberable register. */
@@ -305,8 +314,15 @@ int cjpeg_encode_rgbx(const unsigned char *pixels, unsigned int width, unsigned 
     jpeg_set_quality(&encoder->info, quality, TRUE);
     encoder->info.optimize_coding = TRUE;        /* a few % smaller for one more pass */
     jpeg_start_compress(&encoder->info, TRUE);
-    /* Split over APP2 markers of at most 65,519 bytes each, as ICC.1 Annex B says. */
-    if (icc_profile != NULL && icc_length > 0) jpeg_write_icc_profile(&encoder->info, icc_profile, icc_length);
+    if (metadata != NULL) {
+        /* EXIF first, as its standard wants it right after the start (JFIF's APP0 aside). */
+        write_app1(&encoder->info, "Exif\0", 6, metadata->exif, metadata->exif_length);
+        write_app1(&encoder->info, "http://ns.adobe.com/xap/1.0/", 29, metadata->xmp, metadata->xmp_length);
+        /* Split over APP2 markers of at most 65,519 bytes each, as ICC.1 Annex B says. */
+        if (metadata->icc_profile != NULL && metadata->icc_length > 0) {
+            jpeg_write_icc_profile(&encoder->info, metadata->icc_profile, metadata->icc_length);
+        }
+    }
 
     enum { batch = 32 };
     JSAMPROW rows[batch];

@@ -26,6 +26,8 @@ struct DecodeCommand: ParsableCommand {
     @Option(help: "Write frame N (0-based) of an animated image instead of the first.")
     var frame: Int?
 
+    @OptionGroup var metadata: MetadataOption
+
     func validate() throws {
         if let frame, frame < 0 { throw ValidationError("--frame must be 0 or more") }
     }
@@ -37,6 +39,7 @@ struct DecodeCommand: ParsableCommand {
             options.preserveAspectRatio = !stretch
             options.scaleDownLimitBytes = scaleDownLimit
             options.applyOrientation = !noOrientation
+            metadata.applyToDecode(&options)
             let image: Image
             if let frame {
                 let animation = try AnimatedImage(data: files.read(), options: options)
@@ -50,6 +53,7 @@ struct DecodeCommand: ParsableCommand {
             }
             var encodeOptions = ImageCoderOptions()
             encodeOptions.encodeFirstFrameOnly = true
+            metadata.applyToEncode(&encodeOptions)
             try files.write(CodersManager.shared.encode(image, as: .png, options: encodeOptions))
         }
     }

@@ -6,12 +6,12 @@ import WebImage
 struct EncodeCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "encode",
-        abstract: "Decode an image and encode it as JPEG, PNG, GIF, WebP, AVIF or BMP."
+        abstract: "Decode an image and encode it as JPEG, PNG, GIF, WebP, AVIF, HEIC or BMP."
     )
 
     @OptionGroup var files: ConversionFiles
 
-    @Option(help: "Output format: jpeg, png, gif, webp, avif or bmp.")
+    @Option(help: "Output format: jpeg, png, gif, webp, avif, heic or bmp.")
     var format: ImageFormat
 
     @Option(help: "Quality from 0 to 100 for lossy formats (default 100).")
@@ -26,6 +26,8 @@ struct EncodeCommand: ParsableCommand {
     @Option(name: .customLong("max-pixel-size"), help: "Scale down to fit N (or WxH) pixels.")
     var maxPixelSize: ImageSize?
 
+    @OptionGroup var metadata: MetadataOption
+
     func validate() throws {
         guard (0...100).contains(quality) else { throw ValidationError("--quality must be between 0 and 100") }
         if let maxFileSize, maxFileSize <= 0 { throw ValidationError("--max-file-size must be positive") }
@@ -33,8 +35,11 @@ struct EncodeCommand: ParsableCommand {
 
     func run() throws {
         try reportingFailures {
-            let image = try CodersManager.shared.decode(files.read())
+            var decodeOptions = ImageCoderOptions()
+            metadata.applyToDecode(&decodeOptions)
+            let image = try CodersManager.shared.decode(files.read(), options: decodeOptions)
             var options = ImageCoderOptions()
+            metadata.applyToEncode(&options)
             options.compressionQuality = quality / 100
             options.lossless = lossless
             options.maxFileSize = maxFileSize

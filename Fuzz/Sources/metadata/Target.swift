@@ -6,7 +6,8 @@ import WebImage
 /// its input.
 ///
 /// 0. `EXIFOrientationReader` on a TIFF-structured EXIF block (JPEG's APP1, PNG's `eXIf`,
-///    WebP's `EXIF` chunk);
+///    WebP's `EXIF` chunk), and the check and orientation reset `ImageMetadata.read` does
+///    to a kept block;
 /// 1. `JPEGCoder.xmpOrientation` on an XMP packet;
 /// 2. `HEIFPropertyReader` (the primary item's `irot`/`imir` and `ispe`) on a HEIF/AVIF file;
 /// 3. what `webimage info` prints: `AnimatedImage(data:)` and its properties.
@@ -24,6 +25,7 @@ public func fuzzTestOneInput(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CI
     switch start[0] % 4 {
     case 0:
         _ = EXIFOrientationReader.orientation(inTIFF: rest)
+        _ = ImageMetadata.read(exif: UnsafeRawBufferPointer(rest), xmp: nil, resetOrientation: true)
     case 1:
         _ = JPEGCoder.xmpOrientation(rest)
     case 2:

@@ -80,16 +80,25 @@ long cjpeg_decoder_damage_warnings(const cjpeg_reader *decoder);
 
 /* ---- Encoding ---------------------------------------------------------------------- */
 
+/* What an encode writes besides the pixels; every pointer may be NULL (nothing written). */
+typedef struct cjpeg_metadata {
+    const unsigned char *icc_profile; /* in APP2 markers, split as ICC.1 Annex B says */
+    unsigned int icc_length;
+    const unsigned char *exif;        /* TIFF-structured; APP1 "Exif\0\0", skipped if over 65,527 bytes */
+    unsigned int exif_length;
+    const unsigned char *xmp;         /* the packet; APP1 with XMP's namespace, skipped if over 65,504 bytes */
+    unsigned int xmp_length;
+} cjpeg_metadata;
+
 /* Encodes `height` rows of `width` 4-byte pixels (R, G, B, ignored) spaced row_stride
- * bytes apart as a baseline 4:2:0 JPEG with optimised Huffman tables, with the ICC profile
- * of icc_length bytes at icc_profile in APP2 markers when icc_profile is not NULL.
+ * bytes apart as a baseline 4:2:0 JPEG with optimised Huffman tables, with `metadata`
+ * (which may be NULL) after the JFIF marker: EXIF, XMP, then the ICC profile.
  * On success returns 0 and hands over a malloc'd buffer in *out / *out_size, which the
  * caller frees once with free(). On failure returns -1, sets *out to NULL and writes a
  * message into `message` (JMSG_LENGTH_MAX bytes). */
 int cjpeg_encode_rgbx(const unsigned char *pixels, unsigned int width, unsigned int height,
-                      size_t row_stride, int quality, const unsigned char *icc_profile,
-                      unsigned int icc_length, unsigned char **out,
-                      unsigned long *out_size, char *message);
+                      size_t row_stride, int quality, const cjpeg_metadata *metadata,
+                      unsigned char **out, unsigned long *out_size, char *message);
 
 /* ---- Incremental decoding ---------------------------------------------------------- */
 

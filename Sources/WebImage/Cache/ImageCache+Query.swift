@@ -131,7 +131,8 @@ extension ImageCache {
             hasAlpha: image.hasAlpha,
             isThumbnail: image.isThumbnail,
             isTransformed: image.isTransformed,
-            colorProfile: image.colorProfile
+            colorProfile: image.colorProfile,
+            metadata: image.metadata
         )
     }
 }

@@ -47,12 +47,17 @@ public struct ImageCoderOptions: Sendable, Equatable {
     /// anything (a guard against decompression bombs). Default 100 megapixels.
     public var pixelLimit = 100_000_000
     /// Keep the source's RGB pixels and attach its embedded colour profile as
-    /// ``Image/colorProfile`` (which encoders then embed), instead of converting the pixels
-    /// to sRGB. Default `false`: every decoder converts what a profile, PNG's `gAMA`/`cHRM`
-    /// or AVIF's and HEIF's `nclx` describe to sRGB (perceptual intent, alpha untouched),
-    /// so pixels look as a browser shows them. Grey and CMYK sources are converted either
-    /// way, since their pixels become RGB.
+    /// ``Image/colorProfile`` (which encoders then embed, as ``metadataPolicy`` allows),
+    /// instead of converting the pixels to sRGB. Default `false`: every decoder converts
+    /// what a profile, PNG's `gAMA`/`cHRM` or AVIF's and HEIF's `nclx` describe to sRGB
+    /// (perceptual intent, alpha untouched), so pixels look as a browser shows them. Grey
+    /// and CMYK sources are converted either way, since their pixels become RGB.
     public var keepsColorProfile = false
+    /// Read the source's EXIF and XMP blocks into ``Image/metadata``, so that an encoder
+    /// told ``MetadataPolicy/all`` can write them again. Default `false`: a decode reads
+    /// and allocates nothing for metadata it would drop (the orientation is read either
+    /// way). Blocks over ``ImageMetadata/maximumBlockSize`` are dropped.
+    public var readsMetadata = false
 
     // MARK: Encoding
 
@@ -76,6 +81,14 @@ public struct ImageCoderOptions: Sendable, Equatable {
     /// the palette are stored exactly either way. Default `true`, as ImageIO (and so
     /// SDWebImage) dithers.
     public var paletteDithering = true
+    /// What the encoder writes besides the pixels: nothing, the colour profile, or the
+    /// profile with the source's EXIF and XMP. Default `nil`, which chooses by the image:
+    /// ``MetadataPolicy/strip`` for thumbnails and transformed images (what SDWebImage users
+    /// and imgproxy expect: a derived image does not leak the original's GPS position or
+    /// camera serial number), ``MetadataPolicy/colorProfileOnly`` for a plain re-encode (the
+    /// profile is part of what the pixels mean, the rest is private). See
+    /// ``resolvedMetadataPolicy(for:)``.
+    public var metadataPolicy: MetadataPolicy?
 
     /// Options with every default.
     public init() {}
@@ -91,5 +104,14 @@ public struct ImageCoderOptions: Sendable, Equatable {
         backgroundColor = other.backgroundColor
         encodeFirstFrameOnly = other.encodeFirstFrameOnly
         paletteDithering = other.paletteDithering
+        metadataPolicy = other.metadataPolicy
+    }
+
+    /// The policy an encoder applies to `image`: ``metadataPolicy`` when set; otherwise
+    /// ``MetadataPolicy/strip`` for a thumbnail or a transformed image and
+    /// ``MetadataPolicy/colorProfileOnly`` for the rest.
+    public func resolvedMetadataPolicy(for image: Image) -> MetadataPolicy {
+        if let metadataPolicy { return metadataPolicy }
+        return image.isThumbnail || image.isTransformed ? .strip : .colorProfileOnly
     }
 }

@@ -1,4 +1,4 @@
-/// Reads the orientation tag (0x0112) from an EXIF block.
+/// Reads the orientation tag (0x0112) from an EXIF block, and resets it to 1 in a kept one.
 ///
 /// JPEG (APP1), PNG (`eXIf`), WebP (`EXIF` chunk) and HEIF all carry the same TIFF-structured
 /// EXIF payload, so the coders share this reader. It checks every offset against the bytes
@@ -12,32 +12,72 @@ public enum EXIFOrientationReader {
     /// preceded by JPEG's `Exif\0\0` prefix.
     public static func orientation<C: Collection>(inTIFF block: C) -> ImageOrientation? where C.Element == UInt8 {
         var bytes = [UInt8](block)
-        if bytes.count >= 6, bytes[0] == 0x45, bytes[1] == 0x78, bytes[2] == 0x69, bytes[3] == 0x66, bytes[4] == 0, bytes[5] == 0 {
-            bytes.removeFirst(6)
+        if bytes.starts(with: ImageMetadata.jpegEXIFPrefix) {
+            bytes.removeFirst(ImageMetadata.jpegEXIFPrefix.count)
         }
+        guard let entry = orientationEntry(inTIFF: bytes), let value = entry.reader.u16(entry.offset + 8) else { return nil }
+        return ImageOrientation(exifValue: value)
+    }
+
+    /// Whether `bytes` start with a TIFF header: `true` for little-endian (`II*\0`),
+    /// `false` for big-endian (`MM\0*`), `nil` for anything else.
+    static func byteOrder(ofTIFF bytes: [UInt8]) -> Bool? {
         guard bytes.count >= 8 else { return nil }
-        let little: Bool
-        switch (bytes[0], bytes[1]) {
-        case (0x49, 0x49): little = true
-        case (0x4D, 0x4D): little = false
+        switch (bytes[0], bytes[1], bytes[2], bytes[3]) {
+        case (0x49, 0x49, 0x2A, 0x00): return true
+        case (0x4D, 0x4D, 0x00, 0x2A): return false
         default: return nil
         }
+    }
+
+    /// Rewrites the orientation value in IFD0 of the TIFF-structured `bytes` to 1 (upright)
+    /// in place, in the block's own byte order: what a kept EXIF must say once the decoder
+    /// turned the pixels. Leaves the block alone when it has no orientation tag, or one
+    /// that is not the single SHORT the standard defines.
+    static func resetOrientation(inTIFF bytes: inout [UInt8]) {
+        guard let value = shortOrientationValue(inTIFF: bytes) else { return }
+        bytes[value.offset] = value.littleEndian ? 1 : 0
+        bytes[value.offset + 1] = value.littleEndian ? 0 : 1
+    }
+
+    /// Where the orientation's SHORT value lies, when the entry is one SHORT. A function of
+    /// its own so that the reader's reference to the bytes is gone before the caller
+    /// writes them (no copy-on-write of the whole block).
+    private static func shortOrientationValue(inTIFF bytes: [UInt8]) -> (offset: Int, littleEndian: Bool)? {
+        guard let entry = orientationEntry(inTIFF: bytes),
+              entry.reader.u16(entry.offset + 2) == 3, entry.reader.u32(entry.offset + 4) == 1
+        else { return nil }
+        return (entry.offset + 8, entry.reader.littleEndian)
+    }
+
+    /// Bounds-checked integers of one byte order.
+    struct IntegerReader {
+        let bytes: [UInt8]
+        let littleEndian: Bool
+
         func u16(_ at: Int) -> Int? {
             guard at >= 0, at + 2 <= bytes.count else { return nil }
-            return little ? Int(bytes[at]) | Int(bytes[at + 1]) << 8 : Int(bytes[at]) << 8 | Int(bytes[at + 1])
+            return littleEndian ? Int(bytes[at]) | Int(bytes[at + 1]) << 8 : Int(bytes[at]) << 8 | Int(bytes[at + 1])
         }
+
         func u32(_ at: Int) -> Int? {
             guard let a = u16(at), let b = u16(at + 2) else { return nil }
-            return little ? a | b << 16 : a << 16 | b
+            return littleEndian ? a | b << 16 : a << 16 | b
         }
-        guard u16(2) == 42, let ifd = u32(4), let count = u16(ifd) else { return nil }
+    }
+
+    /// Where IFD0's orientation entry (12 bytes: tag, type, count, value) starts.
+    private static func orientationEntry(inTIFF bytes: [UInt8]) -> (offset: Int, reader: IntegerReader)? {
+        guard let little = byteOrder(ofTIFF: bytes) else { return nil }
+        let reader = IntegerReader(bytes: bytes, littleEndian: little)
+        guard let ifd = reader.u32(4), let count = reader.u16(ifd) else { return nil }
         for index in 0..<count {
             let entry = ifd + 2 + index * 12
-            guard let tag = u16(entry) else { return nil }
+            guard let tag = reader.u16(entry) else { return nil }
             if tag == 0x0112 {
-                // SHORT value stored in the first two bytes of the value field.
-                guard let value = u16(entry + 8) else { return nil }
-                return ImageOrientation(exifValue: value)
+                // Up to the end of the SHORT value; the padding after it may be cut off.
+                guard entry + 10 <= bytes.count else { return nil }
+                return (entry, reader)
             }
         }
         return nil

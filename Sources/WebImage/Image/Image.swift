@@ -32,8 +32,13 @@ public final class Image: Sendable {
     public let isIncremental: Bool
     /// The colour profile the pixels are in, when it is not sRGB: set only when decoding
     /// with ``ImageCoderOptions/keepsColorProfile`` (otherwise decoders convert to sRGB),
-    /// kept by transformers, and embedded by the JPEG, PNG, WebP and AVIF encoders.
+    /// kept by transformers, and embedded by the JPEG, PNG, WebP, AVIF and HEIC encoders
+    /// unless ``ImageCoderOptions/MetadataPolicy/strip`` says otherwise.
     public let colorProfile: ColorProfile?
+    /// The source's EXIF and XMP blocks: empty unless decoded with
+    /// ``ImageCoderOptions/readsMetadata``; kept by transformers; written by encoders under
+    /// ``ImageCoderOptions/MetadataPolicy/all``.
+    public let metadata: ImageMetadata
     /// The animation this image is the poster of, when it was decoded with
     /// ``ImageCoderOptions/decodesFramesOnDemand`` (the manager's
     /// ``ImageContext/decodesFramesOnDemand``): ``frames`` then holds only the first frame,
@@ -54,6 +59,7 @@ public final class Image: Sendable {
         isTransformed: Bool = false,
         isIncremental: Bool = false,
         colorProfile: ColorProfile? = nil,
+        metadata: ImageMetadata = ImageMetadata(),
         animatedImage: AnimatedImage? = nil
     ) {
         precondition(!frames.isEmpty, "an Image needs at least one frame")
@@ -67,6 +73,7 @@ public final class Image: Sendable {
         self.isTransformed = isTransformed
         self.isIncremental = isIncremental
         self.colorProfile = colorProfile
+        self.metadata = metadata
         self.animatedImage = animatedImage
     }
 
@@ -122,7 +129,7 @@ public final class Image: Sendable {
         Image(
             frames: frames, format: format, scale: scale, loopCount: loopCount, orientation: orientation,
             hasAlpha: hasAlpha, isThumbnail: isThumbnail, isTransformed: isTransformed, isIncremental: true,
-            colorProfile: colorProfile)
+            colorProfile: colorProfile, metadata: metadata)
     }
 }
 

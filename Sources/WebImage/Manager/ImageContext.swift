@@ -59,7 +59,8 @@ public struct ImageContext: Sendable {
     public var cacheSerializer: (any CacheSerializer)?
     /// How the cache encodes an image it has no bytes for, such as a thumbnail or a
     /// transformed image (SDWebImage's `imageEncodeOptions`): quality, lossless, size and
-    /// pixel limits, background colour, first frame only, dithering. Only those encoding
+    /// pixel limits, background colour, first frame only, dithering, metadata policy (left
+    /// `nil`, thumbnails and transformed images are stored stripped). Only those encoding
     /// fields are read; the decoding fields come from the fields above. Lets a caller keep
     /// thumbnails at, say, quality 0.8 without writing a ``cacheSerializer``, which would
     /// have to pick the format itself. Default `nil`: ``ImageCoderOptions``' defaults

@@ -34,7 +34,8 @@ extension Image {
         return Image(
             frames: frames, format: format, scale: scale, loopCount: loopCount,
             orientation: orientation, hasAlpha: alpha, isThumbnail: isThumbnail,
-            isTransformed: true, isIncremental: isIncremental, colorProfile: colorProfile
+            isTransformed: true, isIncremental: isIncremental, colorProfile: colorProfile,
+            metadata: metadata
         )
     }
 }
@@ -77,7 +78,8 @@ extension ImageTransformer {
             let poster = Image(
                 frames: [ImageFrame(pixels: image.pixels)], format: image.format, scale: image.scale,
                 orientation: image.orientation, hasAlpha: image.hasAlpha, isThumbnail: image.isThumbnail,
-                isIncremental: image.isIncremental, colorProfile: image.colorProfile
+                isIncremental: image.isIncremental, colorProfile: image.colorProfile,
+                metadata: image.metadata
             )
             return try transform(poster)
         }

@@ -78,7 +78,9 @@ public struct ImageProcessor: Sendable {
             guard page < decoded.frameCount else {
                 throw .badOptions("page \(page) does not exist: the source has \(decoded.frameCount)")
             }
-            image = Image(pixels: decoded.frames[page].pixels, format: decoded.format, hasAlpha: decoded.hasAlpha)
+            image = Image(
+                frames: [ImageFrame(pixels: decoded.frames[page].pixels)], format: decoded.format, hasAlpha: decoded.hasAlpha,
+                colorProfile: decoded.colorProfile, metadata: decoded.metadata)
         }
         let output = format ?? encodableFormat(for: sourceFormat, hasAlpha: image.hasAlpha)
         let geometry = ResizeGeometry(source: image.size, options: options)
@@ -96,7 +98,8 @@ public struct ImageProcessor: Sendable {
         }
         let result = Image(
             frames: frames, format: output, loopCount: image.loopCount,
-            hasAlpha: image.hasAlpha && options.background == nil, isTransformed: true
+            hasAlpha: image.hasAlpha && options.background == nil, isTransformed: true,
+            colorProfile: image.colorProfile, metadata: image.metadata
         )
         return Output(data: try encode(result, as: output, options: options), format: output)
     }
@@ -114,6 +117,9 @@ public struct ImageProcessor: Sendable {
         var coderOptions = ImageCoderOptions()
         coderOptions.pixelLimit = configuration.maxSourcePixels
         coderOptions.applyOrientation = options.autoRotate
+        // What the result keeps must be read (or kept unconverted) at the decode.
+        coderOptions.keepsColorProfile = !options.stripColorProfile
+        coderOptions.readsMetadata = !options.stripMetadata
         coderOptions.decodeFirstFrameOnly = !keepsAnimation && options.page == nil
         // Enlarging needs the source as it is; the resampler then scales it up.
         guard !options.enlarge else { return coderOptions }
@@ -182,6 +188,12 @@ public struct ImageProcessor: Sendable {
         coderOptions.backgroundColor = options.background ?? .white
         coderOptions.encodeFirstFrameOnly = !(image.isAnimated && Self.animatedFormats.contains(format))
         coderOptions.maxFileSize = options.maxBytes
+        // With the profile stripped the pixels were converted at the decode, so `.all`
+        // then writes EXIF and XMP only.
+        let policy: ImageCoderOptions.MetadataPolicy = options.stripMetadata
+            ? (options.stripColorProfile ? .strip : .colorProfileOnly)
+            : .all
+        coderOptions.metadataPolicy = policy
         do {
             return try configuration.coder.encode(image, as: format, options: coderOptions)
         } catch {

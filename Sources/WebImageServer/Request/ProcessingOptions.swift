@@ -79,6 +79,15 @@ public struct ProcessingOptions: Sendable, Equatable {
     public var cacheBuster = ""
     /// `auto_rotate`: turn the image upright by its EXIF orientation; default `true`.
     public var autoRotate = true
+    /// `strip_metadata`: write no EXIF and no XMP; default `true`, as in imgproxy. With
+    /// `false` the source's blocks are kept (EXIF's orientation reset to 1 once the image
+    /// is turned upright), in the formats that hold them
+    /// (``ImageCoderOptions/MetadataPolicy/all``).
+    public var stripMetadata = true
+    /// `strip_color_profile`: convert the pixels to sRGB and write no profile; default
+    /// `true`, as in imgproxy. With `false` the source's pixels keep their profile, which
+    /// the result embeds (``ImageCoderOptions/keepsColorProfile``).
+    public var stripColorProfile = true
     /// `page`: which page or frame of a multi-page or animated source to use (from 0);
     /// `nil` (the default) keeps an animation whole.
     public var page: Int?

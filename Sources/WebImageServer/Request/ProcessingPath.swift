@@ -171,10 +171,9 @@ public struct ProcessingPath: Sendable, Equatable {
             try expect(args, 0...1, name)
             options.cacheBuster = String(args.first ?? "")
         case "strip_metadata", "sm":
-            // Our encoders write no metadata at all, so keeping it cannot be honoured yet.
-            guard try bool(single(args, name), name) else {
-                throw .badOptions("strip_metadata:false is not supported: results never carry the source's metadata")
-            }
+            options.stripMetadata = try bool(single(args, name), name)
+        case "strip_color_profile", "scp":
+            options.stripColorProfile = try bool(single(args, name), name)
         case "auto_rotate", "ar":
             options.autoRotate = try bool(single(args, name), name)
         case "page", "pg":

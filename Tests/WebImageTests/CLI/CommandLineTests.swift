@@ -22,13 +22,61 @@ import Testing
         let result = try WebImageCommand.run("info", corpusPath("TestJFIF.jpg"), "--json")
         #expect(result.status == 0)
         let object = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
-        #expect(Set(object.keys) == ["format", "width", "height", "frameCount", "loopCount", "hasAlpha", "orientation"])
+        #expect(Set(object.keys) == [
+            "format", "width", "height", "frameCount", "loopCount", "hasAlpha", "orientation", "colorProfile", "metadata",
+        ])
         #expect(object["format"] as? String == "jpeg")
         #expect(object["width"] as? Int == 4032)
         #expect(object["height"] as? Int == 3024)
         #expect(object["frameCount"] as? Int == 1)
         #expect(object["hasAlpha"] as? Bool == false)
         #expect(object["orientation"] as? Int == 3)
+        let profile = try #require(object["colorProfile"] as? [String: Any])
+        #expect(profile["description"] as? String == "Display P3")
+        #expect(profile["colorSpace"] as? String == "rgb")
+    }
+
+    @Test func infoCountsTheMetadataBlocks() throws {
+        let fixture = Corpus.fixtures.appendingPathComponent("metadata/exif-xmp-icc.jpg").path
+        let result = try WebImageCommand.run("info", fixture, "--json")
+        #expect(result.status == 0, "\(result.stderr)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        let metadata = try #require(object["metadata"] as? [String: Int])
+        #expect(Set(metadata.keys) == ["exif", "xmp", "icc"])
+        #expect(metadata.values.allSatisfy { $0 > 100 })
+        let profile = try #require(object["colorProfile"] as? [String: Any])
+        #expect(profile["bytes"] as? Int == metadata["icc"])
+        // A file with none of them says so with an empty object.
+        let plain = try WebImageCommand.run("info", corpusPath("TestImage.gif"), "--json")
+        let plainObject = try #require(try JSONSerialization.jsonObject(with: Data(plain.stdout.utf8)) as? [String: Any])
+        #expect((plainObject["metadata"] as? [String: Int])?.isEmpty == true)
+        #expect(plainObject["colorProfile"] == nil)
+        // Photoshop's XMP in a PNG's iTXt chunk.
+        let png = try WebImageCommand.run("info", corpusPath("TestImage.png"), "--json")
+        let pngObject = try #require(try JSONSerialization.jsonObject(with: Data(png.stdout.utf8)) as? [String: Any])
+        #expect((pngObject["metadata"] as? [String: Int]).map { Set($0.keys) } == ["xmp"])
+    }
+
+    @Test func encodeAndDecodeKeepWhatMetadataSays() throws {
+        let fixture = Corpus.fixtures.appendingPathComponent("metadata/exif-xmp-icc.jpg").path
+        let output = temporaryFile("metadata.png")
+        defer { try? FileManager.default.removeItem(at: output) }
+        let expected: [(command: String, choice: String?, groups: Set<String>)] = [
+            ("encode", "all", ["EXIF", "XMP", "ICC_Profile"]), ("encode", "icc", ["ICC_Profile"]),
+            ("encode", "strip", []), ("encode", nil, []), ("decode", "all", ["EXIF", "XMP", "ICC_Profile"]),
+            ("decode", "icc", ["ICC_Profile"]),
+        ]
+        for (command, choice, groups) in expected {
+            var arguments = [command, fixture, "-o", output.path]
+            if command == "encode" { arguments += ["--format", "png"] }
+            if let choice { arguments += ["--metadata", choice] }
+            let result = try WebImageCommand.run(arguments)
+            #expect(result.status == 0, "\(result.stderr)")
+            let tags = try ExifTool.tags(of: Data(contentsOf: output), ext: "png")
+            #expect(ExifTool.blockGroups(tags) == groups, "\(arguments)")
+            if groups.contains("EXIF") { #expect(tags["EXIF:Orientation"] as? Int == 1) }
+        }
+        #expect(try WebImageCommand.run("encode", fixture, "-o", output.path, "--format", "png", "--metadata", "exif").status != 0)
     }
 
     @Test func infoCountsFramesAndLoops() throws {

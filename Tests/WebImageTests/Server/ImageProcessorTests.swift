@@ -195,4 +195,27 @@ import Testing
             #expect(after - before < 200 << 20, "resident memory grew by \(after - before) bytes")
         }
     }
+
+    // MARK: Metadata
+
+    @Test(arguments: [(true, true), (false, true), (true, false), (false, false)])
+    func stripOptionsDecideWhatTheResultKeeps(stripMetadata: Bool, stripColorProfile: Bool) throws {
+        let source = try Data(contentsOf: Corpus.fixtures.appendingPathComponent("metadata/exif-xmp-icc.jpg"))
+        let options = Self.options {
+            $0.width = 32
+            $0.stripMetadata = stripMetadata
+            $0.stripColorProfile = stripColorProfile
+        }
+        let output = try processor.process(source, options: options, format: .jpeg)
+        let tags = try ExifTool.tags(of: output.data, ext: "jpg")
+        var expected: Set<String> = []
+        if !stripMetadata { expected.formUnion(["EXIF", "XMP"]) }
+        if !stripColorProfile { expected.insert("ICC_Profile") }
+        #expect(ExifTool.blockGroups(tags) == expected)
+        if !stripMetadata {
+            // auto_rotate turned the result upright.
+            #expect(tags["EXIF:Orientation"] as? Int == 1)
+            #expect(tags["EXIF:GPSLatitude"] != nil)
+        }
+    }
 }

@@ -185,7 +185,7 @@ import Testing
         }
     }
 
-    @Test(arguments: ["sm:0", "rot:45", "g:sm", "f:jxl", "q:500"])
+    @Test(arguments: ["sm:2", "rot:45", "g:sm", "f:jxl", "q:500"])
     func malformedOptionsAre400sThroughTheServer(_ option: String) async throws {
         try await RunningImageServer.with(origin: try Self.routes(), .testing()) { origin, server in
             let reply = try await server.request(ImageURL.plain(origin.url("/a.png"), [option]))

@@ -12,14 +12,15 @@ extension AVIFCoder {
     public func encode(_ image: Image, as format: ImageFormat, options: ImageCoderOptions) throws -> Data {
         guard format == .avif else { throw WebImageError.unsupportedFormat(format) }
         guard AVIFCoder.encoderAvailable else { throw WebImageError.encodingFailed("libavif has no AV1 encoder") }
-        let frames = EncodeConstraints.prepare(image, options: options)
+        let (frames, metadata) = EncodedMetadata.prepare(
+            EncodeConstraints.prepare(image, options: options), of: image, options: options)
         let withAlpha = image.hasAlpha && frames.contains { $0.pixels.containsTransparency }
         if options.lossless {
-            let exact = try encode(frames, setting: .lossless, alpha: withAlpha, profile: image.colorProfile)
+            let exact = try encode(frames, setting: .lossless, alpha: withAlpha, metadata: metadata)
             guard let limit = options.maxFileSize, exact.count > limit else { return exact }
         }
         return try EncodeConstraints.fitFileSize(options: options) { quality in
-            try encode(frames, setting: .lossy(quality: quality), alpha: withAlpha, profile: image.colorProfile)
+            try encode(frames, setting: .lossy(quality: quality), alpha: withAlpha, metadata: metadata)
         }
     }
 
@@ -37,7 +38,7 @@ extension AVIFCoder {
         }
     }
 
-    private func encode(_ frames: [ImageFrame], setting: Setting, alpha: Bool, profile: ColorProfile?) throws -> Data {
+    private func encode(_ frames: [ImageFrame], setting: Setting, alpha: Bool, metadata: EncodedMetadata) throws -> Data {
         guard let encoder = avifEncoderCreate() else { throw WebImageError.encodingFailed("libavif could not create an encoder") }
         defer { avifEncoderDestroy(encoder) }
         let quantizer = setting.quantizer
@@ -56,10 +57,17 @@ extension AVIFCoder {
                 throw WebImageError.encodingFailed("libavif could not allocate a \(frame.pixels.size) image")
             }
             defer { avifImageDestroy(yuv) }
-            if let profile {
-                // libavif copies the bytes into the image's `colr` box.
-                let icc = [UInt8](profile.data)
-                icc.withUnsafeBufferPointer { avifImageSetProfileICC(yuv, $0.baseAddress, $0.count) }
+            // libavif copies the bytes: the profile into the `colr` box, EXIF and XMP into
+            // items of their own. Setting EXIF also sets `irot`/`imir` from its orientation,
+            // which is 1 once a decoder turned the pixels upright, and right otherwise.
+            if let profile = metadata.colorProfile {
+                [UInt8](profile.data).withUnsafeBufferPointer { avifImageSetProfileICC(yuv, $0.baseAddress, $0.count) }
+            }
+            if let exif = metadata.exif {
+                [UInt8](exif).withUnsafeBufferPointer { avifImageSetMetadataExif(yuv, $0.baseAddress, $0.count) }
+            }
+            if let xmp = metadata.xmp {
+                [UInt8](xmp).withUnsafeBufferPointer { avifImageSetMetadataXMP(yuv, $0.baseAddress, $0.count) }
             }
             let flags: avifAddImageFlags = single ? AVIF_ADD_IMAGE_FLAG_SINGLE.rawValue : AVIF_ADD_IMAGE_FLAG_NONE.rawValue
             let duration = UInt64(max(1, (frame.duration * 1000).rounded()))

@@ -4,8 +4,10 @@ import Foundation
 /// Decodes and encodes AVIF stills and image sequences (`avis`) with libavif.
 ///
 /// Decoding converts 8-, 10- and 12-bit YUV to 8-bit RGBA straight into the frame's pixel
-/// storage and honours the `irot`/`imir` properties as an ``ImageOrientation``. Encoding is
-/// offered only when libavif was built with an AV1 encoder (aom, rav1e or SVT-AV1).
+/// storage and honours the `irot`/`imir` properties as an ``ImageOrientation``;
+/// ``ImageCoderOptions/readsMetadata`` keeps the `Exif` and XMP items. Encoding is
+/// offered only when libavif was built with an AV1 encoder (aom, rav1e or SVT-AV1), and
+/// writes the profile and those items as ``ImageCoderOptions/MetadataPolicy`` says.
 /// Thread-safe: the coder holds only settings, and every call creates its own libavif
 /// decoder or encoder.
 ///
@@ -42,8 +44,9 @@ public struct AVIFCoder: ImageCoder {
         guard let decoder = avifDecoderCreate() else { throw WebImageError.badImageData("libavif could not create a decoder") }
         defer { avifDecoderDestroy(decoder) }
         decoder.pointee.maxThreads = Int32(maxThreads)
-        decoder.pointee.ignoreXMP = AVIF_TRUE
-        decoder.pointee.ignoreExif = AVIF_TRUE
+        // libavif copies the blocks out of the file only when asked for them.
+        decoder.pointee.ignoreXMP = options.readsMetadata ? AVIF_FALSE : AVIF_TRUE
+        decoder.pointee.ignoreExif = options.readsMetadata ? AVIF_FALSE : AVIF_TRUE
 
         return try data.withUnsafeBytes { raw -> Image in
             guard let base = raw.bindMemory(to: UInt8.self).baseAddress else {
@@ -129,8 +132,20 @@ public struct AVIFCoder: ImageCoder {
             orientation: orientation,
             hasAlpha: hasAlpha,
             isThumbnail: target.pixelCount < (options.applyOrientation ? orientation : .up).orientedSize(source).pixelCount,
-            colorProfile: kept
+            colorProfile: kept,
+            metadata: options.readsMetadata ? AVIFCoder.metadata(of: parsed.pointee, options: options) : ImageMetadata()
         )
+    }
+
+    /// The `Exif` and XMP items libavif read (``ImageCoderOptions/readsMetadata``). libavif
+    /// skips the `Exif` item's offset field but may leave JPEG's `Exif\0\0` prefix, which
+    /// ``ImageMetadata`` drops.
+    static func metadata(of image: avifImage, options: ImageCoderOptions) -> ImageMetadata {
+        func bytes(_ data: avifRWData) -> UnsafeRawBufferPointer? {
+            guard let pointer = data.data, data.size > 0 else { return nil }
+            return UnsafeRawBufferPointer(start: pointer, count: data.size)
+        }
+        return ImageMetadata.read(exif: bytes(image.exif), xmp: bytes(image.xmp), resetOrientation: options.applyOrientation)
     }
 
     /// The colour the `colr` box describes: its ICC profile, else its `nclx` primaries and

@@ -12,7 +12,9 @@ import Foundation
 ///
 /// Encodes 32-bit BGRA with a BITMAPV4HEADER alpha mask, rows bottom-up. BMP is
 /// uncompressed, so `compressionQuality` and `maxFileSize` are ignored; `maxPixelSize`
-/// applies, and only the first frame of an animation is written.
+/// applies, and only the first frame of an animation is written. No metadata is written
+/// (see ``ImageCoderOptions/MetadataPolicy``): pixels in a colour profile are converted to
+/// sRGB first.
 ///
 /// A value type without state: thread-safe.
 ///
@@ -44,7 +46,11 @@ public struct BMPCoder: SingleFormatCoder {
     /// Encodes the first frame as a 32-bit bitmap with alpha.
     public func encode(_ image: Image, as format: ImageFormat, options: ImageCoderOptions) throws -> Data {
         try checkEncodable(format)
-        let frame = EncodeConstraints.prepareFirstFrame(image, options: options)
-        return Data(try BMPEncoder.encode(frame.pixels))
+        // Written without metadata (a V5 header could hold a profile; ours is V4): pixels in
+        // another profile become sRGB.
+        let frames = EncodedMetadata.prepare(
+            [EncodeConstraints.prepareFirstFrame(image, options: options)], of: image, options: options,
+            formatHoldsMetadata: false).frames
+        return Data(try BMPEncoder.encode(frames[0].pixels))
     }
 }

@@ -8,7 +8,9 @@ import Foundation
 /// SDWebImage: delays under 0.011 s become 0.1 s; the NETSCAPE2.0 loop count is reported as
 /// stored (0 = forever) and a file without it plays once. A file cut short gives the frames
 /// that arrived whole. Encoding (still or animated) is `GIFEncoder`'s: one quantised
-/// global palette, optional dithering, frames cropped to what changed.
+/// global palette, optional dithering, frames cropped to what changed. GIF writes no
+/// metadata whatever ``ImageCoderOptions/MetadataPolicy`` says (its XMP and ICC application
+/// extensions are rarely read); pixels in a colour profile are converted to sRGB first.
 ///
 /// Thread-safe: the coder holds no state, and every decode uses its own giflib handle.
 ///

@@ -34,7 +34,9 @@ enum GIFEncoder {
     /// Encodes `image` with `options`: `encodeFirstFrameOnly` and `maxPixelSize` through
     /// ``EncodeConstraints/prepare(_:options:)``, then palette size searched for `maxFileSize`.
     static func encode(_ image: Image, options: ImageCoderOptions) throws -> Data {
-        let frames = EncodeConstraints.prepare(image, options: options)
+        // GIF holds no colour profile (nor EXIF): pixels in another profile become sRGB.
+        let frames = EncodedMetadata.prepare(
+            EncodeConstraints.prepare(image, options: options), of: image, options: options, formatHoldsMetadata: false).frames
         let loopCount = frames.count > 1 ? image.loopCount : 1
         return try EncodeConstraints.fitFileSize(options: options) { quality in
             Data(try encode(frames, loopCount: loopCount, maxColors: paletteSize(forQuality: quality),

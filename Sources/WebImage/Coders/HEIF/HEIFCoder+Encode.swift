@@ -3,7 +3,8 @@ import Foundation
 
 /// HEIC encoding through libheif's HEVC encoder (x265 in Debian's libheif), where the
 /// installed library has one. One frame: libheif 1.15 writes no image sequences, so an
-/// animation is stored as its first frame, as JPEG does.
+/// animation is stored as its first frame, as JPEG does. The profile, EXIF and XMP are
+/// written as ``ImageCoderOptions/MetadataPolicy`` says.
 extension HEIFCoder {
     /// Whether the linked libheif can encode HEVC; looked up once.
     static let encoderAvailable: Bool = {
@@ -17,19 +18,22 @@ extension HEIFCoder {
     public func encode(_ image: Image, as format: ImageFormat, options: ImageCoderOptions) throws -> Data {
         guard format == .heic else { throw WebImageError.unsupportedFormat(format) }
         guard HEIFCoder.encoderAvailable else { throw WebImageError.encodingFailed("libheif has no HEVC encoder") }
-        let frame = EncodeConstraints.prepareFirstFrame(image, options: options)
-        let withAlpha = image.hasAlpha && frame.pixels.containsTransparency
+        let (frames, metadata) = EncodedMetadata.prepare(
+            [EncodeConstraints.prepareFirstFrame(image, options: options)], of: image, options: options)
+        let pixels = frames[0].pixels
+        let withAlpha = image.hasAlpha && pixels.containsTransparency
         if options.lossless {
-            let exact = try encode(frame.pixels, quality: nil, alpha: withAlpha)
+            let exact = try encode(pixels, quality: nil, alpha: withAlpha, metadata: metadata)
             guard let limit = options.maxFileSize, exact.count > limit else { return exact }
         }
         return try EncodeConstraints.fitFileSize(options: options) { quality in
-            try encode(frame.pixels, quality: quality, alpha: withAlpha)
+            try encode(pixels, quality: quality, alpha: withAlpha, metadata: metadata)
         }
     }
 
-    /// One encode pass: lossy at `quality` (0...1), or lossless when `nil`.
-    private func encode(_ pixels: PixelBuffer, quality: Double?, alpha: Bool) throws -> Data {
+    /// One encode pass: lossy at `quality` (0...1), or lossless when `nil`, with the
+    /// profile in the `colr` box and EXIF and XMP in items of their own.
+    private func encode(_ pixels: PixelBuffer, quality: Double?, alpha: Bool, metadata: EncodedMetadata) throws -> Data {
         guard let context = heif_context_alloc() else { throw WebImageError.encodingFailed("libheif could not create a context") }
         defer { heif_context_free(context) }
         var encoder: OpaquePointer?
@@ -43,7 +47,30 @@ extension HEIFCoder {
         }
         let image = try Self.heifImage(from: pixels, alpha: alpha)
         defer { heif_image_release(image) }
-        try Self.checkEncoding(heif_context_encode_image(context, image, encoder, nil, nil), "encoding")
+        if let profile = metadata.colorProfile {
+            // libheif copies the bytes; "prof" is a restricted ICC profile's `colr` type.
+            try [UInt8](profile.data).withUnsafeBytes { icc in
+                try Self.checkEncoding(heif_image_set_raw_color_profile(image, "prof", icc.baseAddress, icc.count), "adding the profile")
+            }
+        }
+        var handle: OpaquePointer?
+        try Self.checkEncoding(heif_context_encode_image(context, image, encoder, nil, &handle), "encoding")
+        defer { heif_image_handle_release(handle) }
+        if let handle {
+            // libheif copies each block and puts the TIFF header's offset before the EXIF.
+            if let exif = metadata.exif {
+                try [UInt8](exif).withUnsafeBytes { bytes in
+                    try Self.checkEncoding(
+                        heif_context_add_exif_metadata(context, handle, bytes.baseAddress, Int32(clamping: bytes.count)), "adding EXIF")
+                }
+            }
+            if let xmp = metadata.xmp {
+                try [UInt8](xmp).withUnsafeBytes { bytes in
+                    try Self.checkEncoding(
+                        heif_context_add_XMP_metadata(context, handle, bytes.baseAddress, Int32(clamping: bytes.count)), "adding XMP")
+                }
+            }
+        }
 
         var output = Data()
         var writer = heif_writer(writer_api_version: 1) { _, bytes, count, userdata in

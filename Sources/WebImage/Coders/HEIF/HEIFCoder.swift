@@ -9,6 +9,7 @@ import Foundation
 /// block, which HEIF readers ignore because the properties are authoritative). With
 /// `applyOrientation` off it undoes the turn, so the pixels are as stored, cropped.
 /// libheif 1.15 has no image-sequence reader: an `.heics` file decodes to its primary still.
+/// ``ImageCoderOptions/readsMetadata`` keeps the primary image's `Exif` and XMP items.
 /// Encodes HEIC (one frame) when libheif has an HEVC encoder (see `HEIFCoder+Encode.swift`).
 /// Thread-safe: every call uses its own libheif context.
 ///
@@ -86,7 +87,8 @@ public struct HEIFCoder: ImageCoder {
                 orientation: orientation,
                 hasAlpha: hasAlpha,
                 isThumbnail: target.pixelCount < source.pixelCount,
-                colorProfile: kept
+                colorProfile: kept,
+                metadata: options.readsMetadata ? HEIFCoder.metadata(handle, options: options) : ImageMetadata()
             )
         }
     }
@@ -155,6 +157,44 @@ public struct HEIFCoder: ImageCoder {
         return ColorProfile.cicp(
             primaries: Int(nclx.pointee.color_primaries.rawValue),
             transfer: Int(nclx.pointee.transfer_characteristics.rawValue))
+    }
+
+    /// The primary image's first `Exif` item and first XMP (`mime`, `application/rdf+xml`)
+    /// item, for ``ImageCoderOptions/readsMetadata``; a block over
+    /// ``ImageMetadata/maximumBlockSize`` is not even copied out of libheif. The `Exif`
+    /// item starts with a big-endian offset to its TIFF header, which is skipped here. Its
+    /// orientation is reset when the decode applies the file's turn: HEIF's `irot`/`imir`
+    /// are authoritative, and the pixels are upright by them.
+    static func metadata(_ handle: OpaquePointer, options: ImageCoderOptions) -> ImageMetadata {
+        func block(_ type: String, contentType: String?) -> [UInt8]? {
+            var ids = [heif_item_id](repeating: 0, count: 16)
+            let count = Int(heif_image_handle_get_list_of_metadata_block_IDs(handle, type, &ids, Int32(ids.count)))
+            for id in ids.prefix(max(0, min(count, ids.count))) {
+                if let contentType {
+                    guard let found = heif_image_handle_get_metadata_content_type(handle, id),
+                          String(cString: found) == contentType else { continue }
+                }
+                let size = heif_image_handle_get_metadata_size(handle, id)
+                guard size > 0, size <= ImageMetadata.maximumBlockSize + 4 else { continue }
+                var bytes = [UInt8](repeating: 0, count: size)
+                guard heif_image_handle_get_metadata(handle, id, &bytes).code == heif_error_Ok else { continue }
+                return bytes
+            }
+            return nil
+        }
+        var exif: [UInt8] = []
+        if let item = block("Exif", contentType: nil), item.count > 4 {
+            let offset = Int(item[0]) << 24 | Int(item[1]) << 16 | Int(item[2]) << 8 | Int(item[3])
+            if offset < item.count - 4 { exif = Array(item[(4 + offset)...]) }
+        }
+        let xmp = block("mime", contentType: "application/rdf+xml") ?? []
+        return exif.withUnsafeBytes { exifBytes in
+            xmp.withUnsafeBytes { xmpBytes in
+                ImageMetadata.read(
+                    exif: exifBytes.isEmpty ? nil : exifBytes, xmp: xmpBytes.isEmpty ? nil : xmpBytes,
+                    resetOrientation: options.applyOrientation)
+            }
+        }
     }
 
     /// Turns a libheif failure into `failure` (by default ``WebImageError/badImageData(_:)``,

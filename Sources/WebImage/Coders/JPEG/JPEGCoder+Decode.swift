@@ -39,6 +39,8 @@ extension JPEGCoder {
         /// The profile the pixels are still in (``ImageCoderOptions/keepsColorProfile``);
         /// `nil` when they are sRGB.
         var colorProfile: ColorProfile?
+        /// The EXIF and XMP blocks, read only with ``ImageCoderOptions/readsMetadata``.
+        var metadata = ImageMetadata()
     }
 
     /// The plan for `data`: reads only the header.
@@ -52,7 +54,9 @@ extension JPEGCoder {
     func decodeFrame(_ data: Data, options: ImageCoderOptions) throws -> DecodedFrame {
         try Self.withDecoder(data) { decoder, header in
             let plan = try Self.makePlan(decoder, header, options: options)
-            return try Self.decodePixels(decoder, plan: plan, options: options)
+            var decoded = try Self.decodePixels(decoder, plan: plan, options: options)
+            if options.readsMetadata { decoded.metadata = Self.metadata(decoder, options: options) }
+            return decoded
         }
     }
 

@@ -5,41 +5,34 @@ extension JPEGCoder {
     /// `tiff:Orientation` (some editors, and the corpus's TestJFIF.jpg, keep it only
     /// there), else ``ImageOrientation/up``. The same precedence as ImageIO and Pillow.
     static func orientation(_ decoder: OpaquePointer) -> ImageOrientation {
-        if let exif = app1(decoder, signature: Array("Exif".utf8) + [0, 0]),
+        if let exif = app1(decoder, signature: ImageMetadata.jpegEXIFPrefix),
            let orientation = EXIFOrientationReader.orientation(inTIFF: exif) {
             return orientation
         }
-        if let xmp = app1(decoder, signature: Array("http://ns.adobe.com/xap/1.0/".utf8) + [0]),
+        if let xmp = app1(decoder, signature: ImageMetadata.jpegXMPPrefix),
            let orientation = xmpOrientation(xmp) {
             return orientation
         }
         return .up
     }
 
+    /// The EXIF and XMP blocks of the file's APP1 markers, without their prefixes, for
+    /// ``ImageCoderOptions/readsMetadata``; EXIF's orientation reset to 1 when the decode
+    /// applies it.
+    static func metadata(_ decoder: OpaquePointer, options: ImageCoderOptions) -> ImageMetadata {
+        let exif = app1(decoder, signature: ImageMetadata.jpegEXIFPrefix)
+        let xmp = app1(decoder, signature: ImageMetadata.jpegXMPPrefix)
+        return ImageMetadata.read(
+            exif: exif.map { UnsafeRawBufferPointer($0) },
+            xmp: xmp.map { UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer($0)[ImageMetadata.jpegXMPPrefix.count...]) },
+            resetOrientation: options.applyOrientation)
+    }
+
     /// The value of `tiff:Orientation` in an XMP packet, written either as an attribute
     /// (`tiff:Orientation="6"`) or as an element (`<tiff:Orientation>6</tiff:Orientation>`).
     package static func xmpOrientation(_ xmp: UnsafeBufferPointer<UInt8>) -> ImageOrientation? {
-        let name = Array("tiff:Orientation".utf8)
-        guard xmp.count > name.count else { return nil }
-        var start = 0
-        while start + name.count < xmp.count {
-            defer { start += 1 }
-            guard xmp[start] == name[0], name.indices.allSatisfy({ xmp[start + $0] == name[$0] }) else { continue }
-            var at = start + name.count
-            switch xmp[at] {
-            case UInt8(ascii: ">"):
-                at += 1
-            case UInt8(ascii: "="):
-                at += 1
-                guard at < xmp.count, xmp[at] == UInt8(ascii: "\"") || xmp[at] == UInt8(ascii: "'") else { continue }
-                at += 1
-            default:
-                continue
-            }
-            guard at < xmp.count, (UInt8(ascii: "1")...UInt8(ascii: "8")).contains(xmp[at]) else { continue }
-            return ImageOrientation(exifValue: Int(xmp[at] - UInt8(ascii: "0")))
-        }
-        return nil
+        guard let digit = ImageMetadata.xmpOrientationDigits(in: UnsafeRawBufferPointer(xmp)).first else { return nil }
+        return ImageOrientation(exifValue: Int(xmp[digit] - UInt8(ascii: "0")))
     }
 
     /// The first APP1 payload starting with `signature`; valid while the decoder lives.

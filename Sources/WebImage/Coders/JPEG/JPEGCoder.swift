@@ -9,7 +9,8 @@ import Foundation
 /// grey ICC profile to sRGB (see ``ImageCoderOptions/keepsColorProfile``), applies the EXIF orientation and, for thumbnails and `scaleDownLimitBytes`,
 /// decodes at a reduced DCT scale (M/8) before the exact resize. Encoding flattens alpha
 /// onto ``ImageCoderOptions/backgroundColor`` and writes 4:2:0 with optimised Huffman
-/// tables. Thread-safe: the coder holds no state, and each call owns its libjpeg objects.
+/// tables, with what ``ImageCoderOptions/MetadataPolicy`` keeps (EXIF and XMP in `APP1`,
+/// the profile in `APP2`); ``ImageCoderOptions/readsMetadata`` reads the `APP1` blocks. Thread-safe: the coder holds no state, and each call owns its libjpeg objects.
 ///
 /// Truncated or damaged data gives a partial image (not marked incremental) when the data
 /// went wrong after at least the first band of 8–16 pixel rows (one iMCU row) decoded:
@@ -38,7 +39,8 @@ public struct JPEGCoder: SingleFormatCoder {
             orientation: decoded.plan.orientation,
             hasAlpha: false,
             isThumbnail: decoded.plan.isThumbnail,
-            colorProfile: decoded.colorProfile
+            colorProfile: decoded.colorProfile,
+            metadata: decoded.metadata
         )
     }
 
@@ -55,13 +57,15 @@ public struct JPEGCoder: SingleFormatCoder {
     public func encode(_ image: Image, as format: ImageFormat, options: ImageCoderOptions) throws -> Data {
         try checkEncodable(format)
         // JPEG holds one frame: scale only that one.
-        let frame = EncodeConstraints.prepareFirstFrame(image, options: options)
+        let (frames, metadata) = EncodedMetadata.prepare(
+            [EncodeConstraints.prepareFirstFrame(image, options: options)], of: image, options: options)
+        let frame = frames[0]
         // Opaque pixels go to libjpeg as they are (it ignores the fourth byte), saving a copy.
         let pixels = frame.pixels.containsTransparency
             ? frame.pixels.flattened(onto: options.backgroundColor ?? .white)
             : frame.pixels
         return try EncodeConstraints.fitFileSize(options: options) { quality in
-            try Self.compress(pixels, quality: Self.libjpegQuality(quality), colorProfile: image.colorProfile)
+            try Self.compress(pixels, quality: Self.libjpegQuality(quality), metadata: metadata)
         }
     }
 }
@@ -74,20 +78,32 @@ extension JPEGCoder {
     }
 
     /// Compresses opaque RGBA `pixels` (the alpha byte is ignored) at libjpeg `quality`,
-    /// embedding `colorProfile` when there is one.
-    static func compress(_ pixels: PixelBuffer, quality: Int, colorProfile: ColorProfile? = nil) throws -> Data {
+    /// writing `metadata`: EXIF and XMP in APP1 markers (a block too large for one marker,
+    /// 64 KiB, is left out), the profile in APP2 markers.
+    static func compress(_ pixels: PixelBuffer, quality: Int, metadata: EncodedMetadata = EncodedMetadata()) throws -> Data {
         guard let width = UInt32(exactly: pixels.width), let height = UInt32(exactly: pixels.height) else {
             throw WebImageError.encodingFailed("image of \(pixels.size) is too large for JPEG")
         }
         var message = [CChar](repeating: 0, count: Int(JMSG_LENGTH_MAX))
         var output: UnsafeMutablePointer<UInt8>?
         var outputSize: UInt = 0
-        let icc = colorProfile.map { [UInt8]($0.data) } ?? []
+        let icc = metadata.colorProfile.map { [UInt8]($0.data) } ?? []
+        let exif = metadata.exif.map { [UInt8]($0) } ?? []
+        let xmp = metadata.xmp.map { [UInt8]($0) } ?? []
         let status = pixels.bytes.withUnsafeBufferPointer { bytes in
             icc.withUnsafeBufferPointer { profile in
-                cjpeg_encode_rgbx(
-                    bytes.baseAddress, width, height, pixels.bytesPerRow, Int32(quality),
-                    profile.baseAddress, UInt32(profile.count), &output, &outputSize, &message)
+                exif.withUnsafeBufferPointer { exif in
+                    xmp.withUnsafeBufferPointer { xmp in
+                        // Blocks come from EncodedMetadata, at most 4 MiB (profile) or 1 MiB each.
+                        var blocks = cjpeg_metadata(
+                            icc_profile: profile.baseAddress, icc_length: UInt32(clamping: profile.count),
+                            exif: exif.baseAddress, exif_length: UInt32(clamping: exif.count),
+                            xmp: xmp.baseAddress, xmp_length: UInt32(clamping: xmp.count))
+                        return cjpeg_encode_rgbx(
+                            bytes.baseAddress, width, height, pixels.bytesPerRow, Int32(quality),
+                            &blocks, &output, &outputSize, &message)
+                    }
+                }
             }
         }
         guard status == 0, let output else {

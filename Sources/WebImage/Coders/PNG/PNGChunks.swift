@@ -33,8 +33,32 @@ enum PNGChunks {
     }
 
     static let IHDR = code("IHDR"), PLTE = code("PLTE"), IDAT = code("IDAT"), IEND = code("IEND")
-    static let tRNS = code("tRNS"), eXIf = code("eXIf"), iCCP = code("iCCP")
+    static let tRNS = code("tRNS"), eXIf = code("eXIf"), iCCP = code("iCCP"), iTXt = code("iTXt")
     static let acTL = code("acTL"), fcTL = code("fcTL"), fdAT = code("fdAT")
+
+    /// The `iTXt` keyword under which XMP is stored (Adobe's XMP specification, part 3).
+    static let xmpKeyword = "XML:com.adobe.xmp"
+
+    /// The XMP packet of the first uncompressed `iTXt` chunk keyed `XML:com.adobe.xmp`
+    /// (a compressed one is skipped: inflating untrusted text is not worth it for a block
+    /// writers store uncompressed).
+    static func xmpPacket(in layout: Layout, bytes: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer? {
+        let keyword = Array(xmpKeyword.utf8) + [0]
+        for chunk in layout.chunks where chunk.type == iTXt {
+            let payload = UnsafeRawBufferPointer(rebasing: bytes[chunk.payload])
+            guard payload.starts(with: keyword), payload.count >= keyword.count + 2,
+                  payload[keyword.count] == 0 else { continue }
+            // Skip the compression flag and method, then the language tag and the
+            // translated keyword, each ending at a NUL.
+            var at = keyword.count + 2
+            for _ in 0..<2 {
+                guard let end = payload[at...].firstIndex(of: 0) else { return nil }
+                at = end + 1
+            }
+            return UnsafeRawBufferPointer(rebasing: payload[at...])
+        }
+        return nil
+    }
 
     /// Walks the chunks of a PNG stream. Throws when the signature is missing; a chunk
     /// cut short ends the walk with `isTruncated` set, so callers decide how strict to be.

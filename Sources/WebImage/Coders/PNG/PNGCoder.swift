@@ -7,14 +7,16 @@ import Foundation
 /// 16-bit samples are scaled to 8 bits with rounding, and the colour description (`iCCP`,
 /// else `sRGB`, else `gAMA`/`cHRM`) is converted to sRGB as browsers do (see
 /// ``ImageCoderOptions/keepsColorProfile``). APNG frames are reassembled from
-/// `fcTL`/`fdAT` chunks and composited; the orientation comes from the `eXIf` chunk.
+/// `fcTL`/`fdAT` chunks and composited; the orientation comes from the `eXIf` chunk, which
+/// ``ImageCoderOptions/readsMetadata`` keeps with the XMP `iTXt` chunk.
 /// Truncated or corrupt image data throws ``WebImageError/badImageData(_:)`` (no partial
 /// images); data after the last image data chunk is not needed.
 ///
 /// Encoding writes 8-bit RGBA, or RGB when no pixel is transparent, at zlib level 6; an
-/// animated image becomes an APNG with its durations and loop count. PNG is lossless, so
-/// `compressionQuality` and `maxFileSize` do not apply and are ignored, as SDWebImage's
-/// PNG encoding does; `maxPixelSize` and `encodeFirstFrameOnly` are honoured.
+/// animated image becomes an APNG with its durations and loop count; the profile (`iCCP`),
+/// EXIF (`eXIf`) and XMP (`iTXt`) are written as ``ImageCoderOptions/MetadataPolicy`` says.
+/// PNG is lossless, so `compressionQuality` and `maxFileSize` do not apply and are ignored,
+/// as SDWebImage's PNG encoding does; `maxPixelSize` and `encodeFirstFrameOnly` are honoured.
 ///
 /// A value type without state: thread-safe.
 ///
@@ -48,7 +50,8 @@ public struct PNGCoder: SingleFormatCoder {
                 return Image(
                     frames: frames, format: .png, scale: options.scaleFactor, loopCount: animation.playCount,
                     orientation: orientation, hasAlpha: hasAlpha,
-                    isThumbnail: frames[0].pixels.size.pixelCount < source.pixelCount, colorProfile: kept
+                    isThumbnail: frames[0].pixels.size.pixelCount < source.pixelCount, colorProfile: kept,
+                    metadata: metadata(in: layout, bytes: bytes, options: options)
                 )
             }
 
@@ -60,7 +63,8 @@ public struct PNGCoder: SingleFormatCoder {
             return Image(
                 frames: [ImageFrame(pixels: finished)], format: .png, scale: options.scaleFactor,
                 orientation: orientation, hasAlpha: hasAlpha,
-                isThumbnail: finished.size.pixelCount < source.pixelCount, colorProfile: kept
+                isThumbnail: finished.size.pixelCount < source.pixelCount, colorProfile: kept,
+                metadata: metadata(in: layout, bytes: bytes, options: options)
             )
         }
     }
@@ -81,12 +85,13 @@ public struct PNGCoder: SingleFormatCoder {
         try checkEncodable(format)
         let frames = EncodeConstraints.prepare(image, options: options)
         // RGB is a quarter smaller than RGBA, so alpha is written only when some pixel uses it.
-        let keepAlpha = frames.contains { $0.pixels.containsTransparency }
-        if frames.count == 1 {
-            return Data(try PNGEncoder.encode(frames[0].pixels, keepAlpha: keepAlpha, colorProfile: image.colorProfile))
+        let (prepared, metadata) = EncodedMetadata.prepare(frames, of: image, options: options)
+        let keepAlpha = prepared.contains { $0.pixels.containsTransparency }
+        if prepared.count == 1 {
+            return Data(try PNGEncoder.encode(prepared[0].pixels, keepAlpha: keepAlpha, metadata: metadata))
         }
         return Data(try PNGEncoder.encodeAnimation(
-            frames, loopCount: image.loopCount, keepAlpha: keepAlpha, colorProfile: image.colorProfile))
+            prepared, loopCount: image.loopCount, keepAlpha: keepAlpha, metadata: metadata))
     }
 
     // MARK: Metadata
@@ -95,6 +100,14 @@ public struct PNGCoder: SingleFormatCoder {
     func exifOrientation(in layout: PNGChunks.Layout, bytes: UnsafeRawBufferPointer) -> ImageOrientation {
         guard let chunk = layout.chunks.first(where: { $0.type == PNGChunks.eXIf }) else { return .up }
         return EXIFOrientationReader.orientation(inTIFF: bytes[chunk.payload]) ?? .up
+    }
+
+    /// The `eXIf` and XMP `iTXt` blocks, read only with ``ImageCoderOptions/readsMetadata``.
+    func metadata(in layout: PNGChunks.Layout, bytes: UnsafeRawBufferPointer, options: ImageCoderOptions) -> ImageMetadata {
+        guard options.readsMetadata else { return ImageMetadata() }
+        let exif = layout.chunks.first { $0.type == PNGChunks.eXIf }.map { UnsafeRawBufferPointer(rebasing: bytes[$0.payload]) }
+        return ImageMetadata.read(
+            exif: exif, xmp: PNGChunks.xmpPacket(in: layout, bytes: bytes), resetOrientation: options.applyOrientation)
     }
 
     /// Whether a tRNS chunk comes before the image data (where it must be to count).

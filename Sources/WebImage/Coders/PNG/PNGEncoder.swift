@@ -8,15 +8,16 @@ enum PNGEncoder {
     static let compressionLevel: Int32 = 6
 
     /// A complete PNG of `pixels`: colour type RGBA, or RGB when `keepAlpha` is false,
-    /// with `colorProfile` in an iCCP chunk when there is one.
-    static func encode(_ pixels: PixelBuffer, keepAlpha: Bool, colorProfile: ColorProfile? = nil) throws -> [UInt8] {
+    /// with `metadata`: the profile in an iCCP chunk (libpng's), EXIF in `eXIf` and XMP in
+    /// an `iTXt` chunk keyed `XML:com.adobe.xmp`, before the image data.
+    static func encode(_ pixels: PixelBuffer, keepAlpha: Bool, metadata: EncodedMetadata = EncodedMetadata()) throws -> [UInt8] {
         guard pixels.width <= 0x7FFF_FFFF, pixels.height <= 0x7FFF_FFFF else {
             throw WebImageError.encodingFailed("PNG: \(pixels.size) exceeds the format's size limit")
         }
         var buffer = cpng_buffer()
         defer { cpng_buffer_free(&buffer) }
         var message = [CChar](repeating: 0, count: 160)
-        let icc = colorProfile.map { [UInt8]($0.data) } ?? []
+        let icc = metadata.colorProfile.map { [UInt8]($0.data) } ?? []
         let status = pixels.bytes.withUnsafeBufferPointer { source in
             icc.withUnsafeBufferPointer { profile in
                 cpng_encode(
@@ -30,7 +31,33 @@ enum PNGEncoder {
             let reason = String(cBuffer: message)
             throw WebImageError.encodingFailed("PNG: " + (reason.isEmpty ? "libpng failed" : reason))
         }
-        return Array(UnsafeBufferPointer(start: data, count: buffer.size))
+        let png = Array(UnsafeBufferPointer(start: data, count: buffer.size))
+        guard metadata.exif != nil || metadata.xmp != nil else { return png }
+        return try inserting(exif: metadata.exif, xmp: metadata.xmp, into: png)
+    }
+
+    /// `png` with an `eXIf` chunk holding `exif` and an uncompressed `iTXt` chunk holding
+    /// `xmp` placed before its first IDAT, where readers look for them (libpng 1.6 writes
+    /// eXIf only through a call that cannot take arbitrary blocks, and XMP not at all).
+    private static func inserting(exif: Data?, xmp: Data?, into png: [UInt8]) throws -> [UInt8] {
+        try png.withUnsafeBytes { bytes in
+            let layout = try PNGChunks.scan(bytes)
+            guard let idat = layout.chunks.first(where: { $0.type == PNGChunks.IDAT }) else {
+                throw WebImageError.encodingFailed("PNG: libpng wrote no IDAT")
+            }
+            let insertAt = idat.payload.lowerBound - 8
+            var out = Array(bytes[..<insertAt])
+            if let exif { PNGChunks.append(type: PNGChunks.eXIf, payload: [UInt8](exif), to: &out) }
+            if let xmp {
+                // Keyword, NUL, compression flag 0 and method 0, empty language tag and
+                // translated keyword (each NUL-terminated), then the text.
+                var payload = Array(PNGChunks.xmpKeyword.utf8) + [0, 0, 0, 0, 0]
+                payload.append(contentsOf: xmp)
+                PNGChunks.append(type: PNGChunks.iTXt, payload: payload, to: &out)
+            }
+            out.append(contentsOf: bytes[insertAt...])
+            return out
+        }
     }
 
     /// An animated PNG: libpng compresses each frame, and the frame's IDAT data is placed
@@ -39,7 +66,7 @@ enum PNGEncoder {
     ///
     /// An APNG of `frames` (all the same size), playing `loopCount` times (0 = forever).
     static func encodeAnimation(
-        _ frames: [ImageFrame], loopCount: Int, keepAlpha: Bool, colorProfile: ColorProfile? = nil
+        _ frames: [ImageFrame], loopCount: Int, keepAlpha: Bool, metadata: EncodedMetadata = EncodedMetadata()
     ) throws -> [UInt8] {
         guard let first = frames.first else { throw WebImageError.encodingFailed("APNG: no frames") }
         guard frames.allSatisfy({ $0.pixels.size == first.pixels.size }) else {
@@ -49,7 +76,7 @@ enum PNGEncoder {
         var out = PNGChunks.signature
         var sequence: UInt32 = 0
         for (index, frame) in frames.enumerated() {
-            let png = try encode(frame.pixels, keepAlpha: keepAlpha, colorProfile: index == 0 ? colorProfile : nil)
+            let png = try encode(frame.pixels, keepAlpha: keepAlpha, metadata: index == 0 ? metadata : EncodedMetadata())
             try png.withUnsafeBytes { bytes in
                 let layout = try PNGChunks.scan(bytes)
                 guard let ihdr = layout.chunks.first, ihdr.type == PNGChunks.IHDR else {
@@ -61,8 +88,9 @@ enum PNGEncoder {
                     PNGChunks.appendUInt32(UInt32(frames.count), to: &actl)
                     PNGChunks.appendUInt32(UInt32(clamping: max(0, loopCount)), to: &actl)
                     PNGChunks.append(type: PNGChunks.acTL, payload: actl, to: &out)
-                    // The profile libpng wrote for the first frame describes them all.
-                    for chunk in layout.chunks where chunk.type == PNGChunks.iCCP {
+                    // The profile and metadata written with the first frame describe them all.
+                    let described = [PNGChunks.iCCP, PNGChunks.eXIf, PNGChunks.iTXt]
+                    for chunk in layout.chunks where described.contains(chunk.type) {
                         out.append(contentsOf: bytes[chunk.payload.lowerBound - 8..<chunk.crcOffset + 4])
                     }
                 }

@@ -11,7 +11,8 @@ import Foundation
 /// only flips and cannot transpose (5–8). Alpha is delivered straight: libtiff premultiplies
 /// unassociated alpha, so the coder tells it the alpha is associated (the values then pass
 /// through untouched) and unpremultiplies only data that really is associated.
-/// Multi-page files decode to their first page. Encoding is not offered.
+/// Multi-page files decode to their first page. ``ImageCoderOptions/readsMetadata`` keeps
+/// the XMP packet (not the EXIF directory). Encoding is not offered.
 /// Thread-safe: every call opens its own libtiff handle.
 ///
 /// ```swift
@@ -122,23 +123,39 @@ public struct TIFFCoder: SingleFormatCoder {
             orientation: orientation,
             hasAlpha: hasAlpha,
             isThumbnail: target.pixelCount < upright.pixelCount,
-            colorProfile: kept
+            colorProfile: kept,
+            metadata: options.readsMetadata ? TIFFCoder.metadata(tiff) : ImageMetadata()
         )
+    }
+
+    /// The XMP packet (tag 700), for ``ImageCoderOptions/readsMetadata``. A TIFF's EXIF is
+    /// not one block but a sub-directory of tags whose values lie anywhere in the file, so it
+    /// is not kept: rebuilding it as a block is left undone.
+    private static func metadata(_ tiff: OpaquePointer) -> ImageMetadata {
+        guard let xmp = bytesField(tiff, UInt32(TIFFTAG_XMLPACKET)) else { return ImageMetadata() }
+        return ImageMetadata.read(exif: nil, xmp: xmp, resetOrientation: false)
+    }
+
+    /// A counted byte tag (ICC profile, XMP) through libtiff's `va_list` getter; the bytes
+    /// are libtiff's, valid while the handle is open.
+    private static func bytesField(_ tiff: OpaquePointer, _ tag: UInt32) -> UnsafeRawBufferPointer? {
+        var count: UInt32 = 0
+        var bytes: UnsafeMutableRawPointer?
+        let found = withUnsafeMutablePointer(to: &count) { countPointer in
+            withUnsafeMutablePointer(to: &bytes) { bytesPointer in
+                withVaList([countPointer, bytesPointer]) { TIFFVGetField(tiff, tag, $0) }
+            }
+        }
+        guard found == 1, count > 0, let bytes else { return nil }
+        return UnsafeRawBufferPointer(start: bytes, count: Int(count))
     }
 
     /// The ICC profile of the directory (tag 34675), if it holds a usable one. CMYK TIFFs
     /// reach us as RGB through libtiff's own naive conversion, so a CMYK profile no longer
     /// describes the pixels and is ignored.
     private static func iccProfile(_ tiff: OpaquePointer) -> ColorProfile? {
-        var count: UInt32 = 0
-        var bytes: UnsafeMutableRawPointer?
-        let found = withUnsafeMutablePointer(to: &count) { countPointer in
-            withUnsafeMutablePointer(to: &bytes) { bytesPointer in
-                withVaList([countPointer, bytesPointer]) { TIFFVGetField(tiff, UInt32(TIFFTAG_ICCPROFILE), $0) }
-            }
-        }
-        guard found == 1, count > 0, let bytes,
-              let profile = ColorConversion.profile(iccBytes: UnsafeRawBufferPointer(start: bytes, count: Int(count))),
+        guard let bytes = bytesField(tiff, UInt32(TIFFTAG_ICCPROFILE)),
+              let profile = ColorConversion.profile(iccBytes: bytes),
               profile.colorSpace != .cmyk
         else { return nil }
         return profile

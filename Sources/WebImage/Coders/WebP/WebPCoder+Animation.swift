@@ -61,7 +61,8 @@ extension WebPCoder {
         let kept = ColorConversion.apply(profile, to: &frames, options: options)
         return Image(
             frames: frames, format: .webp, scale: options.scaleFactor, loopCount: Int(info.loop_count),
-            orientation: orientation, hasAlpha: hasAlpha, isThumbnail: target != canvas, colorProfile: kept)
+            orientation: orientation, hasAlpha: hasAlpha, isThumbnail: target != canvas, colorProfile: kept,
+            metadata: demuxer.map { metadata(in: $0, options: options) } ?? ImageMetadata())
     }
 
     /// libwebp's animation decoder over the `count` bytes at `base`, giving RGBA on the

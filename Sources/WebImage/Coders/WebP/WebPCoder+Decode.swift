@@ -9,9 +9,9 @@ extension WebPCoder {
             throw WebImageError.badImageData("empty data")
         }
         let source = ImageSize(width: Int(features.width), height: Int(features.height))
-        let (orientation, profile) = withDemuxer(bytes) { demuxer in
-            (exifOrientation(in: demuxer) ?? .up, iccProfile(in: demuxer))
-        } ?? (.up, nil)
+        let (orientation, profile, metadata) = withDemuxer(bytes) { demuxer in
+            (exifOrientation(in: demuxer) ?? .up, iccProfile(in: demuxer), WebPCoder.metadata(in: demuxer, options: options))
+        } ?? (.up, nil, ImageMetadata())
         let target = DecodeGeometry.targetSize(sourceSize: source, orientation: orientation, frameCount: 1, options: options)
         let applied: ImageOrientation = options.applyOrientation ? orientation : .up
         let stored = applied.orientedSize(target)
@@ -44,7 +44,7 @@ extension WebPCoder {
         return Image(
             frames: [ImageFrame(pixels: finished)],
             format: .webp, scale: options.scaleFactor, loopCount: 1, orientation: orientation,
-            hasAlpha: features.has_alpha != 0, isThumbnail: stored != source, colorProfile: kept)
+            hasAlpha: features.has_alpha != 0, isThumbnail: stored != source, colorProfile: kept, metadata: metadata)
     }
 
     /// Runs `body` with a demuxer over the whole file, or returns `nil` when the file does
@@ -65,6 +65,19 @@ extension WebPCoder {
     /// The orientation in the file's `EXIF` chunk, if it has one.
     static func exifOrientation(in demuxer: OpaquePointer) -> ImageOrientation? {
         withChunk("EXIF", flag: EXIF_FLAG, in: demuxer) { EXIFOrientationReader.orientation(inTIFF: $0) }
+    }
+
+    /// The `EXIF` and `XMP ` chunks, read only with ``ImageCoderOptions/readsMetadata``.
+    static func metadata(in demuxer: OpaquePointer, options: ImageCoderOptions) -> ImageMetadata {
+        guard options.readsMetadata else { return ImageMetadata() }
+        // The payloads are libwebp's, valid only inside withChunk: each is read there.
+        let exif = withChunk("EXIF", flag: EXIF_FLAG, in: demuxer) {
+            ImageMetadata.read(exif: UnsafeRawBufferPointer($0), xmp: nil, resetOrientation: options.applyOrientation).exif
+        }
+        let xmp = withChunk("XMP ", flag: XMP_FLAG, in: demuxer) {
+            ImageMetadata.read(exif: nil, xmp: UnsafeRawBufferPointer($0), resetOrientation: false).xmp
+        }
+        return ImageMetadata(exif: exif, xmp: xmp)
     }
 
     /// Runs `body` on the payload of the first `fourCC` chunk, when the header's `flag`

@@ -65,33 +65,38 @@ extension WebPCoder {
         return Data(bytes: bytes, count: output.size)
     }
 
-    /// `webp` with `profile` in an `ICCP` chunk, through libwebp's muxer (the encoders
-    /// themselves write no metadata).
-    static func embedding(_ profile: ColorProfile, in webp: Data) throws -> Data {
+    /// `webp` with `metadata` in its `ICCP`, `EXIF` and `XMP ` chunks, through libwebp's
+    /// muxer (the encoders themselves write no metadata), which also sets the header flags.
+    static func embedding(_ metadata: EncodedMetadata, in webp: Data) throws -> Data {
         try webp.withUnsafeBytes { raw in
             guard let base = raw.bindMemory(to: UInt8.self).baseAddress else {
-                throw WebImageError.encodingFailed("WebP: nothing to embed a profile in")
+                throw WebImageError.encodingFailed("WebP: nothing to embed metadata in")
             }
             var image = WebPData(bytes: base, size: raw.count)
             guard let mux = WebPMuxCreate(&image, 0) else {
                 throw WebImageError.encodingFailed("WebP: the muxer cannot read the encoded file")
             }
             defer { WebPMuxDelete(mux) }
-            let icc = [UInt8](profile.data)
-            return try icc.withUnsafeBufferPointer { iccBytes in
-                // copy_data 1: the muxer keeps its own copy, so `icc` may go after this call.
-                var chunk = WebPData(bytes: iccBytes.baseAddress, size: iccBytes.count)
-                guard WebPMuxSetChunk(mux, "ICCP", &chunk, 1) == WEBP_MUX_OK else {
-                    throw WebImageError.encodingFailed("WebP: the muxer refused the ICC profile")
+            let chunks: [(fourCC: String, bytes: Data?)] = [
+                ("ICCP", metadata.colorProfile?.data), ("EXIF", metadata.exif), ("XMP ", metadata.xmp),
+            ]
+            for (fourCC, bytes) in chunks {
+                guard let bytes else { continue }
+                try [UInt8](bytes).withUnsafeBufferPointer { payload in
+                    // copy_data 1: the muxer keeps its own copy, so the array may go after this call.
+                    var chunk = WebPData(bytes: payload.baseAddress, size: payload.count)
+                    guard WebPMuxSetChunk(mux, fourCC, &chunk, 1) == WEBP_MUX_OK else {
+                        throw WebImageError.encodingFailed("WebP: the muxer refused the \(fourCC) chunk")
+                    }
                 }
-                var output = WebPData()
-                WebPDataInit(&output)
-                defer { WebPDataClear(&output) }
-                guard WebPMuxAssemble(mux, &output) == WEBP_MUX_OK, let bytes = output.bytes, output.size > 0 else {
-                    throw WebImageError.encodingFailed("WebP: the muxer could not write the file")
-                }
-                return Data(bytes: bytes, count: output.size)
             }
+            var output = WebPData()
+            WebPDataInit(&output)
+            defer { WebPDataClear(&output) }
+            guard WebPMuxAssemble(mux, &output) == WEBP_MUX_OK, let bytes = output.bytes, output.size > 0 else {
+                throw WebImageError.encodingFailed("WebP: the muxer could not write the file")
+            }
+            return Data(bytes: bytes, count: output.size)
         }
     }
 

@@ -7,8 +7,10 @@ import Foundation
 /// scaled decode, so a thumbnail never exists at full size. Animations decode through
 /// libwebp's animation decoder, which composites each frame onto the canvas; a file cut
 /// short gives the frames that arrived whole. The EXIF chunk's orientation is read and,
-/// by default, applied. Encoding is lossy at `compressionQuality` or lossless with
-/// `options.lossless`; animations keep their frame durations and loop count.
+/// by default, applied; ``ImageCoderOptions/readsMetadata`` keeps it and the `XMP ` chunk.
+/// Encoding is lossy at `compressionQuality` or lossless with `options.lossless`;
+/// animations keep their frame durations and loop count; the profile (`ICCP`), EXIF and
+/// XMP are written as ``ImageCoderOptions/MetadataPolicy`` says, through libwebp's muxer.
 ///
 /// Thread-safe: the coder holds no state, and every call uses its own libwebp objects.
 ///
@@ -64,14 +66,15 @@ public struct WebPCoder: SingleFormatCoder {
     /// first when asked for; if it exceeds `maxFileSize`, the lossy search is used instead.
     public func encode(_ image: Image, as format: ImageFormat, options: ImageCoderOptions) throws -> Data {
         try checkEncodable(format)
-        let frames = EncodeConstraints.prepare(image, options: options)
+        let (frames, metadata) = EncodedMetadata.prepare(
+            EncodeConstraints.prepare(image, options: options), of: image, options: options)
         let encode: (Double, Bool) throws -> Data = { quality, lossless in
             let webp = frames.count == 1
                 ? try WebPCoder.encodeStill(frames[0].pixels, quality: quality, lossless: lossless)
                 : try WebPCoder.encodeAnimation(frames, loopCount: image.loopCount, quality: quality, lossless: lossless)
-            // Inside the size search, so the profile's bytes count against maxFileSize.
-            guard let profile = image.colorProfile else { return webp }
-            return try WebPCoder.embedding(profile, in: webp)
+            // Inside the size search, so the metadata's bytes count against maxFileSize.
+            guard !metadata.isEmpty else { return webp }
+            return try WebPCoder.embedding(metadata, in: webp)
         }
         if options.lossless {
             let lossless = try encode(options.compressionQuality, true)

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Rebuilds the metadata fixtures in this folder from the Display P3 colour fixtures and the
+# Adobe RGB TIFF (which carry an ICC profile): exiftool adds EXIF (Orientation 6 = turn 90° clockwise, GPS,
+# Artist, Copyright) and XMP (dc:creator, dc:title, xmp:Rating). The PNG's EXIF is
+# little-endian (II), the others' big-endian (MM), so both byte orders come from a real
+# writer. exiftool 12.57 (Debian 12) cannot write WebP, so WebP metadata is tested by
+# round trips through our own encoder instead. The fixtures are committed; `make test`
+# never runs this.
+# Usage: Tests/WebImageTests/Fixtures/metadata/make-metadata-fixtures.sh
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../../../.." && pwd)
+"$root/scripts/install-deps.sh"
+for source in display-p3.jpg display-p3.png display-p3.avif display-p3.heic adobe-rgb.tiff; do
+    ext=${source##*.}
+    order=MM
+    [ "$ext" = png ] && order=II
+    rm -f "$here/exif-xmp-icc.$ext"
+    exiftool -q -o "$here/exif-xmp-icc.$ext" -ExifByteOrder=$order \
+        -Orientation#=6 \
+        -GPSLatitude=48.8584 -GPSLatitudeRef=N -GPSLongitude=2.2945 -GPSLongitudeRef=E \
+        -Artist="Metadata Fixture" -Copyright="CC0 swift-web-image" \
+        -XMP-dc:Creator="Metadata Fixture" -XMP-dc:Title="Policy test" -XMP-xmp:Rating=4 \
+        "$root/Tests/WebImageTests/Fixtures/color/$source"
+done
