@@ -66,7 +66,10 @@ extension LoopbackServer {
             var offset = max(0, min(firstPart, body.count - 1))
             try await outbound.write(.body(.byteBuffer(ByteBuffer(bytes: body[..<offset]))))
             var trickled = 0
-            while !gate.isOpen, trickled < 500, offset < body.count - 1 {
+            // At most 500 bytes (10 s at the usual 20 ms), scaled with the tests' time
+            // limits: under a sanitizer the client may need that much longer to show a
+            // partial image and open the gate.
+            while !gate.isOpen, trickled < 500 * TestTime.scale, offset < body.count - 1 {
                 try await pause(for: interval, while: channel)
                 try await outbound.write(.body(.byteBuffer(ByteBuffer(bytes: body[offset..<offset + 1]))))
                 offset += 1

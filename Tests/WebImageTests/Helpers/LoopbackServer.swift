@@ -47,7 +47,7 @@ final class LoopbackServer: Sendable {
         /// Waits, then answers with `then` (to hold a request open).
         case delayed(Duration, then: Reply)
         /// 200 announcing the whole body; sends `firstPart` bytes, then one byte per
-        /// `interval` until `gate` opens (for at most 500 bytes), then the rest. Lets a test
+        /// `interval` until `gate` opens (for at most 500 bytes, times `WEBIMAGE_TEST_TIME_SCALE`), then the rest. Lets a test
         /// wait for the client to react mid-body without betting on timing.
         case gated(Data, firstPart: Int, gate: ReplyGate, interval: Duration, contentType: String)
     }

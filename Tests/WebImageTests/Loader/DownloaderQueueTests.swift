@@ -18,7 +18,9 @@ struct DownloaderQueueTests {
 
     @Test func neverRunsMoreThanTheLimitAtOnce() async throws {
         let names = (0..<8).map { "\($0).png" }
-        try await LoopbackServer.with(routes(names, delay: .milliseconds(100))) { server in
+        // Each reply waits 100 ms (scaled, so a sanitizer's slowness cannot finish one
+        // download before the next starts): two are open at once, never three.
+        try await LoopbackServer.with(routes(names, delay: .milliseconds(100).scaled)) { server in
             let config = LoaderTesting.config { $0.maxConcurrentDownloads = 2 }
             try await LoaderTesting.withDownloader(config) { downloader in
                 try await withThrowingTaskGroup(of: Void.self) { group in

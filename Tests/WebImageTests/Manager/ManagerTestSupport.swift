@@ -65,17 +65,18 @@ final class ManagerCompletions: Sendable {
 
     var all: [Result<ImageLoadResult, WebImageError>] { results.withLock { $0 } }
 
-    /// Waits until `count` completions arrived (or fifteen seconds passed: generous, since
-    /// it returns as soon as they arrive, and a loaded CI machine can be slow).
+    /// Waits until `count` completions arrived (or fifteen seconds, scaled, passed:
+    /// generous, since it returns as soon as they arrive, and a loaded CI machine or a
+    /// sanitizer can be slow).
     func wait(for count: Int) async throws {
-        let deadline = ContinuousClock.now + .seconds(15)
+        let deadline = ContinuousClock.now + .seconds(15).scaled
         while all.count < count, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
     }
 }
 
-/// Waits until `manager` has no load in flight (or fifteen seconds passed).
+/// Waits until `manager` has no load in flight (or fifteen seconds, scaled, passed).
 func waitUntilIdle(_ manager: ImageManager) async throws {
-    let deadline = ContinuousClock.now + .seconds(15)
+    let deadline = ContinuousClock.now + .seconds(15).scaled
     while manager.isRunning, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
 }
 
