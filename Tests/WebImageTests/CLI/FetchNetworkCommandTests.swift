@@ -6,7 +6,10 @@ import Testing
 /// the loopback proxy: the proxy of `--proxy` and of curl's environment variables,
 /// `no_proxy` and `--noproxy`, `--cacert`, `--cert`/`--key`, `-k` and
 /// `--max-connections-per-host`.
-@Suite struct FetchNetworkCommandTests: CommandTesting {
+///
+/// Serialized: its tests start about twenty `webimage` processes, and all at once they held
+/// the two cores long enough to delay the socket timings of the suites sharing its pass.
+@Suite(.serialized) struct FetchNetworkCommandTests: CommandTesting {
     /// Runs `fetch URL --cache-dir (a new folder)` plus `arguments`, so no run reads
     /// another's cache.
     func fetch(_ url: URL, _ arguments: [String] = [], environment: [String: String] = [:]) async throws -> WebImageCommand.Run {
