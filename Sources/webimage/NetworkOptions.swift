@@ -41,7 +41,8 @@ struct NetworkOptions: ParsableArguments {
     var http1Only = false
 
     @Option(name: .customLong("max-connections-per-host"), help: ArgumentHelp(
-        "The most HTTP/1.1 connections open to one host at once (default: as many as loads run at once, at least 8).",
+        "The most HTTP/1.1 connections open to one host at once (default: as many as loads run at once, at least 8); "
+            + "a request waiting for one gives up after --timeout.",
         valueName: "n"
     ))
     var maxConnectionsPerHost: Int?

@@ -79,6 +79,12 @@ extension Downloader {
         /// route; further requests to it wait for a free connection. An HTTP/2 host gets one
         /// connection whatever this is. Default `nil`: as many as ``maxConcurrentDownloads``,
         /// and at least 8 (AsyncHTTPClient's default). Values below 1 count as 1.
+        ///
+        /// A request waiting for a free connection fails with ``WebImageError/timedOut``
+        /// after ``timeout`` (AsyncHTTPClient bounds that wait by its connect time-out), so
+        /// a limit below ``maxConcurrentDownloads`` suits downloads spread over hosts, or
+        /// short ones; to queue many downloads of one host, lower ``maxConcurrentDownloads``
+        /// instead (the downloader's own queue has no time limit).
         public var maxConnectionsPerHost: Int?
         /// The largest body accepted, in bytes; a larger announced length fails at once and a
         /// body that grows past it is stopped, both with ``WebImageError/responseTooLarge(limit:)``.

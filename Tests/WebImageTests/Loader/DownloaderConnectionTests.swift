@@ -47,7 +47,9 @@ struct DownloaderConnectionTests {
             ($0, LoopbackServer.Reply.delayed(.milliseconds(100), then: .ok(png, contentType: "image/png")))
         })
         try await LoopbackServer.with(routes) { server in
-            let config = LoaderTesting.config { config in
+            // Requests waiting for a connection count against the timeout: a long one, so
+            // that a loaded machine's slow turns cannot fail the queued downloads.
+            let config = LoaderTesting.config(timeout: .seconds(20)) { config in
                 config.maxConcurrentDownloads = 6
                 config.maxConnectionsPerHost = limit
             }
