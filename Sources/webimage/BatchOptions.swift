@@ -41,6 +41,8 @@ struct BatchOptions: ParsableArguments {
     @Option(help: "Give up on a request that receives nothing for this many seconds.")
     var timeout: Double = 15
 
+    @OptionGroup(title: "Network options (as curl's)") var network: NetworkOptions
+
     func validate() throws {
         if let concurrency, concurrency < 1 { throw ValidationError("--concurrency must be at least 1") }
         guard (0...100).contains(quality) else { throw ValidationError("--quality must be between 0 and 100") }
@@ -54,11 +56,15 @@ struct BatchOptions: ParsableArguments {
     var cacheBase: URL? { cacheDirectory.map { URL(fileURLWithPath: $0, isDirectory: true) } }
 
     /// A downloader that lets ``loadsAtOnce`` downloads run together (its own default limit
-    /// is lower), with the `--timeout`.
-    func makeDownloader() -> Downloader {
+    /// is lower), with the `--timeout` and the network options (the proxy from the
+    /// environment unless `--proxy` is given, like curl).
+    /// - Throws: `ExitCode.failure`, after one line on standard error, when a proxy,
+    ///   certificate or key cannot be used.
+    func makeDownloader() throws -> Downloader {
         var config = Downloader.Configuration()
         config.timeout = downloaderTimeout(seconds: timeout)
         config.maxConcurrentDownloads = max(config.maxConcurrentDownloads, loadsAtOnce)
+        try reportingFailures { try network.apply(to: &config, environment: ProcessInfo.processInfo.environment) }
         return Downloader(config: config)
     }
 

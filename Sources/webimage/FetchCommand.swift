@@ -25,6 +25,9 @@ struct FetchCommand: AsyncParsableCommand {
         thumbnail is stored at --quality (default \(Int(BatchOptions.defaultQuality))) and the \
         full downloaded image only with --originals.
 
+        Like curl, downloads go through the proxy of $https_proxy, $http_proxy (lower case only) or \
+        $all_proxy, except the hosts of $no_proxy; --proxy and --noproxy replace them.
+
         Exit status: 0 when every URL loaded, 1 when any failed, 64 for a usage error.
         """
     )
@@ -46,7 +49,7 @@ struct FetchCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let downloader = batch.makeDownloader()
+        let downloader = try batch.makeDownloader()
         let cache = ImageCache(namespace: "default", directory: batch.cacheBase)
         var context = batch.context()
         context.transformer = transform?.transformer

@@ -31,6 +31,9 @@ struct PrefetchCommand: AsyncParsableCommand {
         hold at most \(PrefetchCommand.maxURLCount) URLs of at most \(URLListReader.maxLineLength) \
         bytes each.
 
+        Like curl, downloads go through the proxy of $https_proxy, $http_proxy (lower case only) or \
+        $all_proxy, except the hosts of $no_proxy; --proxy and --noproxy replace them.
+
         Exit status: 0 when every URL loaded, 1 when any was skipped or the list cannot be \
         read (a line that is not a URL is named), 64 for a usage error.
         """
@@ -49,7 +52,7 @@ struct PrefetchCommand: AsyncParsableCommand {
         } catch {
             try reportingFailures { throw error }
         }
-        let downloader = batch.makeDownloader()
+        let downloader = try batch.makeDownloader()
         let cache = batch.cacheBase.map { ImageCache(namespace: "default", directory: $0) } ?? ImageCache.shared
         let manager = batch.makeManager(cache: cache, downloader: downloader)
 

@@ -47,6 +47,12 @@ public enum WebImageError: Error, Sendable, Equatable, CustomStringConvertible {
     /// A transformer could not produce an image from its input (a crop outside the image,
     /// a result size of zero pixels).
     case transformFailed(String)
+    /// The proxy answered `407 Proxy Authentication Required`: the proxy's credentials
+    /// (``Downloader/Proxy/username``) are missing or wrong.
+    case proxyAuthenticationRequired
+    /// A setting cannot be used: a proxy URL, a certificate or key file, an environment
+    /// variable. The reason names it.
+    case invalidConfiguration(String)
 
     /// One line naming the error and its reason, fit for a log or a command line's stderr
     /// (the CLI prints exactly this).
@@ -69,6 +75,8 @@ public enum WebImageError: Error, Sendable, Equatable, CustomStringConvertible {
         case .responseTooLarge(let limit): "response larger than the limit of \(limit) bytes"
         case .notInCache: "not in the cache and loading was not allowed"
         case .transformFailed(let reason): "transform failed: \(reason)"
+        case .proxyAuthenticationRequired: "proxy authentication required (407): the proxy credentials are missing or wrong"
+        case .invalidConfiguration(let reason): "invalid configuration: \(reason)"
         }
     }
 
@@ -92,7 +100,8 @@ public enum WebImageError: Error, Sendable, Equatable, CustomStringConvertible {
         case let (.network(a, ua), .network(b, ub)):
             return a == b && ua.map { String(reflecting: $0) } == ub.map { String(reflecting: $0) }
         case let (.invalidURL(a), .invalidURL(b)), let (.badImageData(a), .badImageData(b)),
-             let (.encodingFailed(a), .encodingFailed(b)), let (.transformFailed(a), .transformFailed(b)):
+             let (.encodingFailed(a), .encodingFailed(b)), let (.transformFailed(a), .transformFailed(b)),
+             let (.invalidConfiguration(a), .invalidConfiguration(b)):
             return a == b
         case let (.invalidDownloadStatusCode(a), .invalidDownloadStatusCode(b)):
             return a == b
@@ -107,7 +116,7 @@ public enum WebImageError: Error, Sendable, Equatable, CustomStringConvertible {
         case (.cacheNotModified, .cacheNotModified), (.blackListed, .blackListed),
              (.invalidDownloadOperation, .invalidDownloadOperation), (.cancelled, .cancelled),
              (.invalidDownloadResponse, .invalidDownloadResponse), (.timedOut, .timedOut),
-             (.notInCache, .notInCache):
+             (.notInCache, .notInCache), (.proxyAuthenticationRequired, .proxyAuthenticationRequired):
             return true
         default:
             return false

@@ -59,6 +59,33 @@ extension Downloader {
         public var password: String?
         /// Accept any server certificate for every download. Default `false`.
         public var allowInvalidCertificates = false
+        /// The certificate authorities a server's certificate must chain to: the system's,
+        /// a private bundle in their place (curl's `--cacert`) or beside them. Default
+        /// ``Downloader/TrustRoots/system``.
+        public var trustRoots = TrustRoots.system
+        /// The client certificate and key presented to a server that asks for one (mutual
+        /// TLS, SDWebImage's `urlCredential` identity). Default `nil`: none.
+        public var clientIdentity: ClientIdentity?
+        /// Which proxy each download goes through. Default ``Downloader/ProxySettings/direct``
+        /// (no proxy, and no environment variable read: see
+        /// ``Downloader/ProxySettings/environment(_:)`` for curl's `https_proxy`,
+        /// `http_proxy` and `no_proxy`).
+        public var proxy = ProxySettings.direct
+        /// Whether `https:` downloads may use HTTP/2 when the server offers it (negotiated
+        /// with ALPN; many requests then share one connection). `false` keeps every download
+        /// on HTTP/1.1 (curl's `--http1.1`). Plain `http:` is always HTTP/1.1. Default `true`.
+        public var allowsHTTP2 = true
+        /// The most HTTP/1.1 connections open at once to one host (scheme, host and port) per
+        /// route; further requests to it wait for a free connection. An HTTP/2 host gets one
+        /// connection whatever this is. Default `nil`: as many as ``maxConcurrentDownloads``,
+        /// and at least 8 (AsyncHTTPClient's default). Values below 1 count as 1.
+        ///
+        /// A request waiting for a free connection fails with ``WebImageError/timedOut``
+        /// after ``timeout`` (AsyncHTTPClient bounds that wait by its connect time-out), so
+        /// a limit below ``maxConcurrentDownloads`` suits downloads spread over hosts, or
+        /// short ones; to queue many downloads of one host, lower ``maxConcurrentDownloads``
+        /// instead (the downloader's own queue has no time limit).
+        public var maxConnectionsPerHost: Int?
         /// The largest body accepted, in bytes; a larger announced length fails at once and a
         /// body that grows past it is stopped, both with ``WebImageError/responseTooLarge(limit:)``.
         /// Default 100 MiB.

@@ -173,97 +173,6 @@ extension Downloader {
         return "Basic \(credentials)"
     }
 
-    /// The client that sends `operation`'s request to `url`: the shared client of its
-    /// certificate policy or, for a pinned download, the client kept for its host and pin
-    /// (made on first use; see ``PinnedClients``). Fails once the downloader is shut down,
-    /// and for a pin that cannot hold.
-    private func transferClient(for operation: DownloadOperation, url: URL) -> Result<HTTPClient, WebImageError> {
-        let insecure = operation.key.allowsInvalidCertificates
-        guard let address = operation.requestOptions.pinnedAddress else {
-            guard let shared = client(allowingInvalidCertificates: insecure) else { return .failure(.invalidDownloadOperation) }
-            return .success(shared)
-        }
-        let host: String
-        do {
-            host = try Self.pinnedHost(of: url, address: address)
-        } catch {
-            return .failure(error)
-        }
-        let key = PinnedClients<HTTPClient>.Key(host: host, address: address, allowsInvalidCertificates: insecure)
-        let (isShutDown, kept) = state.withLock { state -> (Bool, HTTPClient?) in
-            state.scheduler.isShutDown ? (true, nil) : (false, state.pinnedClients.acquire(key, for: operation))
-        }
-        guard !isShutDown else { return .failure(.invalidDownloadOperation) }
-        if let kept { return .success(kept) }
-        // Made outside the lock; a transfer that made one for the same pin meanwhile wins.
-        let made = makeClient(allowingInvalidCertificates: insecure, dnsOverride: [host: address])
-        let (chosen, surplus): (HTTPClient?, HTTPClient?) = state.withLock { state in
-            guard !state.scheduler.isShutDown else { return (nil, made) }
-            let stored = state.pinnedClients.insert(made, key, for: operation)
-            return (stored.client, stored.surplus)
-        }
-        surplus?.shutdown { _ in }
-        return chosen.map { .success($0) } ?? .failure(.invalidDownloadOperation)
-    }
-
-    /// The host name of `url` that a client pinned to `address` overrides (AsyncHTTPClient's
-    /// DNS override: the connection goes to the address, while the `Host` header, TLS server
-    /// name and certificate check keep the name).
-    /// - Throws: ``WebImageError/invalidURL(_:)`` when `address` is not an IP address (the
-    ///   client would resolve it), or `url`'s host is another IP address (a host written as
-    ///   an address is connected to as written, never overridden).
-    private static func pinnedHost(of url: URL, address: String) throws(WebImageError) -> String {
-        guard let pin = try? SocketAddress(ipAddress: address, port: 0) else {
-            throw .invalidURL("the pinned address \"\(address)\" is not an IP address")
-        }
-        var host = url.host ?? ""
-        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
-        if let literal = try? SocketAddress(ipAddress: host, port: 0), literal != pin {
-            throw .invalidURL("\(redacted(url)) names another address than the pinned \(address)")
-        }
-        return host
-    }
-
-    /// `operation` no longer uses its pinned client (if it had one); idle clients beyond the
-    /// kept number are shut down.
-    func releasePinnedClient(of operation: DownloadOperation) {
-        let evicted = state.withLock { $0.pinnedClients.release(operation) }
-        for client in evicted { client.shutdown { _ in } }
-    }
-
-    /// The HTTP client for this certificate policy, created on first use.
-    func client(allowingInvalidCertificates insecure: Bool) -> HTTPClient? {
-        state.withLock { state in
-            guard !state.scheduler.isShutDown else { return nil }
-            if insecure {
-                if state.insecureClient == nil { state.insecureClient = makeClient(allowingInvalidCertificates: true) }
-                return state.insecureClient
-            }
-            if state.secureClient == nil { state.secureClient = makeClient(allowingInvalidCertificates: false) }
-            return state.secureClient
-        }
-    }
-
-    /// A client with the downloader's settings; with a `dnsOverride` (a pinned download) it
-    /// follows no redirect, so every hop goes back to the caller to check.
-    private func makeClient(allowingInvalidCertificates insecure: Bool, dnsOverride: [String: String] = [:]) -> HTTPClient {
-        let timeout = config.timeout.timeAmount
-        var configuration = HTTPClient.Configuration(
-            certificateVerification: insecure ? .none : .fullVerification,
-            redirectConfiguration: config.maximumRedirects > 0 && dnsOverride.isEmpty
-                ? .follow(max: config.maximumRedirects, allowCycles: false) : .disallow,
-            timeout: HTTPClient.Configuration.Timeout(connect: timeout, read: timeout),
-            decompression: .disabled
-        )
-        configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = max(8, config.maxConcurrentDownloads)
-        // A refused connection fails the download at once, as URLSession's does: by default
-        // AsyncHTTPClient retries it until the connect time-out, so a dead origin held each
-        // caller (and an image server's worker) for the whole time-out before failing.
-        configuration.connectionPool.retryConnectionEstablishment = false
-        configuration.dnsOverride = dnsOverride
-        return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
-    }
-
     /// Maps whatever the transfer threw to the library's typed error.
     static func webImageError(from error: any Error) -> WebImageError {
         if let error = error as? HTTPClientError {
@@ -277,6 +186,12 @@ extension Downloader {
                 return .network("too many redirects", underlying: error)
             case .redirectCycleDetected:
                 return .network("redirect loop", underlying: error)
+            case .proxyAuthenticationRequired:
+                return .proxyAuthenticationRequired
+            case .invalidProxyResponse:
+                return .network("the proxy refused to open a tunnel to the origin", underlying: error)
+            case .httpProxyHandshakeTimeout:
+                return .timedOut
             default:
                 break
             }

@@ -34,8 +34,8 @@ public final class Downloader: ImageLoader {
     struct State {
         var scheduler: DownloadScheduler
         var headers: [String: String]
-        var secureClient: HTTPClient?
-        var insecureClient: HTTPClient?
+        /// The clients of unpinned downloads, one per route (see ``SharedClientKey``).
+        var sharedClients: [SharedClientKey: HTTPClient] = [:]
         /// The request in flight of each running operation, so that its last caller's
         /// cancellation can stop it.
         var requests: [DownloadOperation: HTTPClient.Task<ResponseReader.Outcome>] = [:]
@@ -197,9 +197,8 @@ public final class Downloader: ImageLoader {
         let (action, requests, clients) = state.withLock { state in
             let action = state.scheduler.shutDown()
             let requests = action.stopRequests.compactMap { state.requests[$0] }
-            let clients = [state.secureClient, state.insecureClient].compactMap { $0 }
-            state.secureClient = nil
-            state.insecureClient = nil
+            let clients = Array(state.sharedClients.values)
+            state.sharedClients.removeAll()
             return (action, requests, clients)
         }
         let streams = listeners.withLock { listeners in

@@ -90,6 +90,8 @@ final class ImageManagerMetrics: Sendable {
         case .responseTooLarge: "responseTooLarge"
         case .notInCache: "notInCache"
         case .transformFailed: "transformFailed"
+        case .proxyAuthenticationRequired: "proxyAuthenticationRequired"
+        case .invalidConfiguration: "invalidConfiguration"
         }
     }
 }

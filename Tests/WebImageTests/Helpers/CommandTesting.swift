@@ -10,10 +10,10 @@ protocol CommandTesting {}
 extension CommandTesting {
     /// Runs `webimage` on a Dispatch thread: the loopback servers the tests start answer
     /// from the Swift concurrency pool, which a blocking wait for the child must not occupy.
-    func run(_ arguments: [String], input: Data? = nil) async throws -> WebImageCommand.Run {
+    func run(_ arguments: [String], input: Data? = nil, environment: [String: String] = [:]) async throws -> WebImageCommand.Run {
         try await withCheckedThrowingContinuation { continuation in
             DispatchQueue.global().async {
-                continuation.resume(with: Result { try WebImageCommand.run(arguments, input: input) })
+                continuation.resume(with: Result { try WebImageCommand.run(arguments, input: input, environment: environment) })
             }
         }
     }

@@ -4,6 +4,7 @@ import NIOCore
 import NIOHTTP1
 import NIOPosix
 import NIOSSL
+import NIOTLS
 
 /// A real HTTP/1.1 (or HTTPS) server on 127.0.0.1 and an ephemeral port, for tests that
 /// need a network peer: it serves fixed replies per path, misbehaves on purpose (slow
@@ -75,26 +76,33 @@ final class LoopbackServer: Sendable {
 
     /// The port the server listens on.
     let port: Int
-    /// Whether the server speaks TLS (with the test-only certificate in Fixtures/tls).
+    /// Whether the server speaks TLS (with the test-only certificate in Fixtures/tls, or
+    /// the configuration given to ``with(_:tls:serverTLS:body:)``).
     let usesTLS: Bool
     private let state: LockedValue<State>
+    private let handshakes: HandshakeLog
     private let runner: LockedValue<Task<Void, Never>?> = LockedValue(nil)
     private let channel: any Channel
 
-    private init(port: Int, usesTLS: Bool, routes: [String: Reply], channel: any Channel) {
+    private init(port: Int, usesTLS: Bool, routes: [String: Reply], channel: any Channel, handshakes: HandshakeLog) {
         self.port = port
         self.usesTLS = usesTLS
         self.channel = channel
+        self.handshakes = handshakes
         state = LockedValue(State(routes: routes))
     }
 
     /// Starts a server with `routes`, runs `body`, and shuts the server down afterwards.
+    /// `serverTLS`, when given, is the server's TLS configuration (its certificate, whether
+    /// it asks for a client certificate, the ALPN protocols it offers) in place of the
+    /// self-signed fixture that `tls` uses.
     static func with<T: Sendable>(
         _ routes: [String: Reply],
         tls: Bool = false,
+        serverTLS: TLSConfiguration? = nil,
         body: (LoopbackServer) async throws -> T
     ) async throws -> T {
-        let server = try await start(routes: routes, tls: tls)
+        let server = try await start(routes: routes, tls: tls, serverTLS: serverTLS)
         do {
             let value = try await body(server)
             await server.shutdown()
@@ -154,14 +162,27 @@ final class LoopbackServer: Sendable {
     /// The most requests that were open (received, not yet fully answered) at once.
     var maxOpenRequests: Int { state.withLock { $0.maxOpenRequests } }
 
-    private static func start(routes: [String: Reply], tls: Bool) async throws -> LoopbackServer {
-        let sslContext = tls ? try makeSSLContext() : nil
+    /// The application protocol (ALPN) each completed TLS handshake agreed on, in order
+    /// (`nil`: the client offered none the server has).
+    var negotiatedProtocols: [String?] { handshakes.protocols.withLock { $0 } }
+
+    private static func start(routes: [String: Reply], tls: Bool, serverTLS: TLSConfiguration?) async throws -> LoopbackServer {
+        let sslContext: NIOSSLContext?
+        if let serverTLS {
+            sslContext = try NIOSSLContext(configuration: serverTLS)
+        } else {
+            sslContext = tls ? try makeSSLContext() : nil
+        }
+        let handshakes = HandshakeLog()
         let serverChannel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .bind(host: "127.0.0.1", port: 0) { channel in
                 channel.eventLoop.makeCompletedFuture {
                     if let sslContext {
                         try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: sslContext))
+                        try channel.pipeline.syncOperations.addHandler(HandshakeRecorder { protocolName in
+                            handshakes.protocols.withLock { $0.append(protocolName) }
+                        })
                     }
                     try channel.pipeline.syncOperations.configureHTTPServerPipeline()
                     return try NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>(wrappingChannelSynchronously: channel)
@@ -171,7 +192,9 @@ final class LoopbackServer: Sendable {
             try await serverChannel.channel.close()
             throw ServerError.noPort
         }
-        let server = LoopbackServer(port: port, usesTLS: tls, routes: routes, channel: serverChannel.channel)
+        let server = LoopbackServer(
+            port: port, usesTLS: sslContext != nil, routes: routes, channel: serverChannel.channel, handshakes: handshakes
+        )
         // Off the cooperative pool, so CPU-heavy tests running meanwhile cannot starve it.
         let task = Task(executorPreference: SerialTaskExecutor.shared) {
             _ = try? await withThrowingDiscardingTaskGroup { group in
@@ -262,5 +285,27 @@ final class LoopbackServer: Sendable {
             state.maxOpenRequests = max(state.maxOpenRequests, state.openRequests)
         }
         return request
+    }
+}
+
+/// The application protocols of a server's completed TLS handshakes, shared with its
+/// connections' handlers.
+private final class HandshakeLog: Sendable {
+    let protocols = LockedValue<[String?]>([])
+}
+
+/// Hands on the application protocol of each completed TLS handshake.
+private final class HandshakeRecorder: ChannelInboundHandler {
+    typealias InboundIn = NIOAny
+
+    private let record: @Sendable (String?) -> Void
+
+    init(record: @escaping @Sendable (String?) -> Void) {
+        self.record = record
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if case TLSUserEvent.handshakeCompleted(let negotiatedProtocol) = event { record(negotiatedProtocol) }
+        context.fireUserInboundEventTriggered(event)
     }
 }

@@ -26,11 +26,17 @@ enum WebImageCommand {
         try run(arguments)
     }
 
+    /// The variables that would send the command's downloads through a proxy (curl's, which
+    /// `fetch` and `prefetch` honour): never inherited from the test's environment, so a
+    /// developer's proxy settings cannot route the loopback tests elsewhere.
+    static let proxyVariables = ["http_proxy", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY", "no_proxy", "NO_PROXY"]
+
     /// Runs `webimage` with `arguments` and waits for it to exit. `input`, when given, is
     /// written to its standard input (then closed); otherwise standard input is empty.
+    /// `environment` is added to the inherited one (without its proxy variables).
     /// Standard output and standard error are read at the same time, so a command that
     /// writes much to one while the test waits on the other never blocks on a full pipe.
-    static func run(_ arguments: [String], input: Data? = nil) throws -> Run {
+    static func run(_ arguments: [String], input: Data? = nil, environment extra: [String: String] = [:]) throws -> Run {
         let process = Process()
         process.executableURL = binary
         process.arguments = arguments
@@ -38,6 +44,8 @@ enum WebImageCommand {
         // in a throwaway folder, never in the user's ~/.cache.
         var environment = ProcessInfo.processInfo.environment
         environment["XDG_CACHE_HOME"] = scratchCacheHome.path
+        for name in proxyVariables { environment[name] = nil }
+        environment.merge(extra) { $1 }
         process.environment = environment
         let out = Pipe(), err = Pipe(), stdin = Pipe()
         process.standardOutput = out
