@@ -11,7 +11,7 @@ struct DecodeCommand: ParsableCommand {
 
     @OptionGroup var files: ConversionFiles
 
-    @Option(help: "Decode to fit inside WxH (never larger than the image).")
+    @Option(help: "Decode to fit inside WxH (never larger than a bitmap; SVG and PDF are drawn at that size).")
     var thumbnail: ImageSize?
 
     @Flag(help: "With --thumbnail, fit each side separately instead of keeping the aspect ratio.")
@@ -26,8 +26,12 @@ struct DecodeCommand: ParsableCommand {
     @Option(help: "Write frame N (0-based) of an animated image instead of the first.")
     var frame: Int?
 
+    @Option(help: "Render page N (0-based) of a PDF instead of the first.")
+    var page: Int?
+
     func validate() throws {
         if let frame, frame < 0 { throw ValidationError("--frame must be 0 or more") }
+        if let page, page < 0 { throw ValidationError("--page must be 0 or more") }
     }
 
     func run() throws {
@@ -37,6 +41,7 @@ struct DecodeCommand: ParsableCommand {
             options.preserveAspectRatio = !stretch
             options.scaleDownLimitBytes = scaleDownLimit
             options.applyOrientation = !noOrientation
+            options.pageIndex = page ?? 0
             let image: Image
             if let frame {
                 let animation = try AnimatedImage(data: files.read(), options: options)

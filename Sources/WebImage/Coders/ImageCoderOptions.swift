@@ -44,6 +44,10 @@ public struct ImageCoderOptions: Sendable, Equatable {
     /// so pixels look as a browser shows them. Grey and CMYK sources are converted either
     /// way, since their pixels become RGB.
     public var keepsColorProfile = false
+    /// The page of a multi-page document to render (PDF), counted from 0; a page the
+    /// document does not have fails the decode with ``WebImageError/badImageData(_:)``.
+    /// Only that page is read, however many the document has. Default 0, the first page.
+    public var pageIndex = 0
 
     // MARK: Encoding
 

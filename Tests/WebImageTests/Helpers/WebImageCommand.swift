@@ -28,9 +28,10 @@ enum WebImageCommand {
 
     /// Runs `webimage` with `arguments` and waits for it to exit. `input`, when given, is
     /// written to its standard input (then closed); otherwise standard input is empty.
+    /// `environment` adds to (or overrides) the test process's variables.
     /// Standard output and standard error are read at the same time, so a command that
     /// writes much to one while the test waits on the other never blocks on a full pipe.
-    static func run(_ arguments: [String], input: Data? = nil) throws -> Run {
+    static func run(_ arguments: [String], input: Data? = nil, environment extra: [String: String] = [:]) throws -> Run {
         let process = Process()
         process.executableURL = binary
         process.arguments = arguments
@@ -38,6 +39,7 @@ enum WebImageCommand {
         // in a throwaway folder, never in the user's ~/.cache.
         var environment = ProcessInfo.processInfo.environment
         environment["XDG_CACHE_HOME"] = scratchCacheHome.path
+        environment.merge(extra) { $1 }
         process.environment = environment
         let out = Pipe(), err = Pipe(), stdin = Pipe()
         process.standardOutput = out

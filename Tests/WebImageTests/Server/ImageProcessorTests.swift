@@ -181,7 +181,11 @@ import Testing
 
     @Test func formatsWithoutADecoderAreA422() throws {
         let svg = try Corpus.data("TestImage.svg")
-        #expect(Self.status { _ = try processor.process(svg, options: ProcessingOptions(), format: .png) } == 422)
+        let withoutSVG = CodersManager()
+        withoutSVG.removeCoders { $0 is SVGCoder }
+        var configuration = ImageProcessor.Configuration()
+        configuration.coder = withoutSVG
+        #expect(Self.status { _ = try ImageProcessor(configuration: configuration).process(svg, options: ProcessingOptions(), format: .png) } == 422)
     }
 
     @Test func hugeClaimedPNGIsRefusedFastWithoutAllocating() {
