@@ -37,13 +37,14 @@ struct CoderBadInputTests {
     }
 
     /// A copy of a real file whose header claims 60000x60000.
-    @Test(arguments: [avif, heif, tiff, svg, pdf])
+    @Test(arguments: [avif, heif, tiff, svg, pdf, jxl])
     func refusesAHeaderClaiming60000x60000Quickly(format: Format) throws {
         let data: Data
         switch format.name {
         case "SVG": data = Data(#"<svg xmlns="http://www.w3.org/2000/svg" width="60000" height="60000"/>"#.utf8)
         // A page of 60000 points square (833 inches).
         case "PDF": data = PDFDocuments.make(pages: [.init(width: 60000, height: 60000, color: (0, 0, 0))])
+        case "JPEG XL": data = JXLCoderTests.codestreamClaiming(width: 60000, height: 60000)
         case "AVIF": data = Data(try ISOBoxes.claiming60000Square([UInt8](AVIFCoderTests.fixture("orientation-1.avif"))))
         // TestImage.heif has no crop, so its `ispe` boxes (image and thumbnail) set the size.
         case "HEIF": data = Data(try ISOBoxes.claiming60000Square([UInt8](Corpus.data("TestImage.heif"))))

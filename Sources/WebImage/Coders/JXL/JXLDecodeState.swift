@@ -56,7 +56,7 @@ struct JXLDecodeState {
             case JXL_DEC_NEED_MORE_INPUT:
                 throw WebImageError.badImageData("JPEG XL data is truncated")
             default:
-                throw WebImageError.badImageData("JPEG XL data is corrupt (libjxl status \(status.rawValue))")
+                throw WebImageError.badImageData("JPEG XL data is truncated or corrupt (libjxl status \(status.rawValue))")
             }
         }
     }

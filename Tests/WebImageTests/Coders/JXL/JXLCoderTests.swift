@@ -91,6 +91,27 @@ import Testing
         }
     }
 
+    /// A bare codestream whose header (a SizeHeader, then default metadata) declares
+    /// `width` × `height`, followed by zeros: enough for libjxl to report the size, and
+    /// nothing to decode after it.
+    static func codestreamClaiming(width: Int, height: Int) -> Data {
+        var bits: [UInt8] = []
+        func put(_ value: Int, _ count: Int) {
+            for bit in 0..<count { bits.append(UInt8(value >> bit & 1)) }
+        }
+        put(0, 1)                            // not a multiple-of-8 size
+        put(2, 2); put(height - 1, 18)       // U32 selector 2: 18 bits
+        put(0, 3)                            // no aspect ratio: the width follows
+        put(2, 2); put(width - 1, 18)
+        put(1, 1)                            // all_default metadata
+        var bytes: [UInt8] = [0xFF, 0x0A]
+        for (index, bit) in bits.enumerated() {
+            if index % 8 == 0 { bytes.append(0) }
+            bytes[bytes.count - 1] |= bit << UInt8(index % 8)
+        }
+        return Data(bytes + [UInt8](repeating: 0, count: 64))
+    }
+
     @Test func losslessEncodingRoundTripsExactly() throws {
         let source = try PNGCoder().decode(Corpus.data("TestImage.png"), options: ImageCoderOptions())
         var options = ImageCoderOptions()
