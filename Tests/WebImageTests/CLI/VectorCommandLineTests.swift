@@ -70,6 +70,25 @@ import Testing
         #expect(image.size == ImageSize(width: 36, height: 36))
     }
 
+    /// A library that cannot be opened (here an empty file found first on
+    /// `LD_LIBRARY_PATH`, as dlopen fails for a missing one) makes the format unsupported:
+    /// one line, status 1, no crash; other formats are unaffected.
+    @Test func anUnloadableLibraryMakesTheFormatUnsupported() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("webimage-nolibs-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        for name in ["librsvg-2.so.2", "libpoppler-glib.so.8"] {
+            try Data().write(to: folder.appendingPathComponent(name))
+        }
+        let environment = ["LD_LIBRARY_PATH": folder.path]
+        for (file, format) in [("TestImage.svg", "svg"), ("TestImage.pdf", "pdf")] {
+            let result = try WebImageCommand.run(["info", corpusPath(file)], environment: environment)
+            #expect(result.status == 1)
+            #expect(result.stderr == "webimage: error: unsupported format: \(format)\n")
+        }
+        #expect(try WebImageCommand.run(["info", corpusPath("TestImage.png")], environment: environment).status == 0)
+    }
+
     /// The loader's trace names every library a run opens: a PNG's `info` opens neither
     /// librsvg nor poppler (nor cairo), an SVG's opens librsvg only, a PDF's poppler only.
     @Test func librsvgAndPopplerLoadOnlyWhenSuchAFileIsDecoded() throws {
