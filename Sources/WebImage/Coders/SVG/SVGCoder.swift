@@ -17,7 +17,10 @@ import Foundation
 ///   on (librsvg's `RSVG_HANDLE_FLAG_UNLIMITED` is never set), librsvg's own limits bound
 ///   elements and references, and the render size is checked against
 ///   ``ImageCoderOptions/pixelLimit`` before anything is allocated, so a 100000×100000 canvas
-///   is refused (or rendered at a thumbnail's size when one is asked for).
+///   is refused (or rendered at a thumbnail's size when one is asked for);
+/// - a render cannot be interrupted (librsvg 2.54 offers no cancellation), so its time is
+///   bounded only by those limits: decode untrusted documents where a slow one cannot hold
+///   up others, as the image server's bounded worker pool does.
 ///
 /// librsvg (with GLib, cairo and pango) is opened with `dlopen` on the first decode, so a
 /// process that never sees an SVG never loads it; without it installed, decoding fails with
