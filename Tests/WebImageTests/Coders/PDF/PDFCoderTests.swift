@@ -78,6 +78,31 @@ import Testing
         #expect(throws: WebImageError.responseTooLarge(limit: 100)) { try PDFCoder(maxDataSize: 100).decode(data, options: ImageCoderOptions()) }
     }
 
+    /// librsvg, poppler and cairo under concurrent decodes (each has its own document and
+    /// canvas, but they share fonts and caches): every result equals the serial one.
+    @Test func svgAndPDFDecodeConcurrentlyAsTheyDoAlone() async throws {
+        let svg = try Corpus.data("TestImage.svg"), pdf = try Corpus.data("TestImage.pdf")
+        let options = {
+            var options = ImageCoderOptions()
+            options.thumbnailPixelSize = ImageSize(width: 300, height: 300)
+            return options
+        }()
+        let expectedSVG = try SVGCoder().decode(svg, options: options).pixels
+        let expectedPDF = try PDFCoder().decode(pdf, options: options).pixels
+        let matches = try await withThrowingTaskGroup(of: Bool.self) { group in
+            for index in 0..<24 {
+                group.addTask {
+                    if index.isMultiple(of: 2) {
+                        return try SVGCoder().decode(svg, options: options).pixels == expectedSVG
+                    }
+                    return try PDFCoder().decode(pdf, options: options).pixels == expectedPDF
+                }
+            }
+            return try await group.reduce(into: 0) { $0 += $1 ? 1 : 0 }
+        }
+        #expect(matches == 24)
+    }
+
     @Test func isNeverAnEncoder() {
         #expect(!PDFCoder().canEncode(to: .pdf))
         #expect(!CodersManager.shared.canEncode(to: .pdf))
