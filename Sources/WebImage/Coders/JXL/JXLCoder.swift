@@ -18,6 +18,9 @@ import Foundation
 /// Lossless files keep their own colour space, and their profile is converted to sRGB (or
 /// kept) like any embedded profile; sRGB's primaries with a 1/2.2 gamma count as sRGB, as
 /// they do for PNG. Grey images come out as equal RGB.
+/// Debian 12's libjxl 0.7 is built to print a line on standard error for each corrupt or
+/// truncated file it refuses (`JXL_FAILURE`); it offers no switch to silence it, so a
+/// process decoding bad JPEG XL input shows those lines beside the typed error.
 /// Thread-safe: every call uses its own libjxl decoder or encoder.
 ///
 /// ```swift
