@@ -42,10 +42,15 @@ let package = Package(
         .systemLibrary(name: "CTIFF", path: "Sources/CTIFF"),
         // Little CMS 2: ICC profiles and the conversion of every decoded image to sRGB.
         .systemLibrary(name: "CLCMS", path: "Sources/CLCMS"),
+        // SVG (librsvg) and PDF (poppler-glib): opened with dlopen on first use, not linked,
+        // so a process that never decodes one never loads them (Sources/CVector/include/cvector.h).
+        .target(name: "CVector"),
+        // JPEG XL (libjxl 0.7 in Debian 12).
+        .systemLibrary(name: "CJXL", path: "Sources/CJXL"),
         .target(
             name: "WebImage",
             dependencies: [
-                "CJPEG", "CPNG", "CGIF", "CWebP", "CAVIF", "CHEIF", "CTIFF", "CLCMS",
+                "CJPEG", "CPNG", "CGIF", "CWebP", "CAVIF", "CHEIF", "CTIFF", "CLCMS", "CVector", "CJXL",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),

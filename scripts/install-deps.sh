@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the build needs; does nothing when they are all present.
 # Usage: scripts/install-deps.sh [extra-package ...]
+# librsvg and poppler-glib (with cairo) are opened with dlopen when an SVG or PDF is first
+# decoded, so only their run-time packages are needed, no headers.
 set -euo pipefail
 # libimage-exiftool-perl: exiftool, the independent reader the metadata tests check written files with.
 packages=(pkg-config curl python3 nginx libjpeg62-turbo-dev libpng-dev libgif-dev libwebp-dev libavif-dev libheif-dev libtiff-dev liblcms2-dev
-    libimage-exiftool-perl "$@")
+    libjxl-dev librsvg2-2 libpoppler-glib8 libcairo2 libimage-exiftool-perl "$@")
 missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

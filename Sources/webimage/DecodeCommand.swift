@@ -11,7 +11,7 @@ struct DecodeCommand: ParsableCommand {
 
     @OptionGroup var files: ConversionFiles
 
-    @Option(help: "Decode to fit inside WxH (never larger than the image).")
+    @Option(help: "Decode to fit inside WxH (never larger than a bitmap; SVG and PDF are drawn at that size).")
     var thumbnail: ImageSize?
 
     @Flag(help: "With --thumbnail, fit each side separately instead of keeping the aspect ratio.")
@@ -27,9 +27,12 @@ struct DecodeCommand: ParsableCommand {
     var frame: Int?
 
     @OptionGroup var metadata: MetadataOption
+    @Option(help: "Render page N (0-based) of a PDF instead of the first.")
+    var page: Int?
 
     func validate() throws {
         if let frame, frame < 0 { throw ValidationError("--frame must be 0 or more") }
+        if let page, page < 0 { throw ValidationError("--page must be 0 or more") }
     }
 
     func run() throws {
@@ -40,6 +43,7 @@ struct DecodeCommand: ParsableCommand {
             options.scaleDownLimitBytes = scaleDownLimit
             options.applyOrientation = !noOrientation
             metadata.applyToDecode(&options)
+            options.pageIndex = page ?? 0
             let image: Image
             if let frame {
                 let animation = try AnimatedImage(data: files.read(), options: options)

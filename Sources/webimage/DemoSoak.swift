@@ -56,7 +56,7 @@ struct DemoSoak {
     /// `ExitCode.failure`-worthy errors through `SoakFailure` when memory grew or a
     /// descriptor leaked.
     func run(files: [String: Data], cacheDirectory: URL) async throws {
-        // Only what this build decodes: a file no coder reads (PDF, SVG, JPEG XL) would fail
+        // Only what this build decodes: a file no coder reads (a JPEG XL, an SVG without librsvg) would fail
         // every pass and measure the failure path instead.
         let names = files.keys.sorted().filter { name in
             files[name].map { (try? CodersManager.shared.decode($0)) != nil } ?? false

@@ -6,18 +6,18 @@ import WebImage
 struct EncodeCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "encode",
-        abstract: "Decode an image and encode it as JPEG, PNG, GIF, WebP, AVIF, HEIC or BMP."
+        abstract: "Decode an image and encode it as JPEG, PNG, GIF, WebP, AVIF, HEIC, JPEG XL or BMP."
     )
 
     @OptionGroup var files: ConversionFiles
 
-    @Option(help: "Output format: jpeg, png, gif, webp, avif, heic or bmp.")
+    @Option(help: "Output format: jpeg, png, gif, webp, avif, heic, jxl or bmp.")
     var format: ImageFormat
 
     @Option(help: "Quality from 0 to 100 for lossy formats (default 100).")
     var quality: Double = 100
 
-    @Flag(help: "Encode losslessly where the format allows (WebP, AVIF).")
+    @Flag(help: "Encode losslessly where the format allows (WebP, AVIF, JPEG XL).")
     var lossless = false
 
     @Option(name: .customLong("max-file-size"), help: "Largest output size in bytes; quality is lowered to fit.")

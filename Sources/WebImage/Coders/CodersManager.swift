@@ -16,8 +16,9 @@ public final class CodersManager: ImageCoder {
 
     /// The built-in coders, in the order they are added (the last is asked first).
     /// Every one checks magic bytes, so the order only matters for user coders added later.
+    /// Asking the SVG and PDF coders costs nothing: their libraries load on the first decode.
     public static var builtInCoders: [any ImageCoder] {
-        [BMPCoder(), TIFFCoder(), HEIFCoder(), AVIFCoder(), GIFCoder(), WebPCoder(), PNGCoder(), JPEGCoder()]
+        [JXLCoder(), PDFCoder(), SVGCoder(), BMPCoder(), TIFFCoder(), HEIFCoder(), AVIFCoder(), GIFCoder(), WebPCoder(), PNGCoder(), JPEGCoder()]
     }
 
     private let registry: OrderedRegistry<any ImageCoder>
@@ -75,7 +76,8 @@ public final class CodersManager: ImageCoder {
 
     /// Decodes with the first coder that accepts the data. Empty data and data no coder
     /// accepts fail with ``WebImageError/badImageData(_:)``; a known format without a
-    /// decoder (SVG, PDF, JPEG XL) with ``WebImageError/unsupportedFormat(_:)``.
+    /// decoder (SVG and PDF when their libraries are not installed) with
+    /// ``WebImageError/unsupportedFormat(_:)``.
     ///
     /// With ``ImageCoderOptions/decodesFramesOnDemand``, an animation that coder opens
     /// lazily (``ImageCoder/makeAnimatedImageCoder(for:options:)``) comes back as its poster

@@ -58,6 +58,10 @@ public struct ImageCoderOptions: Sendable, Equatable {
     /// and allocates nothing for metadata it would drop (the orientation is read either
     /// way). Blocks over ``ImageMetadata/maximumBlockSize`` are dropped.
     public var readsMetadata = false
+    /// The page of a multi-page document to render (PDF), counted from 0; a page the
+    /// document does not have fails the decode with ``WebImageError/badImageData(_:)``.
+    /// Only that page is read, however many the document has. Default 0, the first page.
+    public var pageIndex = 0
 
     // MARK: Encoding
 

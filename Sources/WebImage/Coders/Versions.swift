@@ -41,10 +41,12 @@ public struct LinkedLibrary: Sendable, Hashable, CustomStringConvertible {
     public var description: String { "\(name) \(version)" }
 
     /// Every image library the built-in coders use, in the order formats are listed
-    /// (JPEG, PNG, GIF, WebP, AVIF, HEIF, TIFF), then Little CMS, which converts their
-    /// colours. BMP is decoded by our own code.
+    /// (JPEG, PNG, GIF, WebP, AVIF, HEIF, TIFF, JPEG XL), then Little CMS, which converts
+    /// their colours. BMP is decoded by our own code; librsvg and poppler (SVG, PDF) are
+    /// left out because asking their versions would load them.
     public static var all: [LinkedLibrary] {
         [JPEGCoder.linkedLibrary, PNGCoder.linkedLibrary, GIFCoder.linkedLibrary, WebPCoder.linkedLibrary,
-         AVIFCoder.linkedLibrary, HEIFCoder.linkedLibrary, TIFFCoder.linkedLibrary, ColorTransform.linkedLibrary]
+         AVIFCoder.linkedLibrary, HEIFCoder.linkedLibrary, TIFFCoder.linkedLibrary, JXLCoder.linkedLibrary,
+         ColorTransform.linkedLibrary]
     }
 }

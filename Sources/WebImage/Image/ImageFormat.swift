@@ -30,11 +30,11 @@ public enum ImageFormat: String, Sendable, CaseIterable, Codable {
     case tiff
     /// Windows BMP; decoded and encoded by our own code.
     case bmp
-    /// SVG: recognised by its bytes, not decoded yet.
+    /// SVG: rendered as vectors with librsvg (loaded on first use); never encoded.
     case svg
-    /// PDF: recognised by its bytes, not decoded yet.
+    /// PDF: one page rendered with poppler (loaded on first use); never encoded.
     case pdf
-    /// JPEG XL (bare codestream or ISO BMFF container): recognised, not decoded yet.
+    /// JPEG XL (bare codestream or ISO BMFF container), still or animated; libjxl.
     case jpegXL
     /// Not a format this library recognises: what sniffing returns for anything else.
     case undefined

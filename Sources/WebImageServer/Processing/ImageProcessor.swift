@@ -74,7 +74,9 @@ public struct ImageProcessor: Sendable {
         let sourceFormat = ImageFormat(sniffing: data)
         let decoded = try decode(data, options: options, keepsAnimation: Self.keepsAnimation(format ?? sourceFormat, options))
         var image = decoded
-        if let page = options.page {
+        // A PDF's decoder renders the page asked for (``ImageCoderOptions/pageIndex``);
+        // other sources give their frames and the page is picked here.
+        if let page = options.page, sourceFormat != .pdf {
             guard page < decoded.frameCount else {
                 throw .badOptions("page \(page) does not exist: the source has \(decoded.frameCount)")
             }
@@ -121,6 +123,7 @@ public struct ImageProcessor: Sendable {
         coderOptions.keepsColorProfile = !options.stripColorProfile
         coderOptions.readsMetadata = !options.stripMetadata
         coderOptions.decodeFirstFrameOnly = !keepsAnimation && options.page == nil
+        coderOptions.pageIndex = options.page ?? 0
         // Enlarging needs the source as it is; the resampler then scales it up.
         guard !options.enlarge else { return coderOptions }
         let quarterTurn = options.rotate % 180 != 0

@@ -157,10 +157,16 @@ import Testing
 
     @Test func badInputExitsWithOneLineAndWritesNothing() throws {
         let garbage = temporaryFile("garbage.jpg"), output = temporaryFile("never.png")
-        defer { try? FileManager.default.removeItem(at: garbage) }
+        let damagedPDF = temporaryFile("damaged.pdf")
+        defer {
+            try? FileManager.default.removeItem(at: garbage)
+            try? FileManager.default.removeItem(at: damagedPDF)
+        }
         let jpeg = try Corpus.data("TestImage.jpg")
         try jpeg.prefix(200).write(to: garbage)
-        for input in [garbage.path, "/nonexistent/file.png", corpusPath("TestImage.svg")] {
+        // A PDF poppler cannot open: its complaint must not reach stderr besides ours.
+        try Data("%PDF-1.7\nnot really a document\n".utf8).write(to: damagedPDF)
+        for input in [garbage.path, "/nonexistent/file.png", damagedPDF.path] {
             let result = try WebImageCommand.run("decode", input, "-o", output.path)
             #expect(result.status == 1)
             let lines = result.stderr.split(separator: "\n")

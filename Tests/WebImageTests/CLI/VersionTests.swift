@@ -5,7 +5,7 @@ import Testing
 /// `webimage --version` and ``LinkedLibrary``: a bug report must carry our version and the
 /// version of every image library the build uses.
 @Suite struct VersionTests {
-    static let libraryNames = ["libjpeg-turbo", "libpng", "giflib", "libwebp", "libavif", "libheif", "libtiff", "lcms2"]
+    static let libraryNames = ["libjpeg-turbo", "libpng", "giflib", "libwebp", "libavif", "libheif", "libtiff", "libjxl", "lcms2"]
 
     @Test func everyImageLibraryReportsANumberedVersion() {
         let libraries = LinkedLibrary.all

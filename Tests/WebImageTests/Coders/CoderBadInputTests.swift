@@ -22,21 +22,29 @@ struct CoderBadInputTests {
     static let avif = Format(name: "AVIF", coder: AVIFCoder())
     static let heif = Format(name: "HEIF", coder: HEIFCoder())
     static let tiff = Format(name: "TIFF", coder: TIFFCoder())
+    static let svg = Format(name: "SVG", coder: SVGCoder())
+    static let pdf = Format(name: "PDF", coder: PDFCoder())
+    static let jxl = Format(name: "JPEG XL", coder: JXLCoder())
 
     @Test(arguments: [
         (avif, "empty AVIF data"), (heif, "empty HEIF data"), (tiff, "empty TIFF data"),
         (Format(name: "BMP", coder: BMPCoder()), "empty data"), (Format(name: "JPEG", coder: JPEGCoder()), "empty data"),
         (Format(name: "PNG", coder: PNGCoder()), "empty data"), (Format(name: "GIF", coder: GIFCoder()), "empty data"),
+        (svg, "empty data"), (pdf, "empty data"), (jxl, "empty data"),
     ])
     func emptyDataIsBadImageData(format: Format, message: String) {
         #expect(throws: WebImageError.badImageData(message)) { try format.decode(Data()) }
     }
 
     /// A copy of a real file whose header claims 60000x60000.
-    @Test(arguments: [avif, heif, tiff])
+    @Test(arguments: [avif, heif, tiff, svg, pdf, jxl])
     func refusesAHeaderClaiming60000x60000Quickly(format: Format) throws {
         let data: Data
         switch format.name {
+        case "SVG": data = Data(#"<svg xmlns="http://www.w3.org/2000/svg" width="60000" height="60000"/>"#.utf8)
+        // A page of 60000 points square (833 inches).
+        case "PDF": data = PDFDocuments.make(pages: [.init(width: 60000, height: 60000, color: (0, 0, 0))])
+        case "JPEG XL": data = JXLCoderTests.codestreamClaiming(width: 60000, height: 60000)
         case "AVIF": data = Data(try ISOBoxes.claiming60000Square([UInt8](AVIFCoderTests.fixture("orientation-1.avif"))))
         // TestImage.heif has no crop, so its `ispe` boxes (image and thumbnail) set the size.
         case "HEIF": data = Data(try ISOBoxes.claiming60000Square([UInt8](Corpus.data("TestImage.heif"))))
@@ -49,6 +57,9 @@ struct CoderBadInputTests {
         (avif, ["orientation-6.avif", "alpha.avif", "animated.avif"], UInt64(0x4156_4946), 150),
         (heif, ["orientation-6.heic"], UInt64(0x4845_4946), 300),
         (tiff, ["rgb8-lzw", "rgba8-deflate", "palette", "gray16", "orientation-6"], UInt64(0x5449_4646), 200),
+        (svg, ["TestImage.svg", "units.svg"], UInt64(0x5356_4720), 150),
+        (pdf, ["TestImage.pdf"], UInt64(0x5044_4620), 200),
+        (jxl, ["lossless-alpha.jxl", "animated.jxl", "TestHDR.jxl"], UInt64(0x4A58_4C20), 60),
     ])
     func flippedBytesNeverCrashOrHang(format: Format, fixtures: [String], seed: UInt64, count: Int) throws {
         let start = Date()
@@ -65,6 +76,8 @@ struct CoderBadInputTests {
         (avif, [("TestHDR.avif", true), ("animated.avif", false)]),
         (heif, [("TestImage.heic", true), ("orientation-6.heic", false)]),
         (tiff, [("rgb8", false), ("rgb8-lzw", false), ("rgba8-deflate", false), ("palette", false)]),
+        (svg, [("TestImage.svg", true), ("units.svg", false)]),
+        (jxl, [("TestHDR.jxl", true), ("lossless-alpha.jxl", false), ("animated.jxl", false)]),
     ])
     func truncatedDataFailsWithBadImageData(format: Format, files: [(String, Bool)]) throws {
         var prefixes: [Data] = []
@@ -88,6 +101,25 @@ struct CoderBadInputTests {
                 guard case .badImageData = error else { Issue.record("unexpected \(error)"); continue }
             }
         }
+    }
+
+    /// poppler rebuilds the cross-reference table of a cut PDF by scanning what is there,
+    /// so a cut after the page's content may still render it: a prefix gives an error or
+    /// the whole page at its size, never a crash or garbage of another size.
+    @Test func truncatedPDFFailsOrRendersTheWholePage() throws {
+        var prefixes = CorruptInputs.truncations(of: try Corpus.data("TestImage.pdf"), count: 40)
+        prefixes += CorruptInputs.truncations(of: PDFDocuments.make(pages: [.init(width: 20, height: 10, color: (9, 9, 9))]), count: 40)
+        var refused = 0
+        for prefix in prefixes {
+            do {
+                let image = try Self.pdf.decode(prefix)
+                #expect([ImageSize(width: 36, height: 36), ImageSize(width: 20, height: 10)].contains(image.size))
+            } catch let error as WebImageError {
+                guard case .badImageData = error else { Issue.record("unexpected \(error)"); continue }
+                refused += 1
+            }
+        }
+        #expect(refused > 0)
     }
 
     /// A progressive decoder fed damaged copies of a file (`count` copies with bytes
@@ -128,6 +160,10 @@ struct CoderBadInputTests {
         switch format.name {
         case "AVIF": try AVIFCoderTests.fixture(name)
         case "HEIF": try HEIFCoderTests.fixture(name)
+        case "SVG" where name == "units.svg": try Data(contentsOf: Corpus.fixtures.appendingPathComponent("vector/units.svg"))
+        case "SVG", "PDF": try Corpus.data(name)
+        case "JPEG XL" where name.hasPrefix("Test"): try Corpus.data(name)
+        case "JPEG XL": try JXLCoderTests.fixture(name)
         default: try TIFFCoderTests.fixture(name)
         }
     }

@@ -179,9 +179,24 @@ import Testing
         #expect(Self.status { _ = try processor.process(data, options: ProcessingOptions(), format: nil) } == 422)
     }
 
+    /// imgproxy's `page` picks a PDF's page, rendered alone; one past the end is refused.
+    @Test func pageChoosesThePageOfAPDF() throws {
+        let pdf = PDFDocuments.make(pages: (0..<3).map { .init(width: 20, height: 10, color: PDFDocuments.color(of: $0 * 300)) })
+        let output = try processor.process(pdf, options: Self.options { $0.page = 2 }, format: .png)
+        let image = try PNGCoder().decode(output.data, options: ImageCoderOptions())
+        let c = PDFDocuments.color(of: 600)
+        #expect(image.size == ImageSize(width: 20, height: 10))
+        #expect(image.pixels[pixel: 10, 5] == RGBAColor(red: c.red, green: c.green, blue: c.blue, alpha: 255))
+        #expect(Self.status { _ = try processor.process(pdf, options: Self.options { $0.page = 3 }, format: .png) } == 422)
+    }
+
     @Test func formatsWithoutADecoderAreA422() throws {
         let svg = try Corpus.data("TestImage.svg")
-        #expect(Self.status { _ = try processor.process(svg, options: ProcessingOptions(), format: .png) } == 422)
+        let withoutSVG = CodersManager()
+        withoutSVG.removeCoders { $0 is SVGCoder }
+        var configuration = ImageProcessor.Configuration()
+        configuration.coder = withoutSVG
+        #expect(Self.status { _ = try ImageProcessor(configuration: configuration).process(svg, options: ProcessingOptions(), format: .png) } == 422)
     }
 
     @Test func hugeClaimedPNGIsRefusedFastWithoutAllocating() {

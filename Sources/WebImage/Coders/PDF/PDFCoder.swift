@@ -1,0 +1,99 @@
+import CVector
+import Foundation
+
+/// Renders one page of a PDF document with poppler, as vectors at the size asked for.
+///
+/// The page is ``ImageCoderOptions/pageIndex`` (the first by default). It is drawn at
+/// ``ImageCoderOptions/thumbnailPixelSize`` when one is given (scaled up as well as down,
+/// as SDWebImage's PDF coder does), else at its size in points, one pixel a point (72 dpi),
+/// after its `/Rotate`. Pages are painted onto white paper, as viewers show them, so the
+/// image is opaque.
+///
+/// Only the requested page is read: poppler reads the cross-reference table and the
+/// catalogue, then walks the page tree only as far as that page, so a document of a
+/// thousand pages costs about what a one-page document does. The page's size is checked
+/// against ``ImageCoderOptions/pixelLimit`` before anything is allocated (a page of
+/// 200×200 inches is 14400×14400 pixels: refused by default, or rendered at a thumbnail's
+/// size when one is asked for), and the input is capped at ``maxDataSize`` bytes.
+/// Documents are never given a password: encrypted ones fail.
+///
+/// poppler-glib (with GLib and cairo) is opened with `dlopen` on the first decode, so a
+/// process that never sees a PDF never loads it; without it installed, decoding fails with
+/// ``WebImageError/unsupportedFormat(_:)``. Encoding is not offered.
+/// Thread-safe: every decode opens its own poppler document.
+///
+/// ```swift
+/// var options = ImageCoderOptions()
+/// options.pageIndex = 2
+/// options.thumbnailPixelSize = ImageSize(width: 300, height: 300)
+/// let page3 = try PDFCoder().decode(pdfData, options: options)
+/// ```
+public struct PDFCoder: SingleFormatCoder {
+    static let format = ImageFormat.pdf
+
+    /// The largest document, in bytes, that is opened; larger ones fail with
+    /// ``WebImageError/responseTooLarge(limit:)`` before poppler sees them. Default 128 MiB.
+    public var maxDataSize: Int
+
+    /// Creates a coder that opens documents of up to `maxDataSize` bytes.
+    public init(maxDataSize: Int = 128 << 20) {
+        self.maxDataSize = maxDataSize
+    }
+
+    /// Renders the page. Fails with ``WebImageError/badImageData(_:)`` for a document
+    /// poppler cannot open or a page it does not have,
+    /// ``WebImageError/imageTooLarge(width:height:limit:)`` for a render size beyond the pixel
+    /// limit, and ``WebImageError/unsupportedFormat(_:)`` when poppler-glib is not installed.
+    public func decode(_ data: Data, options: ImageCoderOptions) throws -> Image {
+        guard data.count <= maxDataSize else { throw WebImageError.responseTooLarge(limit: maxDataSize) }
+        return try withCheckedBytes(of: data) { raw -> Image in
+            var message = [CChar](repeating: 0, count: 256)
+            guard cvector_pdf_load_library(&message, message.count) == 0 else {
+                throw WebImageError.unsupportedFormat(.pdf)
+            }
+            // The document reads `raw` in place; it is freed before `raw` goes away.
+            guard let pdf = cvector_pdf_open(raw.baseAddress, raw.count, &message, message.count) else {
+                throw WebImageError.badImageData("PDF unreadable: \(String(cBuffer: message))")
+            }
+            defer { cvector_pdf_free(pdf) }
+            let pageCount = Int(cvector_pdf_page_count(pdf))
+            guard (0..<pageCount).contains(options.pageIndex) else {
+                throw WebImageError.badImageData("PDF has \(pageCount) pages, no page \(options.pageIndex)")
+            }
+            let page = Int32(options.pageIndex)
+            var width = 0.0, height = 0.0
+            guard cvector_pdf_page_size(pdf, page, &width, &height, &message, message.count) == 0 else {
+                throw WebImageError.badImageData("PDF page unreadable: \(String(cBuffer: message))")
+            }
+            let intrinsic = try VectorGeometry.intrinsicSize(width: width, height: height)
+            let target = try VectorGeometry.renderSize(width: width, height: height, options: options)
+            let pixels = try PixelBuffer(uninitializedWidth: target.width, height: target.height) { buffer in
+                // Painted white by the renderer; zeroed first so a failure exposes no old memory.
+                buffer.initialize(repeating: 0)
+                let rendered = cvector_pdf_render(
+                    pdf, page, buffer.baseAddress, Int32(target.width), Int32(target.height), &message, message.count)
+                guard rendered == 0 else {
+                    throw WebImageError.badImageData("PDF page could not be rendered: \(String(cBuffer: message))")
+                }
+            }
+            return Image(
+                frames: [ImageFrame(pixels: pixels)],
+                format: .pdf,
+                scale: options.scaleFactor,
+                loopCount: 1,
+                hasAlpha: false,
+                isThumbnail: target != intrinsic
+            )
+        }
+    }
+
+    /// PDF encoding is not offered.
+    public func canEncode(to format: ImageFormat) -> Bool {
+        false
+    }
+
+    /// Always throws ``WebImageError/unsupportedFormat(_:)``: this coder only decodes.
+    public func encode(_ image: Image, as format: ImageFormat, options: ImageCoderOptions) throws -> Data {
+        throw WebImageError.unsupportedFormat(format)
+    }
+}

@@ -1,0 +1,151 @@
+import Foundation
+import Testing
+@testable import WebImage
+
+/// JXLCoder against libjxl's own tools and the files they were made from
+/// (Fixtures/jxl/make_fixtures.py): lossless files decode to exactly their source's pixels,
+/// an animation to the GIF it was made from, the HDR corpus file to what djxl renders
+/// tone-mapped to a 203-nit display; encoding round-trips.
+@Suite struct JXLCoderTests {
+    static func fixture(_ name: String) throws -> Data {
+        try Data(contentsOf: Corpus.fixtures.appendingPathComponent("jxl/\(name)"))
+    }
+
+    /// Pixels equal, except the colour under fully transparent pixels.
+    static func samePixels(_ a: PixelBuffer, _ b: PixelBuffer) -> Bool {
+        guard a.size == b.size else { return false }
+        let x = a.bytes, y = b.bytes
+        for i in stride(from: 0, to: x.count, by: 4) {
+            let alpha = x[i + 3]
+            guard alpha == y[i + 3] else { return false }
+            if alpha != 0, x[i] != y[i] || x[i + 1] != y[i + 1] || x[i + 2] != y[i + 2] { return false }
+        }
+        return true
+    }
+
+    static func psnr(_ a: PixelBuffer, _ b: PixelBuffer) -> Double {
+        var squares = 0.0
+        for (p, q) in zip(a.bytes, b.bytes) {
+            let d = Double(Int(p) - Int(q))
+            squares += d * d
+        }
+        return 10 * log10(255 * 255 / max(1e-9, squares / Double(a.bytes.count)))
+    }
+
+    @Test func decodesALosslessFileToItsSourcesPixels() throws {
+        let data = try Self.fixture("lossless-alpha.jxl")
+        #expect(CodersManager.shared.decoder(for: data) is JXLCoder)
+        let image = try CodersManager.shared.decode(data)
+        let source = try PNGCoder().decode(Corpus.data("TestImage.png"), options: ImageCoderOptions())
+        #expect(image.format == .jpegXL)
+        #expect(image.size == ImageSize(width: 300, height: 300))
+        #expect(image.hasAlpha)
+        #expect(image.frameCount == 1)
+        #expect(Self.samePixels(image.pixels, source.pixels))
+    }
+
+    /// PQ at 2182 nits, tone-mapped by libjxl to 203 nits in sRGB: what djxl gives with the
+    /// same settings (within a level), not the dark, clipped picture of a plain decode.
+    @Test func tonemapsTheHDRCorpusFileLikeDjxl() throws {
+        let image = try CodersManager.shared.decode(Corpus.data("TestHDR.jxl"))
+        let reference = try #require(try SampledReference.load("jxl")["TestHDR.jxl"])
+        #expect(image.size == ImageSize(width: reference.width, height: reference.height))
+        let difference = reference.difference(to: image.pixels)
+        #expect(difference.max <= 3, "largest difference \(difference.max)")
+        #expect(difference.mean <= 0.5)
+    }
+
+    @Test func decodesEveryFrameOfAnAnimationLikeTheGIFItCameFrom() throws {
+        let image = try JXLCoder().decode(Self.fixture("animated.jxl"), options: ImageCoderOptions())
+        let gif = try GIFCoder().decode(Corpus.data("TestImage.gif"), options: ImageCoderOptions())
+        #expect(image.frameCount == 5)
+        #expect(image.isAnimated)
+        #expect(image.loopCount == 0)
+        #expect(image.frames.map(\.duration) == gif.frames.map(\.duration))
+        for (index, (ours, theirs)) in zip(image.frames, gif.frames).enumerated() {
+            #expect(Self.samePixels(ours.pixels, theirs.pixels), "frame \(index)")
+        }
+        var first = ImageCoderOptions()
+        first.decodeFirstFrameOnly = true
+        #expect(try JXLCoder().decode(Self.fixture("animated.jxl"), options: first).frameCount == 1)
+    }
+
+    @Test func thumbnailsFitTheBox() throws {
+        var options = ImageCoderOptions()
+        options.thumbnailPixelSize = ImageSize(width: 150, height: 150)
+        let image = try JXLCoder().decode(Corpus.data("TestHDR.jxl"), options: options)
+        #expect(image.size == ImageSize(width: 150, height: 105))
+        #expect(image.isThumbnail)
+    }
+
+    /// The header's size, and all frames together, against the pixel limit.
+    @Test func refusesImagesAndAnimationsBeyondThePixelLimit() throws {
+        var options = ImageCoderOptions()
+        options.pixelLimit = 10_000
+        #expect(throws: WebImageError.imageTooLarge(width: 600, height: 420, limit: 10_000)) {
+            try JXLCoder().decode(Corpus.data("TestHDR.jxl"), options: options)
+        }
+        options.pixelLimit = 50 * 50 * 3
+        #expect(throws: WebImageError.imageTooLarge(width: 50, height: 50, limit: 50 * 50 * 3)) {
+            try JXLCoder().decode(Self.fixture("animated.jxl"), options: options)
+        }
+    }
+
+    /// A bare codestream whose header (a SizeHeader, then default metadata) declares
+    /// `width` × `height`, followed by zeros: enough for libjxl to report the size, and
+    /// nothing to decode after it.
+    static func codestreamClaiming(width: Int, height: Int) -> Data {
+        var bits: [UInt8] = []
+        func put(_ value: Int, _ count: Int) {
+            for bit in 0..<count { bits.append(UInt8(value >> bit & 1)) }
+        }
+        put(0, 1)                            // not a multiple-of-8 size
+        put(2, 2); put(height - 1, 18)       // U32 selector 2: 18 bits
+        put(0, 3)                            // no aspect ratio: the width follows
+        put(2, 2); put(width - 1, 18)
+        put(1, 1)                            // all_default metadata
+        var bytes: [UInt8] = [0xFF, 0x0A]
+        for (index, bit) in bits.enumerated() {
+            if index % 8 == 0 { bytes.append(0) }
+            bytes[bytes.count - 1] |= bit << UInt8(index % 8)
+        }
+        return Data(bytes + [UInt8](repeating: 0, count: 64))
+    }
+
+    @Test func losslessEncodingRoundTripsExactly() throws {
+        let source = try PNGCoder().decode(Corpus.data("TestImage.png"), options: ImageCoderOptions())
+        var options = ImageCoderOptions()
+        options.lossless = true
+        let data = try CodersManager.shared.encode(source, as: .jpegXL, options: options)
+        #expect(ImageFormat(sniffing: data) == .jpegXL)
+        let back = try JXLCoder().decode(data, options: ImageCoderOptions())
+        #expect(Self.samePixels(back.pixels, source.pixels))
+    }
+
+    /// Quality 0.9 (libjxl's default distance 1) stays close to the source; a lower quality
+    /// gives a smaller file.
+    @Test func lossyEncodingFollowsTheQuality() throws {
+        let source = try PNGCoder().decode(Corpus.data("TestImage.png"), options: ImageCoderOptions())
+        var options = ImageCoderOptions()
+        options.compressionQuality = 0.9
+        let good = try JXLCoder().encode(source, as: .jpegXL, options: options)
+        options.compressionQuality = 0.3
+        let poor = try JXLCoder().encode(source, as: .jpegXL, options: options)
+        #expect(poor.count < good.count)
+        let back = try JXLCoder().decode(good, options: ImageCoderOptions())
+        #expect(Self.psnr(back.pixels.flattened(onto: .white), source.pixels.flattened(onto: .white)) >= 30)
+    }
+
+    @Test func animationsRoundTripWithTheirTimingAndLoops() throws {
+        let gif = try GIFCoder().decode(Corpus.data("TestImage.gif"), options: ImageCoderOptions())
+        var options = ImageCoderOptions()
+        options.lossless = true
+        let back = try JXLCoder().decode(JXLCoder().encode(gif, as: .jpegXL, options: options), options: ImageCoderOptions())
+        #expect(back.frameCount == gif.frameCount)
+        #expect(back.loopCount == gif.loopCount)
+        #expect(back.frames.map(\.duration) == gif.frames.map(\.duration))
+        for (ours, theirs) in zip(back.frames, gif.frames) {
+            #expect(Self.samePixels(ours.pixels, theirs.pixels))
+        }
+    }
+}
