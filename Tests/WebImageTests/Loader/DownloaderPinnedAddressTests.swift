@@ -96,9 +96,12 @@ struct DownloaderPinnedAddressTests {
     }
 
     @Test func pinnedCallersShareARequestOnlyWithPinnedCallers() async throws {
-        let held = LoopbackServer.Reply.delayed(.milliseconds(400), then: .ok(Data("a".utf8)))
+        // The reply is held long enough (2 s, scaled) that the second pinned call surely
+        // joins the first while it runs, even on a loaded machine (400 ms was not always).
+        // (The downloader's idle time-out, 10 s, stays well above that hold.)
+        let held = LoopbackServer.Reply.delayed(.seconds(2).scaled, then: .ok(Data("a".utf8)))
         try await LoopbackServer.with(["/a.bin": held]) { origin in
-            try await LoaderTesting.withDownloader { downloader in
+            try await LoaderTesting.withDownloader(LoaderTesting.config(timeout: .seconds(10))) { downloader in
                 let url = origin.url("/a.bin")
                 async let first = downloader.loadData(from: url, options: Self.pinned("127.0.0.1"))
                 try await origin.waitForRequests(1)
