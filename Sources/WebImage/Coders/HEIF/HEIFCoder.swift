@@ -48,6 +48,11 @@ public struct HEIFCoder: ImageCoder {
 
         return try data.withUnsafeBytes { raw -> Image in
             guard let base = raw.baseAddress else { throw WebImageError.badImageData("empty HEIF data") }
+            // A grid or overlay's canvas comes from its item data, which libheif checks
+            // side by side only (see HEIFPropertyReader.derivedCanvasSize): check the area.
+            if let canvas = HEIFPropertyReader.derivedCanvasSize(in: raw) {
+                try DecodeGeometry.checkPixelLimit(width: canvas.width, height: canvas.height, options: options)
+            }
             let read = heif_context_read_from_memory_without_copy(context, base, raw.count, nil)
             if read.code == heif_error_Memory_allocation_error, read.subcode == heif_suberror_Security_limit_exceeded,
                let declared = HEIFPropertyReader.size(in: raw) {

@@ -1,5 +1,6 @@
 /// Reads the primary item's properties from a HEIF file's `meta` box: its `irot`/`imir`
-/// transforms as one ``ImageOrientation``, and its `ispe` size.
+/// transforms as one ``ImageOrientation``, its `ispe` size, and the canvas a grid or
+/// overlay item declares in its data.
 ///
 /// libheif 1.15 applies the transforms while decoding but has no call that says which ones
 /// it applied, and it reports an oversized image only as a generic security-limit error, so
@@ -55,9 +56,47 @@ package enum HEIFPropertyReader {
         return ImageSize(width: width, height: height)
     }
 
+    /// The canvas a `grid` or `iovl` (overlay) primary item declares in its own item data,
+    /// or `nil` when the primary item is neither or the boxes cannot be read.
+    ///
+    /// libheif 1.15 allocates a derived image's canvas from these fields, not from `ispe`,
+    /// and checks each side against its limit but never the area, so a 64×64 `ispe` over a
+    /// 38854×59523 overlay passed every check and cost a 2.3 GB allocation (Fuzz/README.md,
+    /// finding 3). The item data is found through `iloc`: in the file (construction method
+    /// 0) or in `idat` (method 1).
+    package static func derivedCanvasSize(in bytes: UnsafeRawBufferPointer) -> ImageSize? {
+        let reader = Reader(bytes: bytes)
+        guard let meta = reader.boxes(in: 0..<bytes.count, upToDamage: true)?.first(where: { $0.type == "meta" }),
+              meta.payload.count >= 4,
+              let children = reader.boxes(in: meta.payload.lowerBound + 4..<meta.payload.upperBound),
+              let pitm = children.first(where: { $0.type == "pitm" }),
+              let primary = reader.primaryItem(pitm.payload),
+              let iinf = children.first(where: { $0.type == "iinf" }),
+              let type = reader.itemType(iinf.payload, item: primary), type == "grid" || type == "iovl",
+              let iloc = children.first(where: { $0.type == "iloc" }),
+              let location = reader.firstExtent(iloc.payload, item: primary)
+        else { return nil }
+        var start = location.offset
+        if location.constructionMethod == 1 {
+            guard let idat = children.first(where: { $0.type == "idat" }) else { return nil }
+            start += idat.payload.lowerBound
+        } else if location.constructionMethod != 0 {
+            return nil
+        }
+        // grid: version, flags, rows - 1, columns - 1; iovl: version, flags, four 16-bit
+        // fill values. Then width and height, 32-bit when flags bit 0 is set.
+        guard let flags = reader.u8(start + 1) else { return nil }
+        let sizesAt = start + (type == "grid" ? 4 : 10)
+        let wide = flags & 1 != 0
+        guard let width = wide ? reader.u32(sizesAt) : reader.u16(sizesAt),
+              let height = wide ? reader.u32(sizesAt + 4) : reader.u16(sizesAt + 2),
+              sizesAt + (wide ? 8 : 4) <= start + location.length else { return nil }
+        return ImageSize(width: width, height: height)
+    }
+
     /// The property boxes associated with the primary item, in association order.
     private static func primaryItemProperties(_ reader: Reader) -> [Box]? {
-        guard let meta = reader.boxes(in: 0..<reader.bytes.count)?.first(where: { $0.type == "meta" }),
+        guard let meta = reader.boxes(in: 0..<reader.bytes.count, upToDamage: true)?.first(where: { $0.type == "meta" }),
               meta.payload.count >= 4,
               let metaChildren = reader.boxes(in: meta.payload.lowerBound + 4..<meta.payload.upperBound),
               let pitm = metaChildren.first(where: { $0.type == "pitm" }),
@@ -102,8 +141,10 @@ package enum HEIFPropertyReader {
             return a << 16 | b
         }
 
-        /// The boxes filling `range`, or `nil` when one overruns it.
-        func boxes(in range: Range<Int>) -> [Box]? {
+        /// The boxes filling `range`, or `nil` when one overruns it. With `upToDamage`, the
+        /// boxes before the first that overruns instead: how the file's top level is read,
+        /// since libheif reads a `meta` box followed by damaged bytes, and so must we.
+        func boxes(in range: Range<Int>, upToDamage: Bool = false) -> [Box]? {
             var result: [Box] = []
             var position = range.lowerBound
             while position + 8 <= range.upperBound {
@@ -112,13 +153,15 @@ package enum HEIFPropertyReader {
                 var header = 8
                 var size = size32
                 if size32 == 1 {
-                    guard let high = u32(position + 8), let low = u32(position + 12), high < 1 << 30 else { return nil }
+                    guard let high = u32(position + 8), let low = u32(position + 12), high < 1 << 30 else {
+                        return upToDamage ? result : nil
+                    }
                     size = high << 32 | low
                     header = 16
                 } else if size32 == 0 {
                     size = range.upperBound - position
                 }
-                guard size >= header, size <= range.upperBound - position else { return nil }
+                guard size >= header, size <= range.upperBound - position else { return upToDamage ? result : nil }
                 result.append(Box(type: type, payload: position + header..<position + size))
                 position += size
             }
@@ -132,6 +175,74 @@ package enum HEIFPropertyReader {
             let id = version == 0 ? u16(at) : u32(at)
             guard let id, at + (version == 0 ? 2 : 4) <= payload.upperBound else { return nil }
             return id
+        }
+
+        /// The four-character type `item` has in an `iinf` payload (its `infe` of version
+        /// 2 or 3; earlier versions name no type).
+        func itemType(_ payload: Range<Int>, item: Int) -> String? {
+            guard let version = u8(payload.lowerBound) else { return nil }
+            let entriesAt = payload.lowerBound + (version == 0 ? 6 : 8)
+            guard entriesAt <= payload.upperBound, let entries = boxes(in: entriesAt..<payload.upperBound) else { return nil }
+            for infe in entries where infe.type == "infe" {
+                guard let infeVersion = u8(infe.payload.lowerBound), infeVersion >= 2 else { continue }
+                let idAt = infe.payload.lowerBound + 4
+                let id = infeVersion == 2 ? u16(idAt) : u32(idAt)
+                let typeAt = idAt + (infeVersion == 2 ? 2 : 4) + 2
+                guard id == item, typeAt + 4 <= infe.payload.upperBound else { continue }
+                return String(decoding: bytes[typeAt..<typeAt + 4], as: UTF8.self)
+            }
+            return nil
+        }
+
+        /// Where `item`'s data starts according to an `iloc` payload: its first extent's
+        /// offset (base offset added) and length, and the construction method.
+        func firstExtent(_ payload: Range<Int>, item: Int) -> (offset: Int, length: Int, constructionMethod: Int)? {
+            guard let version = u8(payload.lowerBound), version <= 2,
+                  let sizes = u8(payload.lowerBound + 4), let baseSizes = u8(payload.lowerBound + 5) else { return nil }
+            let offsetSize = Int(sizes >> 4), lengthSize = Int(sizes & 15), baseOffsetSize = Int(baseSizes >> 4)
+            let indexSize = version == 0 ? 0 : Int(baseSizes & 15)
+            var position = payload.lowerBound + 6
+            guard let count = version < 2 ? u16(position) : u32(position) else { return nil }
+            position += version < 2 ? 2 : 4
+            for _ in 0..<count {
+                guard let id = version < 2 ? u16(position) : u32(position) else { return nil }
+                position += version < 2 ? 2 : 4
+                var method = 0
+                if version > 0 {
+                    guard let value = u16(position) else { return nil }
+                    method = value & 15
+                    position += 2
+                }
+                position += 2  // data_reference_index
+                guard let base = uint(position, size: baseOffsetSize), let extents = u16(position + baseOffsetSize) else { return nil }
+                position += baseOffsetSize + 2
+                var first: (offset: Int, length: Int)?
+                for _ in 0..<extents {
+                    position += indexSize
+                    guard let offset = uint(position, size: offsetSize), let length = uint(position + offsetSize, size: lengthSize) else { return nil }
+                    position += offsetSize + lengthSize
+                    if first == nil { first = (offset, length) }
+                }
+                guard position <= payload.upperBound else { return nil }
+                if id == item, let first {
+                    let (start, overflow) = base.addingReportingOverflow(first.offset)
+                    return overflow ? nil : (start, first.length, method)
+                }
+            }
+            return nil
+        }
+
+        /// An unsigned big-endian field of 0, 4 or 8 bytes (`iloc`'s sizes); an 8-byte value
+        /// beyond 2^62 is treated as unreadable.
+        func uint(_ at: Int, size: Int) -> Int? {
+            switch size {
+            case 0: return 0
+            case 4: return u32(at)
+            case 8:
+                guard let high = u32(at), let low = u32(at + 4), high < 1 << 30 else { return nil }
+                return high << 32 | low
+            default: return nil
+            }
         }
 
         /// The 1-based `ipco` indices an `ipma` payload associates with `item`, in order.

@@ -117,6 +117,31 @@ import Testing
         }
     }
 
+    /// The fuzzer's file (Fuzz/README.md, finding 3): an overlay whose `ispe` says 64×64
+    /// and whose item data asks for a 38854×59523 canvas, which libheif allocated (2.3 GB)
+    /// before this check. Now refused from the header with the canvas named.
+    @Test func refusesAnOverlayCanvasAboveThePixelLimitBeforeLibheifAllocatesIt() throws {
+        let data = try Data(contentsOf: Corpus.fixtures.appendingPathComponent("fuzz/decode-heif-libheif-oom.heic"))
+        #expect(data.withUnsafeBytes { HEIFPropertyReader.size(in: $0) } == ImageSize(width: 64, height: 64))
+        #expect(data.withUnsafeBytes { HEIFPropertyReader.derivedCanvasSize(in: $0) } == ImageSize(width: 38854, height: 59523))
+        #expect(throws: WebImageError.imageTooLarge(width: 38854, height: 59523, limit: 100_000_000)) {
+            try HEIFCoder().decode(data, options: ImageCoderOptions())
+        }
+    }
+
+    @Test func readsAGridCanvasAndNothingForAPlainItem() throws {
+        let grid = try Corpus.data("TestImage.heic")
+        let canvas = grid.withUnsafeBytes { HEIFPropertyReader.derivedCanvasSize(in: $0) }
+        #expect(canvas == ImageSize(width: 1440, height: 960))
+        #expect(canvas == grid.withUnsafeBytes { HEIFPropertyReader.size(in: $0) })
+        let plain = try Corpus.data("TestHDR.heic")
+        #expect(plain.withUnsafeBytes { HEIFPropertyReader.derivedCanvasSize(in: $0) } == nil)
+        // Every prefix of the grid file reads as a canvas or as nothing, never a trap.
+        for length in stride(from: 0, to: min(grid.count, 4096), by: 7) {
+            _ = grid.prefix(length).withUnsafeBytes { HEIFPropertyReader.derivedCanvasSize(in: $0) }
+        }
+    }
+
     @Test func decodesConcurrently() async throws {
         let data = try Self.fixture("orientation-5.heic")
         let expected = try HEIFCoder().decode(data, options: ImageCoderOptions()).pixels
