@@ -8,7 +8,7 @@ import Foundation
 /// protocol says it once, so a coder only names its format. Internal: users write their
 /// own ``ImageCoder``s, whose formats need not be ones the sniffer knows.
 protocol SingleFormatCoder: ImageCoder {
-    /// The one format this coder reads (and writes, unless it overrides `canEncode(to:)`).
+    /// The one format this coder reads (and writes, unless it is a ``DecodeOnlyCoder``).
     static var format: ImageFormat { get }
 }
 
@@ -42,5 +42,23 @@ extension SingleFormatCoder {
     /// the first line of every `encode(_:as:options:)`.
     func checkEncodable(_ format: ImageFormat) throws {
         guard canEncode(to: format) else { throw WebImageError.unsupportedFormat(format) }
+    }
+}
+
+/// A ``SingleFormatCoder`` that only decodes (TIFF, SVG, PDF): it says "no" to every
+/// encode, so ``CodersManager`` never picks it for one, and an `encode` called on it
+/// directly throws ``WebImageError/unsupportedFormat(_:)``. Written once here instead of in
+/// each such coder.
+protocol DecodeOnlyCoder: SingleFormatCoder {}
+
+extension DecodeOnlyCoder {
+    /// Always `false`: this coder only decodes.
+    public func canEncode(to format: ImageFormat) -> Bool {
+        false
+    }
+
+    /// Always throws ``WebImageError/unsupportedFormat(_:)``: this coder only decodes.
+    public func encode(_ image: Image, as format: ImageFormat, options: ImageCoderOptions) throws -> Data {
+        throw WebImageError.unsupportedFormat(format)
     }
 }

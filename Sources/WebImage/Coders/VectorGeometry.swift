@@ -26,6 +26,34 @@ enum VectorGeometry {
         return ImageSize(width: wholePixels(width), height: wholePixels(height))
     }
 
+    /// A document of `width` × `height` units rendered at ``renderSize(width:height:options:)``
+    /// as a still image of `format`: `draw` paints into the RGBA buffer of that size
+    /// (zeroed first, so a renderer that fails half-way exposes no old memory) and throws
+    /// the renderer's error. The one tail of every vector coder's decode.
+    static func renderedImage(
+        width: Double,
+        height: Double,
+        options: ImageCoderOptions,
+        format: ImageFormat,
+        hasAlpha: Bool,
+        draw: (UnsafeMutablePointer<UInt8>?, ImageSize) throws -> Void
+    ) throws -> Image {
+        let intrinsic = try intrinsicSize(width: width, height: height)
+        let target = try renderSize(width: width, height: height, options: options)
+        let pixels = try PixelBuffer(uninitializedWidth: target.width, height: target.height) { buffer in
+            buffer.initialize(repeating: 0)
+            try draw(buffer.baseAddress, target)
+        }
+        return Image(
+            frames: [ImageFrame(pixels: pixels)],
+            format: format,
+            scale: options.scaleFactor,
+            loopCount: 1,
+            hasAlpha: hasAlpha,
+            isThumbnail: target != intrinsic
+        )
+    }
+
     /// The size to render a document of intrinsic size `width` × `height` at. Throws
     /// ``WebImageError/imageTooLarge(width:height:limit:)`` when it exceeds
     /// ``ImageCoderOptions/pixelLimit`` or cairo's largest canvas.

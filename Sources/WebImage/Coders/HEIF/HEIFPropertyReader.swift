@@ -66,11 +66,7 @@ package enum HEIFPropertyReader {
     /// 0) or in `idat` (method 1).
     package static func derivedCanvasSize(in bytes: UnsafeRawBufferPointer) -> ImageSize? {
         let reader = Reader(bytes: bytes)
-        guard let meta = reader.boxes(in: 0..<bytes.count, upToDamage: true)?.first(where: { $0.type == "meta" }),
-              meta.payload.count >= 4,
-              let children = reader.boxes(in: meta.payload.lowerBound + 4..<meta.payload.upperBound),
-              let pitm = children.first(where: { $0.type == "pitm" }),
-              let primary = reader.primaryItem(pitm.payload),
+        guard let (children, primary) = primaryItem(reader),
               let iinf = children.first(where: { $0.type == "iinf" }),
               let type = reader.itemType(iinf.payload, item: primary), type == "grid" || type == "iovl",
               let iloc = children.first(where: { $0.type == "iloc" }),
@@ -96,11 +92,7 @@ package enum HEIFPropertyReader {
 
     /// The property boxes associated with the primary item, in association order.
     private static func primaryItemProperties(_ reader: Reader) -> [Box]? {
-        guard let meta = reader.boxes(in: 0..<reader.bytes.count, upToDamage: true)?.first(where: { $0.type == "meta" }),
-              meta.payload.count >= 4,
-              let metaChildren = reader.boxes(in: meta.payload.lowerBound + 4..<meta.payload.upperBound),
-              let pitm = metaChildren.first(where: { $0.type == "pitm" }),
-              let primary = reader.primaryItem(pitm.payload),
+        guard let (metaChildren, primary) = primaryItem(reader),
               let iprp = metaChildren.first(where: { $0.type == "iprp" }),
               let iprpChildren = reader.boxes(in: iprp.payload),
               let ipco = iprpChildren.first(where: { $0.type == "ipco" }),
@@ -115,6 +107,18 @@ package enum HEIFPropertyReader {
             }
         }
         return associated
+    }
+
+    /// The boxes inside the file's `meta` box and the primary item's ID (from `pitm`), or
+    /// `nil`. The top level is read up to damaged bytes, as libheif reads it.
+    private static func primaryItem(_ reader: Reader) -> (metaChildren: [Box], primary: Int)? {
+        guard let meta = reader.boxes(in: 0..<reader.bytes.count, upToDamage: true)?.first(where: { $0.type == "meta" }),
+              meta.payload.count >= 4,
+              let children = reader.boxes(in: meta.payload.lowerBound + 4..<meta.payload.upperBound),
+              let pitm = children.first(where: { $0.type == "pitm" }),
+              let primary = reader.primaryItem(pitm.payload)
+        else { return nil }
+        return (children, primary)
     }
 
     /// One ISO BMFF box: its four-character type and the byte range of its payload.

@@ -28,7 +28,7 @@ import Foundation
 /// options.thumbnailPixelSize = ImageSize(width: 300, height: 300)
 /// let page3 = try PDFCoder().decode(pdfData, options: options)
 /// ```
-public struct PDFCoder: SingleFormatCoder {
+public struct PDFCoder: DecodeOnlyCoder {
     static let format = ImageFormat.pdf
 
     /// The largest document, in bytes, that is opened; larger ones fail with
@@ -65,35 +65,13 @@ public struct PDFCoder: SingleFormatCoder {
             guard cvector_pdf_page_size(pdf, page, &width, &height, &message, message.count) == 0 else {
                 throw WebImageError.badImageData("PDF page unreadable: \(String(cBuffer: message))")
             }
-            let intrinsic = try VectorGeometry.intrinsicSize(width: width, height: height)
-            let target = try VectorGeometry.renderSize(width: width, height: height, options: options)
-            let pixels = try PixelBuffer(uninitializedWidth: target.width, height: target.height) { buffer in
-                // Painted white by the renderer; zeroed first so a failure exposes no old memory.
-                buffer.initialize(repeating: 0)
-                let rendered = cvector_pdf_render(
-                    pdf, page, buffer.baseAddress, Int32(target.width), Int32(target.height), &message, message.count)
+            // poppler paints the page white itself.
+            return try VectorGeometry.renderedImage(width: width, height: height, options: options, format: .pdf, hasAlpha: false) { pixels, size in
+                let rendered = cvector_pdf_render(pdf, page, pixels, Int32(size.width), Int32(size.height), &message, message.count)
                 guard rendered == 0 else {
                     throw WebImageError.badImageData("PDF page could not be rendered: \(String(cBuffer: message))")
                 }
             }
-            return Image(
-                frames: [ImageFrame(pixels: pixels)],
-                format: .pdf,
-                scale: options.scaleFactor,
-                loopCount: 1,
-                hasAlpha: false,
-                isThumbnail: target != intrinsic
-            )
         }
-    }
-
-    /// PDF encoding is not offered.
-    public func canEncode(to format: ImageFormat) -> Bool {
-        false
-    }
-
-    /// Always throws ``WebImageError/unsupportedFormat(_:)``: this coder only decodes.
-    public func encode(_ image: Image, as format: ImageFormat, options: ImageCoderOptions) throws -> Data {
-        throw WebImageError.unsupportedFormat(format)
     }
 }

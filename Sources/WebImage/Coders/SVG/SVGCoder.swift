@@ -32,7 +32,7 @@ import Foundation
 /// options.thumbnailPixelSize = ImageSize(width: 512, height: 512)
 /// let image = try SVGCoder().decode(svgData, options: options)
 /// ```
-public struct SVGCoder: SingleFormatCoder {
+public struct SVGCoder: DecodeOnlyCoder {
     static let format = ImageFormat.svg
 
     /// The largest document, in bytes, that is parsed; larger ones fail with
@@ -64,36 +64,13 @@ public struct SVGCoder: SingleFormatCoder {
             if cvector_svg_intrinsic_size(svg, &width, &height) != 0 {
                 (width, height) = (300, 150)
             }
-            let intrinsic = try VectorGeometry.intrinsicSize(width: width, height: height)
-            let target = try VectorGeometry.renderSize(width: width, height: height, options: options)
-            let pixels = try PixelBuffer(uninitializedWidth: target.width, height: target.height) { buffer in
-                // cairo draws over what is there: start from transparent black.
-                buffer.initialize(repeating: 0)
-                let rendered = cvector_svg_render(
-                    svg, width, height, buffer.baseAddress, Int32(target.width), Int32(target.height),
-                    &message, message.count)
+            // cairo draws over what is there: the buffer starts transparent black.
+            return try VectorGeometry.renderedImage(width: width, height: height, options: options, format: .svg, hasAlpha: true) { pixels, size in
+                let rendered = cvector_svg_render(svg, width, height, pixels, Int32(size.width), Int32(size.height), &message, message.count)
                 guard rendered == 0 else {
                     throw WebImageError.badImageData("SVG could not be rendered: \(String(cBuffer: message))")
                 }
             }
-            return Image(
-                frames: [ImageFrame(pixels: pixels)],
-                format: .svg,
-                scale: options.scaleFactor,
-                loopCount: 1,
-                hasAlpha: true,
-                isThumbnail: target != intrinsic
-            )
         }
-    }
-
-    /// SVG encoding is not offered: the pixels no longer hold the vectors.
-    public func canEncode(to format: ImageFormat) -> Bool {
-        false
-    }
-
-    /// Always throws ``WebImageError/unsupportedFormat(_:)``: this coder only decodes.
-    public func encode(_ image: Image, as format: ImageFormat, options: ImageCoderOptions) throws -> Data {
-        throw WebImageError.unsupportedFormat(format)
     }
 }

@@ -18,7 +18,7 @@ import Foundation
 /// ```swift
 /// let image = try TIFFCoder().decode(tiffData, options: ImageCoderOptions())
 /// ```
-public struct TIFFCoder: SingleFormatCoder {
+public struct TIFFCoder: DecodeOnlyCoder {
     static let format = ImageFormat.tiff
 
     /// Creates a coder.
@@ -42,16 +42,6 @@ public struct TIFFCoder: SingleFormatCoder {
                 return try decode(tiff, stream: stream, options: options)
             }
         }
-    }
-
-    /// TIFF encoding is not offered.
-    public func canEncode(to format: ImageFormat) -> Bool {
-        false
-    }
-
-    /// Always throws ``WebImageError/unsupportedFormat(_:)``: this coder only decodes.
-    public func encode(_ image: Image, as format: ImageFormat, options: ImageCoderOptions) throws -> Data {
-        throw WebImageError.unsupportedFormat(format)
     }
 
     /// libtiff reports some problems (before a handle exists, or from old code paths) to
