@@ -129,6 +129,20 @@ import Testing
         }
     }
 
+    /// The fuzzer's file (Fuzz/README.md, finding 4): an `nclx` colour box whose transfer
+    /// code (525) libheif does not know. libheif 1.15 then fails the read but hands back
+    /// the block it allocated, which leaked 52 bytes per decode until the coder freed it on
+    /// the failing path too (LeakSanitizer, `make test-asan`, sees a regression). The file
+    /// still decodes, with no colour description kept.
+    @Test func decodesAFileWhoseColourBoxLibheifRejects() throws {
+        let data = try Data(contentsOf: Corpus.fixtures.appendingPathComponent("fuzz/scaledown-heif-nclx-leak.heic"))
+        var options = ImageCoderOptions()
+        options.keepsColorProfile = true
+        let image = try HEIFCoder().decode(data, options: options)
+        #expect(image.size == ImageSize(width: 64, height: 48))
+        #expect(image.colorProfile == nil)
+    }
+
     @Test func readsAGridCanvasAndNothingForAPlainItem() throws {
         let grid = try Corpus.data("TestImage.heic")
         let canvas = grid.withUnsafeBytes { HEIFPropertyReader.derivedCanvasSize(in: $0) }
