@@ -95,9 +95,12 @@ fuzz: deps
 	$(BUILD) --build-tests
 	WEBIMAGE_FUZZ_PATHS=1000000 $(SWIFT) test --skip-build --filter ProcessingPathFuzzTests
 
-# Every libFuzzer target for a short fixed time with a fixed seed: for CI (.ci/run).
+# Every libFuzzer target with a fixed seed for a fixed number of executions, for CI
+# (.ci/run): the same inputs on every machine and every run (Fuzz/run.sh says how), each
+# run capped at 60 s so a slow machine tries a prefix of them instead of running long.
+FUZZ_SMOKE_EXECUTIONS ?= 2000
 fuzz-smoke: deps
-	FUZZ_SEED=1 Fuzz/run.sh 10
+	FUZZ_SEED=1 FUZZ_EXECUTIONS=$(FUZZ_SMOKE_EXECUTIONS) Fuzz/run.sh 60
 
 # DocC: a static site in .build/docs (open index.html through any static file server).
 # Any warning, a broken symbol link included, fails the build.

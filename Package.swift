@@ -104,7 +104,12 @@ let package = Package(
         ),
         .executableTarget(
             name: "download-bench",
-            dependencies: ["WebImage", .product(name: "AsyncHTTPClient", package: "async-http-client")],
+            dependencies: [
+                "WebImage",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
             path: "Benchmarks/Sources/download-bench"
         ),
         .executableTarget(

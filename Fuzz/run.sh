@@ -7,6 +7,7 @@
 #   FUZZ_RUNS="..." does the same from the environment (`make fuzz FUZZ_RUNS=...`).
 #   FUZZ_NO_BUILD=1 runs the binaries of the last build as they are.
 #   FUZZ_SEED=N fixes libFuzzer's seed (see below).
+#   FUZZ_EXECUTIONS=N ends each run after N executions, SECONDS being then only a cap.
 #
 # Everything it writes is under .build-fuzz/ (git-ignored): the build, the seeds it makes
 # from the repository's fixtures (Fuzz/make-seeds.py), the corpora libFuzzer grows (kept
@@ -57,7 +58,16 @@ limits=(-rss_limit_mb=2048 -malloc_limit_mb=256 -timeout=10)
 # FUZZ_SEED fixes libFuzzer's random seed (`make fuzz-smoke` sets it for CI): with the
 # seeds and an empty corpus the same inputs are tried on every run, so a smoke that passed
 # passes again; a finding it would make belongs to `make fuzz`, not to a random CI failure.
-if [ -n "${FUZZ_SEED:-}" ]; then limits+=(-seed="$FUZZ_SEED"); fi
+# Swift seeds its hashing afresh in every process, so a dictionary's or set's order, and
+# with it which branches an input covers, would differ between two runs of the same seed;
+# a fixed seed fixes that too. FUZZ_EXECUTIONS then makes the run a fixed list of inputs
+# rather than as many as the machine manages in SECONDS: a slower machine (CI) tries a
+# prefix of what a faster one tried, never an input nobody has seen pass.
+if [ -n "${FUZZ_SEED:-}" ]; then
+    limits+=(-seed="$FUZZ_SEED")
+    export SWIFT_DETERMINISTIC_HASHING=1
+fi
+if [ -n "${FUZZ_EXECUTIONS:-}" ]; then limits+=(-runs="$FUZZ_EXECUTIONS"); fi
 # A broken invariant traps (fatalError): let libFuzzer's handler report it and save the
 # input. Swift's own backtracer would catch the signal first and, reading memory of the
 # process under ASan, end in an unrelated ASan report.
@@ -96,6 +106,9 @@ for run in "${runs[@]}"; do
     read -r _ target dict max_len <<< "$(awk -v r="$run" '$1 == r' <<< "$table")"
     if [ -z "${target:-}" ]; then echo "unknown run: $run" >&2; exit 2; fi
     corpus=$work/corpus/$run
+    # A seeded run starts from the seeds alone, as on a clean clone, so that here and in CI
+    # it tries the same inputs; what it finds stays out of the corpora `make fuzz` grows.
+    if [ -n "${FUZZ_SEED:-}" ]; then corpus=$work/seeded-corpus/$run; rm -rf "$corpus"; fi
     artifacts=$work/artifacts/$run
     log=$work/logs/$run.log
     mkdir -p "$corpus" "$artifacts"

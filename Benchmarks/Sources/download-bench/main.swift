@@ -7,9 +7,10 @@
 //       process's CPU time (getrusage). Without --decode it fetches bytes only
 //       (Downloader.loadData), which is what curl does; with it, each image is decoded too.
 //
-//   download-bench raw URLS.txt [--concurrency 6]
-//       the same list through AsyncHTTPClient alone (delegate API, bytes counted, not
-//       kept), for reference: the HTTP client's own cost, without the Downloader.
+//   download-bench raw URLS.txt [--concurrency 6] [--keep]
+//       the same list through AsyncHTTPClient alone (delegate API), for reference: the
+//       HTTP client's own cost, without the Downloader. Bodies are counted and dropped, or
+//       with --keep kept in a Data each, as a downloader's caller needs them.
 //
 //   download-bench coalesce URL [--callers 100]
 //       starts that many concurrent loads of one URL and prints the total time; the
@@ -20,6 +21,7 @@
 import AsyncHTTPClient
 import Foundation
 import NIOCore
+import NIOHTTP1
 import Synchronization
 import WebImage
 
@@ -29,7 +31,7 @@ import Glibc
 
 struct Usage: Error, CustomStringConvertible {
     var description: String {
-        "usage: download-bench list URLS.txt [--concurrency N] [--decode] | download-bench raw URLS.txt [--concurrency N] | download-bench coalesce URL [--callers N]"
+        "usage: download-bench list URLS.txt [--concurrency N] [--decode] | download-bench raw URLS.txt [--concurrency N] [--keep] | download-bench coalesce URL [--callers N]"
     }
 }
 
@@ -98,10 +100,37 @@ final class CountingDelegate: HTTPClientResponseDelegate {
     func didFinishRequest(task: HTTPClient.Task<Int>) throws -> Int { count.withLock { $0 } }
 }
 
+/// Keeps each body in one `Data`, reserved from the response's `Content-Length`, as our
+/// `ResponseReader` does: AsyncHTTPClient doing the work a downloader's caller needs, the
+/// reference of issue 15's target (ours at least 0.85x its throughput).
+final class KeepingDelegate: HTTPClientResponseDelegate {
+    typealias Response = Int
+    private let body = Mutex(Data())
+
+    func didReceiveHead(task: HTTPClient.Task<Int>, _ head: HTTPResponseHead) -> EventLoopFuture<Void> {
+        if let length = head.headers.first(name: "Content-Length").flatMap(Int.init) {
+            body.withLock { $0.reserveCapacity(length) }
+        }
+        return task.eventLoop.makeSucceededVoidFuture()
+    }
+
+    func didReceiveBodyPart(task: HTTPClient.Task<Int>, _ buffer: ByteBuffer) -> EventLoopFuture<Void> {
+        body.withLock { data in
+            buffer.withUnsafeReadableBytes { bytes in
+                if let base = bytes.baseAddress { data.append(base.assumingMemoryBound(to: UInt8.self), count: bytes.count) }
+            }
+        }
+        return task.eventLoop.makeSucceededVoidFuture()
+    }
+
+    func didFinishRequest(task: HTTPClient.Task<Int>) throws -> Int { body.withLock { $0.count } }
+}
+
 /// The same list through AsyncHTTPClient's delegate API alone (no Downloader: no queue,
-/// no coalescing, no body kept), `concurrency` requests in flight: what the HTTP client
-/// costs by itself, to tell it apart from the Downloader's own overhead.
-func runRaw(_ path: String, concurrency: Int) async throws {
+/// no coalescing), `concurrency` requests in flight: what the HTTP client costs by itself,
+/// to tell it apart from the Downloader's own overhead. With `keep`, each body is kept in
+/// a `Data` (``KeepingDelegate``), otherwise only counted.
+func runRaw(_ path: String, concurrency: Int, keep: Bool) async throws {
     let urls = try String(contentsOfFile: path, encoding: .utf8)
         .split(whereSeparator: \.isNewline)
         .compactMap { URL(string: String($0)) }
@@ -118,7 +147,9 @@ func runRaw(_ path: String, concurrency: Int) async throws {
                 for index in stride(from: lane, to: urls.count, by: concurrency) {
                     do {
                         let request = try HTTPClient.Request(url: urls[index])
-                        bytes += try await client.execute(request: request, delegate: CountingDelegate()).futureResult.get()
+                        bytes += keep
+                            ? try await client.execute(request: request, delegate: KeepingDelegate()).futureResult.get()
+                            : try await client.execute(request: request, delegate: CountingDelegate()).futureResult.get()
                     } catch {
                         failures += 1
                     }
@@ -131,8 +162,8 @@ func runRaw(_ path: String, concurrency: Int) async throws {
     let elapsed = seconds(ContinuousClock.now - start)
     let cpu = cpuSeconds() - cpuStart
     try await client.shutdown()
-    print(String(format: "download-bench: mode=raw files=%d failures=%d bytes=%d seconds=%.3f MBps=%.1f cpu=%.3f",
-                 urls.count, outcome.1, outcome.0, elapsed, Double(outcome.0) / 1_048_576 / elapsed, cpu))
+    print(String(format: "download-bench: mode=%@ files=%d failures=%d bytes=%d seconds=%.3f MBps=%.1f cpu=%.3f",
+                 keep ? "raw-kept" : "raw", urls.count, outcome.1, outcome.0, elapsed, Double(outcome.0) / 1_048_576 / elapsed, cpu))
 }
 
 func runCoalesce(_ url: URL, callers: Int) async throws {
@@ -156,7 +187,8 @@ do {
         try await runList(arguments[1], concurrency: try option("--concurrency", in: arguments, default: 6),
                           decode: arguments.contains("--decode"))
     case "raw" where arguments.count >= 2:
-        try await runRaw(arguments[1], concurrency: try option("--concurrency", in: arguments, default: 6))
+        try await runRaw(arguments[1], concurrency: try option("--concurrency", in: arguments, default: 6),
+                         keep: arguments.contains("--keep"))
     case "coalesce" where arguments.count >= 2:
         guard let url = URL(string: arguments[1]) else { throw Usage() }
         try await runCoalesce(url, callers: try option("--callers", in: arguments, default: 100))

@@ -74,8 +74,22 @@ public final class CodersManager: ImageCoder {
         decoder(for: data) != nil
     }
 
-    /// Decodes with the first coder that accepts the data. Empty data and data no coder
-    /// accepts fail with ``WebImageError/badImageData(_:)``; a known format without a
+    /// Whether one of the coders decodes `data` as `format` (``ImageCoder/canDecode(_:hintedAs:)``).
+    public func canDecode(_ data: Data, hintedAs format: ImageFormat) -> Bool {
+        registry.entries.contains { $0.canDecode(data, hintedAs: format) }
+    }
+
+    /// The coder for `data`: the first that recognises its bytes, else, given a hint, the
+    /// first that decodes them as the hinted format.
+    private func decoder(for data: Data, formatHint: ImageFormat?) -> (any ImageCoder)? {
+        if let coder = decoder(for: data) { return coder }
+        guard let formatHint else { return nil }
+        return registry.first { $0.canDecode(data, hintedAs: formatHint) }
+    }
+
+    /// Decodes with the first coder that accepts the data, or, when none recognises its
+    /// bytes, the first that accepts them as ``ImageCoderOptions/formatHint``. Empty data
+    /// and data no coder accepts fail with ``WebImageError/badImageData(_:)``; a known format without a
     /// decoder (SVG and PDF when their libraries are not installed) with
     /// ``WebImageError/unsupportedFormat(_:)``.
     ///
@@ -84,7 +98,7 @@ public final class CodersManager: ImageCoder {
     /// frame with the ``AnimatedImage`` attached, its other frames not yet decoded.
     public func decode(_ data: Data, options: ImageCoderOptions = ImageCoderOptions()) throws -> Image {
         guard !data.isEmpty else { throw WebImageError.badImageData("empty data") }
-        guard let coder = decoder(for: data) else {
+        guard let coder = decoder(for: data, formatHint: options.formatHint) else {
             let format = ImageFormat(sniffing: data)
             if format == .undefined { throw WebImageError.badImageData("unrecognised image format") }
             throw WebImageError.unsupportedFormat(format)

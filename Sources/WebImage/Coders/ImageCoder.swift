@@ -15,6 +15,14 @@ import Foundation
 public protocol ImageCoder: Sendable {
     /// Whether this coder can decode `data` (usually a magic-byte check; cheap).
     func canDecode(_ data: Data) -> Bool
+    /// Whether this coder decodes `data` as `format` when its bytes alone do not say so:
+    /// the caller's ``ImageCoderOptions/formatHint`` (SDWebImage's
+    /// `imageTypeIdentifierHint`), typically from a response's `Content-Type` or a file's
+    /// extension. ``CodersManager`` asks only when no coder recognises the bytes, so a hint
+    /// never overrides what the bytes say. Default `false`: a format with magic bytes gains
+    /// nothing from a hint, since bytes without them would not decode anyway; a coder for a
+    /// format without a reliable signature answers `true` for its own format here.
+    func canDecode(_ data: Data, hintedAs format: ImageFormat) -> Bool
     /// Decodes `data`. Throws ``WebImageError`` for bad data or limits exceeded; never
     /// traps on malformed input.
     func decode(_ data: Data, options: ImageCoderOptions) throws -> Image
@@ -36,6 +44,9 @@ public protocol ImageCoder: Sendable {
 }
 
 extension ImageCoder {
+    /// No hint helps: this coder recognises its files by their bytes alone.
+    public func canDecode(_ data: Data, hintedAs format: ImageFormat) -> Bool { false }
+
     /// No progressive decoder: partial images are not shown for this coder's formats.
     public func makeProgressiveDecoder() -> (any ProgressiveImageCoder)? { nil }
 

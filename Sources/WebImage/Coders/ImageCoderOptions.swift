@@ -62,6 +62,13 @@ public struct ImageCoderOptions: Sendable, Equatable {
     /// document does not have fails the decode with ``WebImageError/badImageData(_:)``.
     /// Only that page is read, however many the document has. Default 0, the first page.
     public var pageIndex = 0
+    /// The format the caller believes the bytes are in (SDWebImage's
+    /// `imageTypeIdentifierHint`), for bytes whose first bytes do not say: an SVG that
+    /// starts with a byte-order mark or a blank line, a PDF after a few bytes of junk.
+    /// Consulted only when no coder recognises the bytes (``CodersManager`` then asks
+    /// ``ImageCoder/canDecode(_:hintedAs:)``), so a wrong hint cannot make a PNG decode as
+    /// anything but PNG. Default `nil`: the bytes alone decide.
+    public var formatHint: ImageFormat?
 
     // MARK: Encoding
 

@@ -37,6 +37,11 @@ public struct ImageContext: Sendable {
     public var decodesFramesOnDemand: Bool?
     /// The byte limit used by `.scaleDownLargeImages`.
     public var scaleDownLimitBytes: Int?
+    /// The format to try when the downloaded or stored bytes do not name their own
+    /// (SDWebImage's `imageTypeIdentifierHint`; see ``ImageCoderOptions/formatHint``), for
+    /// an origin known to serve, say, SVGs that start with a byte-order mark. Bytes that
+    /// do name a format decode as that format whatever the hint. Default `nil`.
+    public var imageFormatHint: ImageFormat?
     /// Which caches to query for the final (transformed/thumbnail) image.
     public var queryCacheType: ImageCacheType?
     /// Which caches to store the final image in.

@@ -49,6 +49,7 @@ struct ImageLoadPlan: Sendable {
         decode.decodeFirstFrameOnly = options.contains(.decodeFirstFrameOnly)
         decode.preloadAllFrames = options.contains(.preloadAllFrames)
         decode.decodesFramesOnDemand = context.decodesFramesOnDemand ?? false
+        decode.formatHint = context.imageFormatHint
         decodeOptions = decode
     }
 

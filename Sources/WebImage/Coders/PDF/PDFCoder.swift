@@ -40,6 +40,13 @@ public struct PDFCoder: DecodeOnlyCoder {
         self.maxDataSize = maxDataSize
     }
 
+    /// With a ``ImageFormat/pdf`` hint, a document whose `%PDF-` header comes after other
+    /// bytes within its first kilobyte, where PDF readers (poppler among them) look for it;
+    /// ``ImageFormat/init(sniffing:)`` only recognises a header at the very start.
+    public func canDecode(_ data: Data, hintedAs format: ImageFormat) -> Bool {
+        format == .pdf && data.prefix(1024).firstRange(of: Data("%PDF-".utf8)) != nil
+    }
+
     /// Renders the page. Fails with ``WebImageError/badImageData(_:)`` for a document
     /// poppler cannot open or a page it does not have,
     /// ``WebImageError/imageTooLarge(width:height:limit:)`` for a render size beyond the pixel

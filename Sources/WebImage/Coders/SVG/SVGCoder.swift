@@ -45,6 +45,21 @@ public struct SVGCoder: DecodeOnlyCoder {
         self.maxDataSize = maxDataSize
     }
 
+    /// With an ``ImageFormat/svg`` hint, any text whose first character, after a UTF-8
+    /// byte-order mark and white space, is `<`: an SVG that starts with a mark or a blank
+    /// line, or whose `<svg` lies past the kilobytes ``ImageFormat/init(sniffing:)`` reads
+    /// (a long licence comment or DOCTYPE), which sniffing does not recognise. librsvg
+    /// judges the rest, as it does for any document.
+    public func canDecode(_ data: Data, hintedAs format: ImageFormat) -> Bool {
+        guard format == .svg else { return false }
+        var rest = data.prefix(Self.leadingTextLimit)
+        if rest.starts(with: [0xEF, 0xBB, 0xBF]) { rest = rest.dropFirst(3) }
+        return rest.first { ![0x20, 0x09, 0x0A, 0x0D].contains($0) } == UInt8(ascii: "<")
+    }
+
+    /// How far ``canDecode(_:hintedAs:)`` looks for the first `<`.
+    private static let leadingTextLimit = 4096
+
     /// Renders the document. Fails with ``WebImageError/badImageData(_:)`` for a document
     /// librsvg cannot parse or render, ``WebImageError/imageTooLarge(width:height:limit:)``
     /// for a render size beyond the pixel limit, and ``WebImageError/unsupportedFormat(_:)``
