@@ -27,6 +27,13 @@ package enum BlockingIO {
         return try result.get()
     }
 
+    /// A serial queue whose work runs on the blocking-I/O queue's threads: for a sequence
+    /// of blocking steps that must run in order (the writes of one streamed download),
+    /// started from a thread that must not wait for them (an event loop).
+    static func makeSerialLane(label: String) -> DispatchQueue {
+        DispatchQueue(label: label, target: queue)
+    }
+
     /// Starts `work` on the blocking-I/O queue and returns at once, for a caller that must
     /// not wait (an event loop handing a partial decode off); the work reports back itself.
     static func start(_ work: @escaping @Sendable () -> Void) {
