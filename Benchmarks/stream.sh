@@ -41,7 +41,7 @@ python3 - "$work/www/base.jpg" "$megabytes" <<'PY'
 import os, random, sys
 from PIL import Image
 path, megabytes = sys.argv[1], float(sys.argv[2])
-side = int((megabytes * 1024 * 1024 / 2.6) ** 0.5)   # ~2.6 bytes per noise pixel at q95, 4:4:4
+side = int((megabytes * 1024 * 1024 / 2.42) ** 0.5)   # ~2.42 bytes per noise pixel at q95, 4:4:4
 random.seed(15)
 Image.frombytes("RGB", (side, side), random.randbytes(side * side * 3)).save(path, quality=95, subsampling=0)
 PY
