@@ -10,7 +10,10 @@ extension Downloader {
     ///
     /// The size limit (``Configuration/maximumResponseSize``), the response checks and
     /// cancellation apply as for any download; on any failure, cancellation or bad status
-    /// the writer is aborted, so the destination never keeps a partial body.
+    /// the writer is aborted, so the destination never keeps a partial body. While a write
+    /// is in flight the socket is not read, so the idle timeout (``Configuration/timeout``)
+    /// also bounds one write: a disk that stalls longer fails the download with
+    /// ``WebImageError/timedOut``, as a stalled server would.
     ///
     /// Coalescing is kept: concurrent callers of one URL share one request. The body
     /// streams only when, at the response head, every caller waiting wants it in a file
