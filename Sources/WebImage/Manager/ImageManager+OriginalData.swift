@@ -20,12 +20,35 @@ extension ImageManager {
     /// no decryptor, cache serializer or `.refreshCached` (each needs the whole body or the
     /// image): otherwise the load decodes and stores through
     /// ``loadImage(with:options:context:progress:)`` as before, and the result says only
-    /// where it came from. Cancelling the calling task cancels the load.
+    /// where it came from. Cancelling the calling task, or ``cancelAll()``, cancels the load
+    /// (and the download, when no other caller needs it), as for an image load.
     public func loadOriginalData(
         with url: URL?,
         options: ImageOptions = [],
         context: ImageContext = ImageContext(),
         progress: LoadProgressHandler? = nil
+    ) async throws(WebImageError) -> OriginalDataResult {
+        let slot = running.register()
+        let task = Task { () throws(WebImageError) -> OriginalDataResult in
+            defer { running.unregister(slot) }
+            return try await originalData(url, options: options, context: context, progress: progress)
+        }
+        slot.store { task.cancel() }
+        let result = await withTaskCancellationHandler {
+            await task.result
+        } onCancel: {
+            task.cancel()
+        }
+        return try result.mapError { WebImageError($0) }.get()
+    }
+
+    /// The body of ``loadOriginalData(with:options:context:progress:)``, in the task the
+    /// manager tracks.
+    private func originalData(
+        _ url: URL?,
+        options: ImageOptions,
+        context: ImageContext,
+        progress: LoadProgressHandler?
     ) async throws(WebImageError) -> OriginalDataResult {
         let (url, options, context) = try prepared(url, options: options, context: context)
         let plan = ImageLoadPlan(url: url, options: options, context: context, manager: self, settings: currentSettings)
@@ -71,7 +94,7 @@ extension ImageManager {
         let task = Task {
             defer { running.unregister(slot) }
             do throws(WebImageError) {
-                finish(.success(try await loadOriginalData(with: url, options: options, context: context, progress: progress)))
+                finish(.success(try await originalData(url, options: options, context: context, progress: progress)))
             } catch {
                 finish(.failure(error))
             }

@@ -238,6 +238,39 @@ import Testing
         }
     }
 
+    static func loadOriginal(_ url: URL, with manager: ImageManager) async -> Result<OriginalDataResult, WebImageError> {
+        do {
+            return .success(try await manager.loadOriginalData(with: url))
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// The manager tracks undecoded loads like image loads: `cancelAll()` stops one mid-body,
+    /// and its temporary file goes.
+    @Test func cancelAllStopsAnOriginalDataLoadAndLeavesNothing() async throws {
+        let gate = ReplyGate()
+        defer { gate.open() }
+        let reply = LoopbackServer.Reply.gated(Self.bytes(2 * 1024 * 1024), firstPart: 1024 * 1024, gate: gate, interval: .milliseconds(20), contentType: "image/jpeg")
+        try await LoopbackServer.with(["/slow.jpg": reply]) { server in
+            try await ManagerHarness.with { harness in
+                let cache = harness.makeCache()
+                let manager = harness.makeManager(cache: cache)
+                let url = server.url("/slow.jpg")
+                async let load = Self.loadOriginal(url, with: manager)
+                let directory = cache.diskCache.directory
+                let streaming = try await Self.waitUntil { Self.allNames(directory).contains { $0.hasPrefix(FileIO.temporaryPrefix) } }
+                #expect(streaming)
+                manager.cancelAll()
+                let result = await load
+                #expect(throws: WebImageError.cancelled) { try result.get() }
+                let drained = try await Self.waitUntil { Self.allNames(directory).isEmpty }
+                #expect(drained, "\(Self.allNames(directory))")
+                #expect(!manager.isRunning)
+            }
+        }
+    }
+
     /// The prefetcher's `.diskCache` destination stores bytes that are not even an image.
     @Test func thePrefetcherDiskCacheDestinationStoresOriginalsUndecoded() async throws {
         let bodies = (0..<4).map { Self.bytes(300_000 + $0, seed: UInt64($0)) }
