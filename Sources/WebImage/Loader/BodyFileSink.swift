@@ -9,7 +9,8 @@ import NIOCore
 /// disk took it. A slow disk slows the download; memory stays at one buffer.
 ///
 /// Every blocking step (opening the writer, each write, the commit, the abort) runs in
-/// order on one serial lane of ``BlockingIO``, never on an event loop. ``abort()`` queues
+/// order on the sink's own serial queue (``BlockingIO/makeSerialLane(label:)``, which says
+/// why it is not the shared blocking queue), never on an event loop. ``abort()`` queues
 /// behind a write in flight, so the temporary file is removed after the last byte that
 /// reached it. Thread-safe: the reader calls it from the request's event loop, one call at
 /// a time; the lock guards the buffer and the writer, is never contended and is never held
