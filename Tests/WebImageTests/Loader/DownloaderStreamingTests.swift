@@ -182,6 +182,41 @@ import Testing
         }
     }
 
+    /// Callers that join a download already streaming to one cache entry and want the bytes
+    /// in memory, or in another entry, get them read back or copied from the committed
+    /// file; one request serves all three.
+    @Test func bytesAndSecondFileCallersJoiningAStreamingDownloadGetTheirCopies() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let disk = DiskCache(directory: directory.url)
+        let body = Self.bytes(600_000)
+        let gate = ReplyGate()
+        defer { gate.open() }
+        let reply = LoopbackServer.Reply.gated(body, firstPart: 300_000, gate: gate, interval: .milliseconds(20), contentType: "image/jpeg")
+        try await LoopbackServer.with(["/a.jpg": reply]) { server in
+            try await LoaderTesting.withDownloader { downloader in
+                let url = server.url("/a.jpg")
+                let first = LockedValue<Result<DownloadedFile, WebImageError>?>(nil)
+                let second = LockedValue<Result<DownloadedFile, WebImageError>?>(nil)
+                let bytes = LockedValue<Result<DownloadedData, WebImageError>?>(nil)
+                downloader.downloadFile(with: url, to: DiskCacheEntryDestination(cache: disk, key: "first")) { result in first.withLock { $0 = result } }
+                let streaming = try await Self.waitUntil { Self.allNames(directory.url).contains { $0.hasPrefix(FileIO.temporaryPrefix) } }
+                #expect(streaming)
+                downloader.downloadFile(with: url, to: DiskCacheEntryDestination(cache: disk, key: "second")) { result in second.withLock { $0 = result } }
+                downloader.downloadData(with: url) { result in bytes.withLock { $0 = result } }
+                gate.open()
+                let done = try await Self.waitUntil { first.withLock { $0 } != nil && second.withLock { $0 } != nil && bytes.withLock { $0 } != nil }
+                #expect(done)
+                #expect(try #require(first.withLock { $0 }).get().byteCount == body.count)
+                #expect(try #require(second.withLock { $0 }).get().fileURL == disk.fileURL(forKey: "second"))
+                #expect(try #require(bytes.withLock { $0 }).get().data == body)
+                #expect(disk.data(forKey: "first") == body)
+                #expect(disk.data(forKey: "second") == body)
+                #expect(server.requestCount("/a.jpg") == 1)
+            }
+        }
+    }
+
     /// A file caller joining a download that keeps its body in memory (a decoded caller
     /// was first) still gets its file; one request serves both.
     @Test func aFileCallerJoiningAnInMemoryDownloadGetsItsFile() async throws {
