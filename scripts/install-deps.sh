@@ -5,7 +5,8 @@
 # decoded, so only their run-time packages are needed, no headers.
 set -euo pipefail
 # libimage-exiftool-perl: exiftool, the independent reader the metadata tests check written files with.
-packages=(pkg-config curl python3 nginx libjpeg62-turbo-dev libpng-dev libgif-dev libwebp-dev libavif-dev libheif-dev libtiff-dev liblcms2-dev
+# time: GNU time, whose peak-memory figure the benchmarks print (Benchmarks/stream.sh).
+packages=(pkg-config curl python3 nginx time libjpeg62-turbo-dev libpng-dev libgif-dev libwebp-dev libavif-dev libheif-dev libtiff-dev liblcms2-dev
     libjxl-dev librsvg2-2 libpoppler-glib8 libcairo2 libimage-exiftool-perl "$@")
 missing=()
 for p in "${packages[@]}"; do

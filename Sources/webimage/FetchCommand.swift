@@ -3,9 +3,11 @@ import Foundation
 import WebImage
 
 /// `webimage fetch URL... [-] [--concurrency N] [--cache-dir DIR] [--thumbnail WxH]
-/// [--transform SPEC] [-o OUT]`: loads images through ``ImageManager`` (memory, disk cache,
-/// then network), several at once, and prints, per URL, where each came from, its size,
-/// format and the time it took.
+/// [--transform SPEC] [-o OUT] [--raw]`: loads images through ``ImageManager`` (memory, disk
+/// cache, then network), several at once, and prints, per URL, where each came from, its
+/// size, format and the time it took. With `--raw` nothing is decoded: the original bytes
+/// stream into the disk cache (``ImageManager/loadOriginalData(with:options:context:progress:)``)
+/// and `-o` gets a copy of them.
 struct FetchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "fetch",
@@ -25,6 +27,12 @@ struct FetchCommand: AsyncParsableCommand {
         thumbnail is stored at --quality (default \(Int(BatchOptions.defaultQuality))) and the \
         full downloaded image only with --originals.
 
+        With --raw nothing is decoded: each download streams into the disk cache as it arrives \
+        (memory stays at a buffer per download, whatever the image's size) and -o gets the \
+        bytes unchanged (a directory receives INDEX-NAME with the URL's own extension); the \
+        line shows "-" for the size and "raw" for the format. --raw cannot be combined with \
+        --thumbnail or --transform.
+
         Like curl, downloads go through the proxy of $https_proxy, $http_proxy (lower case only) or \
         $all_proxy, except the hosts of $no_proxy; --proxy and --noproxy replace them.
 
@@ -43,7 +51,11 @@ struct FetchCommand: AsyncParsableCommand {
     @Option(name: .shortAndLong, help: "Write the image here (PNG unless the extension names another format); with several URLs or '-', a directory receiving INDEX-NAME.png.")
     var output: String?
 
+    @Flag(help: "Do not decode: store the original bytes as they arrive (a buffer of memory per download) and write them unchanged to -o.")
+    var raw = false
+
     func validate() throws {
+        if raw, batch.thumbnail != nil || transform != nil { throw ValidationError("--raw writes the original bytes: it cannot be combined with --thumbnail or --transform") }
         if urls.isEmpty { throw ValidationError("give at least one URL, or '-' to read them from standard input") }
         if urls.count(where: { $0 == "-" }) > 1 { throw ValidationError("'-' (standard input) may be given once") }
     }
@@ -58,6 +70,7 @@ struct FetchCommand: AsyncParsableCommand {
             context: context,
             output: output,
             outputIsDirectory: urls.count > 1 || urls.contains("-"),
+            raw: raw,
             display: ProgressDisplay(total: urls.contains("-") ? nil : urls.count)
         )
         let started = ContinuousClock.now
@@ -82,12 +95,27 @@ struct FetchCommand: AsyncParsableCommand {
             + "\(Self.elapsedText(elapsed))  \(result.url.absoluteString)\(frames)"
     }
 
+    /// The line of a `--raw` load: as ``line(for:elapsed:)``, with "-" for the size (nothing
+    /// was decoded) and "raw" for the format.
+    static func rawLine(for result: OriginalDataResult, elapsed: Duration) -> String {
+        let bytes = result.byteCount.map { "\($0) B" } ?? "-"
+        return "\(source(result.cacheType, url: result.url).padding(toLength: 8, withPad: " ", startingAt: 0)) "
+            + "\("-".padding(toLength: 11, withPad: " ", startingAt: 0)) "
+            + "\("raw".padding(toLength: 6, withPad: " ", startingAt: 0)) "
+            + "\(bytes.padding(toLength: 11, withPad: " ", startingAt: 0)) "
+            + "\(Self.elapsedText(elapsed))  \(result.url.absoluteString)"
+    }
+
     /// Where a result came from, in the words the command prints.
     static func source(of result: ImageLoadResult) -> String {
-        switch result.cacheType {
+        source(result.cacheType, url: result.url)
+    }
+
+    private static func source(_ cacheType: ImageCacheType, url: URL) -> String {
+        switch cacheType {
         case .memory, .all: "memory"
         case .disk: "disk"
-        case .none: ["http", "https"].contains(result.url.scheme?.lowercased() ?? "") ? "network" : "loader"
+        case .none: ["http", "https"].contains(url.scheme?.lowercased() ?? "") ? "network" : "loader"
         }
     }
 

@@ -14,6 +14,8 @@ struct FetchJob: Sendable {
     /// `-o`: a file, or a directory (``outputIsDirectory``) receiving `INDEX-NAME.png`.
     let output: String?
     let outputIsDirectory: Bool
+    /// `--raw`: store and write the original bytes, never decoding them.
+    let raw: Bool
     let display: ProgressDisplay
 
     /// Loads the input's URLs and returns once all are done. Returns the error that stopped
@@ -55,6 +57,7 @@ struct FetchJob: Sendable {
         let start = ContinuousClock.now
         do {
             guard let url = URL(string: text), url.scheme != nil else { throw WebImageError.invalidURL(text) }
+            if raw { return try await loadRaw(url, index: index, start: start) }
             let result = try await manager.loadImage(with: url, options: [.waitStoreCache, .retryFailed], context: context)
             let elapsed = ContinuousClock.now - start
             if let output {
@@ -69,10 +72,44 @@ struct FetchJob: Sendable {
         }
     }
 
-    private func outputPath(_ output: String, index: Int, url: URL) -> String {
+    /// `--raw`: the original bytes into the disk cache (streamed as they arrive), then
+    /// copied to `-o` from the cache entry, so neither step holds the whole body in memory.
+    private func loadRaw(_ url: URL, index: Int, start: ContinuousClock.Instant) async throws {
+        let result = try await manager.loadOriginalData(with: url, options: [.waitStoreCache, .retryFailed], context: context)
+        let elapsed = ContinuousClock.now - start
+        if let output {
+            // A load that could not stream (a file: or data: URL) stored the bytes under the
+            // same key through the decoding path.
+            let disk = (manager.imageCache as? ImageCache)?.diskCache
+            guard let entry = result.fileURL ?? manager.cacheKey(for: url, context: context).flatMap({ disk?.fileURL(forKey: $0) }) else {
+                throw WebImageError.notInCache
+            }
+            let path = outputPath(output, index: index, url: url, fileExtension: url.pathExtension.isEmpty ? "bin" : url.pathExtension)
+            let isDirectory = outputIsDirectory
+            try await BlockingIO.run { try Self.copy(entry, to: path, creatingDirectory: isDirectory) }
+        }
+        display.loaded(bytes: result.byteCount ?? 0, line: FetchCommand.rawLine(for: result, elapsed: elapsed))
+    }
+
+    private func outputPath(_ output: String, index: Int, url: URL, fileExtension: String = "png") -> String {
         guard outputIsDirectory else { return output }
         let stem = (url.deletingPathExtension().lastPathComponent as NSString).lastPathComponent
-        return URL(fileURLWithPath: output, isDirectory: true).appendingPathComponent("\(index)-\(stem.isEmpty ? "image" : stem).png").path
+        return URL(fileURLWithPath: output, isDirectory: true).appendingPathComponent("\(index)-\(stem.isEmpty ? "image" : stem).\(fileExtension)").path
+    }
+
+    /// Copies `file` to `path` through a hidden temporary file beside it and a rename, so a
+    /// failed run never leaves half a file; Foundation copies in buffers, not whole.
+    private static func copy(_ file: URL, to path: String, creatingDirectory: Bool) throws {
+        let directory = (path as NSString).deletingLastPathComponent
+        if creatingDirectory { try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true) }
+        let temporary = (directory.isEmpty ? "." : directory) + "/.webimage-\(UUID().uuidString).tmp"
+        do {
+            try FileManager.default.copyItem(atPath: file.path, toPath: temporary)
+            guard rename(temporary, path) == 0 else { throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path]) }
+        } catch {
+            try? FileManager.default.removeItem(atPath: temporary)
+            throw error
+        }
     }
 
     private static func write(_ image: Image, to path: String, creatingDirectory: Bool) throws {

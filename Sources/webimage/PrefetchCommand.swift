@@ -3,13 +3,16 @@ import Foundation
 import WebImage
 
 /// `webimage prefetch --from FILE [--concurrency N] [--cache-dir DIR] [--thumbnail WxH]
-/// [--quality Q] [--originals]`: warms the disk cache with a list of URLs through
+/// [--quality Q] [--originals] [--decode]`: warms the disk cache with a list of URLs through
 /// ``Prefetcher``, with a progress bar when standard error is a terminal, a line per loaded
 /// URL when standard output is not one, each skipped URL on standard error, then a summary.
 /// Exits with status 1 when any URL was skipped.
 ///
 /// The command returns once every image is on disk (`.waitStoreCache`); a one-shot process
-/// has no use for the memory level, so nothing is kept in memory.
+/// has no use for the memory level, so nothing is kept in memory. Without --thumbnail
+/// nothing needs decoding: the originals stream into the cache as they arrive (the
+/// prefetcher's `.diskCache` destination), so memory does not grow with the images' size;
+/// --decode decodes each one instead, to check it is an image and print its size.
 struct PrefetchCommand: AsyncParsableCommand {
     /// The most URLs one list may hold: the list is read whole before the loads start (the
     /// bar shows the total), about a hundred bytes of memory per URL.
@@ -24,8 +27,14 @@ struct PrefetchCommand: AsyncParsableCommand {
         the thumbnail stored (--originals keeps the full downloaded image too). A second run with \
         the same --cache-dir and --thumbnail reads the thumbnails from disk instead of downloading.
 
+        Without --thumbnail the original bytes are stored as they arrive, never decoded nor held \
+        whole in memory (memory stays at a buffer per download, whatever the images' size); \
+        --decode decodes each image instead (checking it is one, and printing its size), holding \
+        each whole body in memory while it loads.
+
         Output: with standard output not a terminal, one line per loaded URL \
-        ("loaded URL WxH BYTES from network|disk"), in the order they finish. Each skipped URL \
+        ("loaded URL WxH BYTES from network|disk", without WxH for originals stored \
+        undecoded), in the order they finish. Each skipped URL \
         is one line on standard error ("skipped URL: reason"); on a terminal a progress bar is \
         drawn on standard error; a summary line ends the run on standard error. The list may \
         hold at most \(PrefetchCommand.maxURLCount) URLs of at most \(URLListReader.maxLineLength) \
@@ -44,6 +53,12 @@ struct PrefetchCommand: AsyncParsableCommand {
 
     @OptionGroup var batch: BatchOptions
 
+    @Flag(help: "Decode every image (checking it is one and printing its size) instead of streaming the original bytes to disk; implied by --thumbnail.")
+    var decode = false
+
+    /// Whether the originals stream into the cache undecoded: nothing asks for pixels.
+    var storesBytesOnly: Bool { batch.thumbnail == nil && !decode }
+
     func run() async throws {
         var urls: [URL] = []
         do {
@@ -58,7 +73,17 @@ struct PrefetchCommand: AsyncParsableCommand {
 
         let display = ProgressDisplay(total: urls.count)
         let printsLines = isatty(STDOUT_FILENO) != 1
-        let prefetcher = Prefetcher(manager: manager, maxConcurrentPrefetchCount: batch.loadsAtOnce) { url, outcome in
+        let dataLines: Prefetcher.DataLoadHandler = { url, outcome in
+            switch outcome {
+            case .success(let result):
+                let size = result.byteCount ?? 0
+                let line = "loaded \(url.absoluteString) \(ProgressDisplay.bytes(size)) from \(Self.source(result.cacheType))"
+                display.loaded(bytes: size, line: printsLines ? line : nil)
+            case .failure(let error):
+                display.failed(line: "skipped \(url.absoluteString): \(error.description)")
+            }
+        }
+        let imageLines: Prefetcher.LoadHandler = { url, outcome in
             switch outcome {
             case .success(let result):
                 let size = result.data?.count ?? 0
@@ -69,6 +94,9 @@ struct PrefetchCommand: AsyncParsableCommand {
                 display.failed(line: "skipped \(url.absoluteString): \(error.description)")
             }
         }
+        let prefetcher = storesBytesOnly
+            ? Prefetcher(manager: manager, maxConcurrentPrefetchCount: batch.loadsAtOnce, destination: .diskCache, dataLoadHandler: dataLines)
+            : Prefetcher(manager: manager, maxConcurrentPrefetchCount: batch.loadsAtOnce, loadHandler: imageLines)
         let started = ContinuousClock.now
         let summary = await prefetcher.prefetch(urls: urls, options: [.waitStoreCache], context: context())
         display.finish("prefetched \(summary.total) URLs: finished \(summary.finished), loaded \(summary.loaded), "

@@ -154,10 +154,17 @@ public final class DiskCache: Sendable {
         let name = Self.fileName(forKey: key)
         let configuration = configuration
         try FileIO.writeAtomically(data, to: path + "/" + name, in: path, sync: configuration.syncsWrites) { fd in
-            let now = Date().timeIntervalSince1970.bitPattern.littleEndian
-            _ = ExtendedAttributes.set(Self.creationAttributeName, value: withUnsafeBytes(of: now) { Array($0) }, fd: fd)
-            try writeExtendedData(extendedData, fd: fd, name: name, storage: configuration.extendedDataStorage, isNewFile: true)
+            try prepareNewEntry(fd: fd, name: name, extendedData: extendedData, storage: configuration.extendedDataStorage)
         }
+    }
+
+    /// What every new entry gets before it is renamed into place, whether written whole
+    /// (``setData(_:forKey:extendedData:)``) or as it arrived (``EntryWriter``): its creation
+    /// date and its extended data (clearing a previous entry's sidecar).
+    func prepareNewEntry(fd: Int32, name: String, extendedData: Data?, storage: ExtendedDataStorage) throws {
+        let now = Date().timeIntervalSince1970.bitPattern.littleEndian
+        _ = ExtendedAttributes.set(Self.creationAttributeName, value: withUnsafeBytes(of: now) { Array($0) }, fd: fd)
+        try writeExtendedData(extendedData, fd: fd, name: name, storage: storage, isNewFile: true)
     }
 
     /// Replaces the extended data of `key`'s entry in the main directory (`nil` removes it).

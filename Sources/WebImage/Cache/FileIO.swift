@@ -105,35 +105,59 @@ enum FileIO {
         sync: Bool,
         prepare: (Int32) throws -> Void = { _ in }
     ) throws {
+        let (fd, temporary) = try createTemporary(in: directory)
+        do {
+            try data.withUnsafeBytes { try writeAll($0, to: fd) }
+        } catch {
+            close(fd)
+            unlink(temporary)
+            throw error
+        }
+        try commitTemporary(fd, at: temporary, to: path, sync: sync, prepare: prepare)
+    }
+
+    /// Creates a new uniquely named hidden file in `directory` (created when missing) and
+    /// returns its open descriptor and path: the first half of an atomic write, which
+    /// ``commitTemporary(_:at:to:sync:prepare:)`` or an `unlink` ends.
+    static func createTemporary(in directory: String) throws -> (fd: Int32, path: String) {
         var attempt = 0
         while true {
             let temporary = directory + "/" + temporaryName()
             let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-            if fd < 0 {
-                let code = errno
-                if code == ENOENT, attempt == 0 {
-                    attempt += 1
-                    try makeDirectory(directory)
-                    continue
-                }
-                throw CocoaError.error(code, path: temporary)
+            if fd >= 0 { return (fd, temporary) }
+            let code = errno
+            if code == ENOENT, attempt == 0 {
+                attempt += 1
+                try makeDirectory(directory)
+                continue
             }
-            do {
-                try writeAll(data, to: fd)
-                try prepare(fd)
-                if sync, fsync(fd) != 0 { throw CocoaError.error(errno, path: temporary) }
-            } catch {
-                close(fd)
-                unlink(temporary)
-                throw error
-            }
+            throw CocoaError.error(code, path: temporary)
+        }
+    }
+
+    /// The second half of an atomic write: lets `prepare` set attributes on the temporary
+    /// file `fd`, optionally `fsync`s it, closes it and renames it over `path`. On any
+    /// failure the temporary file is removed and the error thrown; `fd` is closed either way.
+    static func commitTemporary(
+        _ fd: Int32,
+        at temporary: String,
+        to path: String,
+        sync: Bool,
+        prepare: (Int32) throws -> Void = { _ in }
+    ) throws {
+        do {
+            try prepare(fd)
+            if sync, fsync(fd) != 0 { throw CocoaError.error(errno, path: temporary) }
+        } catch {
             close(fd)
-            if rename(temporary, path) != 0 {
-                let code = errno
-                unlink(temporary)
-                throw CocoaError.error(code, path: path)
-            }
-            return
+            unlink(temporary)
+            throw error
+        }
+        close(fd)
+        if rename(temporary, path) != 0 {
+            let code = errno
+            unlink(temporary)
+            throw CocoaError.error(code, path: path)
         }
     }
 
@@ -142,16 +166,15 @@ enum FileIO {
     /// crash test relies on that to catch non-atomic writes).
     private static let writeChunkSize = 256 * 1024
 
-    private static func writeAll(_ data: Data, to fd: Int32) throws {
-        try data.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) in
-            guard let base = bytes.baseAddress else { return }
-            var written = 0
-            while written < bytes.count {
-                let count = write(fd, base + written, min(writeChunkSize, bytes.count - written))
-                if count < 0, errno == EINTR { continue }
-                if count <= 0 { throw CocoaError.error(errno, path: nil) }
-                written += count
-            }
+    /// Writes every byte of `bytes` to `fd`, retrying interrupted and short writes.
+    static func writeAll(_ bytes: UnsafeRawBufferPointer, to fd: Int32) throws {
+        guard let base = bytes.baseAddress else { return }
+        var written = 0
+        while written < bytes.count {
+            let count = write(fd, base + written, min(writeChunkSize, bytes.count - written))
+            if count < 0, errno == EINTR { continue }
+            if count <= 0 { throw CocoaError.error(errno, path: nil) }
+            written += count
         }
     }
 

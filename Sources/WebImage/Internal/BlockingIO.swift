@@ -27,6 +27,21 @@ package enum BlockingIO {
         return try result.get()
     }
 
+    /// A serial queue of its own for a sequence of short blocking steps that must run in
+    /// order (the writes of one streamed download), started from a thread that must not
+    /// wait for them (an event loop).
+    ///
+    /// Not a lane of the shared queue: that queue is concurrent, so on Linux it runs on
+    /// Dispatch's pool of about one thread per core, and a write would wait there behind
+    /// seconds of decoding. While a streamed download's write waits its socket is not
+    /// read, and the HTTP client's idle read timeout runs: the download would fail for a
+    /// busy decoder, not a slow server. A serial queue gets its own thread when it has work
+    /// (Dispatch "overcommits" serial queues), so the threads are at most one per download
+    /// with a write in flight, bounded by the downloader's concurrency.
+    static func makeSerialLane(label: String) -> DispatchQueue {
+        DispatchQueue(label: label, qos: .utility)
+    }
+
     /// Starts `work` on the blocking-I/O queue and returns at once, for a caller that must
     /// not wait (an event loop handing a partial decode off); the work reports back itself.
     static func start(_ work: @escaping @Sendable () -> Void) {

@@ -27,15 +27,28 @@ final class DownloadOperation: Hashable, Sendable {
     struct Subscriber: Sendable {
         /// How to decode for this caller; `nil` for a caller that wants the bytes only.
         var decodeOptions: ImageCoderOptions?
+        /// Where a caller that wants the bytes in a file wants them; `nil` for the others.
+        var destination: (any DownloadDestination)?
         var progressive: Bool
         var progress: LoadProgressHandler?
         var completion: @Sendable (Result<Delivery, WebImageError>) -> Void
     }
 
-    /// What one caller receives: the bytes, and the image when it asked for one.
+    /// A body the download streamed into a caller's destination, committed.
+    struct StoredBody: Sendable {
+        var url: URL
+        var byteCount: Int
+        /// The destination it went to: the caller with this one (by identity) is served.
+        var destination: any DownloadDestination
+    }
+
+    /// What one caller receives: the bytes (or the file they were streamed to), and the
+    /// image when it asked for one.
     struct Delivery: Sendable {
         var image: Image?
+        /// The body; empty when it was streamed to ``file`` and nobody needed it in memory.
         var data: Data
+        var file: StoredBody?
         var url: URL
         var metrics: DownloadMetrics
         var response: DownloadResponse

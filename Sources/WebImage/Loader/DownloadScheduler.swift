@@ -276,6 +276,19 @@ struct DownloadScheduler {
         return subscribers.values.contains { $0.progressive }
     }
 
+    /// The destination the operation's body streams to: the earliest caller's, when every
+    /// caller waiting wants the bytes in a file (none wants an image or the bytes in
+    /// memory); `nil` otherwise.
+    func streamingDestination(of operation: DownloadOperation) -> (any DownloadDestination)? {
+        guard let subscribers = entries[operation]?.work.subscribers, !subscribers.isEmpty else { return nil }
+        var first: (id: Int, destination: any DownloadDestination)?
+        for (id, subscriber) in subscribers {
+            guard let destination = subscriber.destination, subscriber.decodeOptions == nil else { return nil }
+            if first.map({ id < $0.id }) ?? true { first = (id, destination) }
+        }
+        return first?.destination
+    }
+
     // MARK: - Internals
 
     /// Moves queued operations to the running set while slots are free and the queue is

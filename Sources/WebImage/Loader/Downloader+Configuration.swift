@@ -90,6 +90,11 @@ extension Downloader {
         /// body that grows past it is stopped, both with ``WebImageError/responseTooLarge(limit:)``.
         /// Default 100 MiB.
         public var maximumResponseSize = 100 * 1024 * 1024
+        /// How many bytes a download streamed to a file (``Downloader/downloadFile(with:to:options:progress:completion:)``)
+        /// gathers before each write: its memory, whatever the body's size. Larger means
+        /// fewer writes and hops off the event loop; smaller, less memory per download.
+        /// Default 256 KiB.
+        public var streamingBufferSize = 256 * 1024
         /// How many redirects are followed before failing; cycles always fail. Default 10.
         public var maximumRedirects = 10
         /// The cookies sent and stored by downloads with ``DownloadRequestOptions/handleCookies``.

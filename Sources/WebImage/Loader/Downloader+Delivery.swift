@@ -40,15 +40,20 @@ extension Downloader {
     /// caller that wants no image).
     func decodeAndDeliver(_ body: TransferredBody, of operation: DownloadOperation) async {
         var data = body.data
-        if let decryptor = operation.requestOptions.decryptor {
-            do {
-                data = try decryptor.decryptedOrThrow(data, response: body.response)
-            } catch {
-                for (_, subscriber) in state.withLock({ $0.scheduler.takeSubscribers(of: operation) }) {
-                    subscriber.completion(.failure(error))
-                }
-                return
+        do {
+            if let file = body.file {
+                // The body was streamed to a file before a caller wanting an image joined:
+                // it is read back (no decryptor runs on a streamed body).
+                data = try await Self.readBack(file, limit: config.maximumResponseSize)
             }
+            if let decryptor = operation.requestOptions.decryptor {
+                data = try decryptor.decryptedOrThrow(data, response: body.response)
+            }
+        } catch {
+            for (_, subscriber) in state.withLock({ $0.scheduler.takeSubscribers(of: operation) }) {
+                subscriber.completion(.failure(WebImageError(error)))
+            }
+            return
         }
         var distinct: [ImageCoderOptions] = []
         for (_, subscriber) in state.withLock({ $0.scheduler.subscribers(of: operation) }) {
@@ -80,9 +85,22 @@ extension Downloader {
                 result = .success(nil)
             }
             subscriber.completion(result.map {
-                DownloadOperation.Delivery(image: $0, data: bytes, url: body.response.url, metrics: body.metrics, response: body.response)
+                DownloadOperation.Delivery(image: $0, data: bytes, file: body.file, url: body.response.url, metrics: body.metrics, response: body.response)
             })
         }
+    }
+
+    /// The bytes of a streamed body, for a caller that wants them in memory; at most
+    /// `limit` bytes (the file may have been replaced by another process meanwhile).
+    static func readBack(_ file: DownloadOperation.StoredBody, limit: Int) async throws -> Data {
+        try await BlockingIO.run { try readFile(file, limit: limit) }
+    }
+
+    /// ``readBack(_:limit:)`` on the calling thread (blocking).
+    static func readFile(_ file: DownloadOperation.StoredBody, limit: Int) throws -> Data {
+        let handle = try FileHandle(forReadingFrom: file.url)
+        defer { try? handle.close() }
+        return try handle.read(upToCount: limit) ?? Data()
     }
 
     /// Decodes through ``BlockingIO``. Decoding is long, blocking CPU work: on Swift's

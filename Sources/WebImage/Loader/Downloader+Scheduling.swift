@@ -59,8 +59,11 @@ extension Downloader {
             deliveryFinished(operation)
         case (.now(let subscribers), .success(let body)):
             // Callers that want bytes only get them at once, on the calling thread (the
-            // transfer's event loop).
-            let delivery = DownloadOperation.Delivery(image: nil, data: body.data, url: body.response.url, metrics: body.metrics, response: body.response)
+            // transfer's event loop); one that needs a streamed file read back or copied
+            // does that off the loop in its own completion.
+            let delivery = DownloadOperation.Delivery(
+                image: nil, data: body.data, file: body.file, url: body.response.url, metrics: body.metrics, response: body.response
+            )
             for subscriber in subscribers { subscriber.completion(.success(delivery)) }
             deliveryFinished(operation)
         case (.afterDecoding, .success(let body)):

@@ -7,9 +7,12 @@ import NIOHTTP1
 /// The network part of a download: one HTTP exchange (plus one Basic-auth retry), the
 /// response checks, and the bounded body.
 extension Downloader {
-    /// A body that arrived whole and passed every check.
+    /// A body that arrived whole and passed every check: in memory, or (streamed) in a
+    /// committed file.
     struct TransferredBody: Sendable {
+        /// The body; empty when it went to ``file``.
         var data: Data
+        var file: DownloadOperation.StoredBody?
         var response: DownloadResponse
         var metrics: DownloadMetrics
     }
@@ -101,6 +104,22 @@ extension Downloader {
         if !setRequest(task, of: operation) { task.cancel() }
         task.futureResult.whenComplete { result in
             reader.disarmHeadDeadline()
+            if case .failure = result { reader.abandonBody() }
+            if case .success(let exchange) = result, let sink = exchange.sink {
+                // The body is in the sink's temporary file: committing it (fsync, rename) is
+                // blocking, so it runs on the sink's lane, and the transfer ends after it.
+                sink.finish(on: eventLoop).whenComplete { committed in
+                    let stored = committed.map { fileURL in
+                        var outcome = exchange
+                        outcome.sink = nil
+                        outcome.file = DownloadOperation.StoredBody(url: fileURL, byteCount: exchange.byteCount, destination: sink.destination)
+                        return outcome
+                    }
+                    let outcome = self.exchangeOutcome(operation, start: start, record: reader.record, result: stored.mapError { Self.webImageError(from: $0) })
+                    if reader.endsOutsideSend(outcome) { self.transferEnded(operation, outcome) }
+                }
+                return
+            }
             if case .failure(let error) = result, error is ResponseReader.BasicChallenge, let authorization = self.basicAuthorization {
                 // SDWebImage answers a server's challenge once with the configured
                 // credential; a second 401 is the final answer.
@@ -136,8 +155,8 @@ extension Downloader {
         switch result {
         case .success(let outcome):
             emit(.finished(operation.url, metrics))
-            log("download finished", operation.url, ["status": "\(outcome.response.statusCode)", "bytes": "\(outcome.data.count)", "ms": "\(metrics.totalTime.milliseconds)"])
-            return .success(TransferredBody(data: outcome.data, response: outcome.response, metrics: metrics))
+            log("download finished", operation.url, ["status": "\(outcome.response.statusCode)", "bytes": "\(outcome.byteCount)", "ms": "\(metrics.totalTime.milliseconds)"])
+            return .success(TransferredBody(data: outcome.data, file: outcome.file, response: outcome.response, metrics: metrics))
         case .failure(let error):
             log("download failed", operation.url, ["error": "\(error)"])
             return .failure(error)

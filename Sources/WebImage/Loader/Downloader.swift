@@ -128,7 +128,9 @@ public final class Downloader: ImageLoader {
 
     /// Like ``downloadImage(with:options:progress:completion:)`` but hands back the bytes
     /// without decoding them (for a proxy, a prefetcher or a cache warmer). Shares the
-    /// network request with concurrent image callers of the same URL.
+    /// network request with concurrent image callers of the same URL. The whole body is
+    /// held in memory; ``downloadFile(with:to:options:progress:completion:)`` streams it
+    /// to a file instead.
     @discardableResult
     public func downloadData(
         with url: URL?,
@@ -136,15 +138,29 @@ public final class Downloader: ImageLoader {
         progress: LoadProgressHandler? = nil,
         completion: @escaping @Sendable (Result<DownloadedData, WebImageError>) -> Void
     ) -> DownloadToken? {
-        register(url, options: options, decode: false, progress: progress) { result in
-            completion(result.map { DownloadedData(data: $0.data, url: $0.url, metrics: $0.metrics, response: $0.response) })
+        let limit = config.maximumResponseSize
+        return register(url, options: options, decode: false, progress: progress) { result in
+            guard case .success(let delivery) = result, let file = delivery.file, delivery.data.isEmpty else {
+                completion(result.map { DownloadedData(data: $0.data, url: $0.url, metrics: $0.metrics, response: $0.response) })
+                return
+            }
+            // Joined a download that streamed its body to another caller's file.
+            BlockingIO.start {
+                do {
+                    let data = try Self.readFile(file, limit: limit)
+                    completion(.success(DownloadedData(data: data, url: delivery.url, metrics: delivery.metrics, response: delivery.response)))
+                } catch {
+                    completion(.failure(WebImageError(error)))
+                }
+            }
         }
     }
 
-    private func register(
+    func register(
         _ url: URL?,
         options: DownloadRequestOptions,
         decode: Bool,
+        destination: (any DownloadDestination)? = nil,
         progress: LoadProgressHandler?,
         completion: @escaping @Sendable (Result<DownloadOperation.Delivery, WebImageError>) -> Void
     ) -> DownloadToken? {
@@ -159,6 +175,7 @@ public final class Downloader: ImageLoader {
         options.decryptor = options.decryptor ?? config.decryptor
         let subscriber = DownloadOperation.Subscriber(
             decodeOptions: decode ? options.decodeOptions : nil,
+            destination: decode ? nil : destination,
             progressive: decode && options.progressiveLoad,
             progress: progress,
             completion: completion

@@ -14,10 +14,17 @@ import NIOHTTP1
 /// outside it. Thread-safe.
 final class ResponseReader: HTTPClientResponseDelegate {
     /// What the exchange produced: the checked response and its whole body (the cached
-    /// data for a revalidated 304).
+    /// data for a revalidated 304), or the sink the body was streamed into.
     struct Outcome: Sendable {
         var data: Data
         var response: DownloadResponse
+        /// Set when the body went to a destination instead of ``data`` (then empty): the
+        /// sink still has to commit it.
+        var sink: BodyFileSink?
+        /// Set once the sink committed the body: where it is.
+        var file: DownloadOperation.StoredBody?
+        /// The body's length, wherever it went.
+        var byteCount: Int
     }
 
     /// The server asked for Basic credentials the downloader has and the request lacks;
@@ -27,6 +34,8 @@ final class ResponseReader: HTTPClientResponseDelegate {
     private enum Phase {
         case awaitingHead
         case reading
+        /// Writing the body to a destination as it arrives (nobody waiting wants it in memory).
+        case streaming(BodyFileSink)
         /// A 304 answering a revalidation: the body (normally none) is ignored.
         case notModified(Data)
     }
@@ -39,6 +48,8 @@ final class ResponseReader: HTTPClientResponseDelegate {
         var response: DownloadResponse?
         var expected: Int?
         var data = Data()
+        /// Body bytes received, whether kept in ``data`` or streamed.
+        var received = 0
         var throttle: ProgressThrottle
         var headArrived = false
         var headDeadline: Scheduled<Void>?
@@ -160,63 +171,96 @@ final class ResponseReader: HTTPClientResponseDelegate {
         if let expected, expected > limit {
             return task.eventLoop.makeFailedFuture(WebImageError.responseTooLarge(limit: limit))
         }
+        // Decided at the head, when the body is about to arrive: a caller that joins later
+        // and wants the bytes or an image gets them read back from the committed file.
+        let sink = downloader.streamingDestination(of: operation).map {
+            BodyFileSink(destination: $0, bufferSize: downloader.config.streamingBufferSize)
+        }
         state.withLock { state in
             state.response = response
             state.expected = expected
             state.throttle = ProgressThrottle(expectedSize: expected, minimumInterval: downloader.config.minimumProgressInterval)
-            state.data.reserveCapacity(min(expected ?? 0, limit))
-            state.phase = .reading
+            if let sink {
+                state.phase = .streaming(sink)
+            } else {
+                state.data.reserveCapacity(min(expected ?? 0, limit))
+                state.phase = .reading
+            }
         }
         downloader.report(LoadProgress(receivedSize: 0, expectedSize: expected ?? -1, url: operation.url), of: operation)
         return task.eventLoop.makeSucceededVoidFuture()
     }
 
+    /// What one body chunk leads to, decided under the lock and done outside it.
+    private struct BodyStep {
+        var progress: LoadProgress?
+        var data: Data?
+        var sink: BodyFileSink?
+    }
+
     func didReceiveBodyPart(task: HTTPClient.Task<Outcome>, _ buffer: ByteBuffer) -> EventLoopFuture<Void> {
         let wantsData = partials.isActive
-        let step: Result<(progress: LoadProgress, data: Data?)?, WebImageError> = state.withLock { state in
-            guard case .reading = state.phase else { return .success(nil) }
-            guard buffer.readableBytes <= limit - state.data.count else { return .failure(.responseTooLarge(limit: limit)) }
-            buffer.withUnsafeReadableBytes { bytes in
-                if let base = bytes.baseAddress { state.data.append(base.assumingMemoryBound(to: UInt8.self), count: bytes.count) }
+        let step: Result<BodyStep, WebImageError> = state.withLock { state in
+            let sink: BodyFileSink?
+            switch state.phase {
+            case .reading: sink = nil
+            case .streaming(let streaming): sink = streaming
+            case .awaitingHead, .notModified: return .success(BodyStep())
             }
-            let received = state.data.count
-            state.record.bytesReceived = received
-            guard state.throttle.shouldReport(receivedSize: received) else { return .success(nil) }
-            let progress = LoadProgress(receivedSize: received, expectedSize: state.expected ?? -1, url: operation.url)
-            return .success((progress, wantsData ? state.data : nil))
+            guard buffer.readableBytes <= limit - state.received else { return .failure(.responseTooLarge(limit: limit)) }
+            if sink == nil {
+                buffer.withUnsafeReadableBytes { bytes in
+                    if let base = bytes.baseAddress { state.data.append(base.assumingMemoryBound(to: UInt8.self), count: bytes.count) }
+                }
+            }
+            state.received += buffer.readableBytes
+            state.record.bytesReceived = state.received
+            var step = BodyStep(sink: sink)
+            if state.throttle.shouldReport(receivedSize: state.received) {
+                step.progress = LoadProgress(receivedSize: state.received, expectedSize: state.expected ?? -1, url: operation.url)
+                if wantsData, sink == nil { step.data = state.data }
+            }
+            return .success(step)
         }
         switch step {
-        case .success(let report?):
-            downloader.report(report.progress, of: operation, data: report.data, partials: partials)
-        case .success(nil):
-            break
+        case .success(let step):
+            if let progress = step.progress { downloader.report(progress, of: operation, data: step.data, partials: partials) }
+            // The sink's future completes when the chunk is on its way to disk: until then
+            // AsyncHTTPClient reads nothing more from the socket (back-pressure).
+            return step.sink?.append(buffer, on: task.eventLoop) ?? task.eventLoop.makeSucceededVoidFuture()
         case .failure(let error):
             // Failing the future stops the transfer and closes its connection.
             return task.eventLoop.makeFailedFuture(error)
         }
-        return task.eventLoop.makeSucceededVoidFuture()
     }
 
     func didReceiveError(task: HTTPClient.Task<Outcome>, _ error: any Error) {}
 
     func didFinishRequest(task: HTTPClient.Task<Outcome>) throws -> Outcome {
-        let (phase, data, response, expected) = state.withLock { state in
+        let (phase, data, received, response, expected) = state.withLock { state in
             defer { state.data = Data() }
-            return (state.phase, state.data, state.response, state.expected)
+            return (state.phase, state.data, state.received, state.response, state.expected)
         }
         guard let response else { throw WebImageError.invalidDownloadResponse }
-        switch phase {
-        case .notModified(let cached):
-            return Outcome(data: cached, response: response)
-        case .reading, .awaitingHead:
-            if (200..<300).contains(response.statusCode) { downloader.validators.record(response.headers, for: requestURL) }
-            downloader.report(
-                LoadProgress(receivedSize: data.count, expectedSize: expected ?? data.count, url: operation.url),
-                of: operation,
-                partials: partials
-            )
-            return Outcome(data: data, response: response)
+        if case .notModified(let cached) = phase { return Outcome(data: cached, response: response, byteCount: cached.count) }
+        if (200..<300).contains(response.statusCode) { downloader.validators.record(response.headers, for: requestURL) }
+        downloader.report(
+            LoadProgress(receivedSize: received, expectedSize: expected ?? received, url: operation.url),
+            of: operation,
+            partials: partials
+        )
+        if case .streaming(let sink) = phase { return Outcome(data: Data(), response: response, sink: sink, byteCount: received) }
+        return Outcome(data: data, response: response, byteCount: received)
+    }
+
+    /// The exchange failed (or was cancelled): a body being streamed is aborted, so its
+    /// destination keeps nothing of it.
+    func abandonBody() {
+        let phase = state.withLock { state in
+            defer { state.phase = .awaitingHead }
+            return state.phase
         }
+        if case .streaming(let sink) = phase { sink.abort() }
     }
 
     private static func acceptsBasic(_ headers: HTTPHeaders) -> Bool {

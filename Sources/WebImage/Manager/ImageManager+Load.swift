@@ -104,7 +104,7 @@ extension ImageManager {
     }
 
     /// Checks the URL, applies the options processor and the failed-URL set.
-    private func prepared(_ url: URL?, options: ImageOptions, context: ImageContext) throws(WebImageError) -> (URL, ImageOptions, ImageContext) {
+    func prepared(_ url: URL?, options: ImageOptions, context: ImageContext) throws(WebImageError) -> (URL, ImageOptions, ImageContext) {
         guard let url, !url.absoluteString.isEmpty else {
             metrics.failed(.invalidURL(""))
             throw .invalidURL(url?.absoluteString ?? "nil")

@@ -34,9 +34,39 @@ public protocol ImageManaging: Sendable {
 
     /// The cache key a load of `url` with `context` reads and writes.
     func cacheKey(for url: URL?, context: ImageContext) -> String?
+
+    /// Puts the original bytes of `url` in the disk cache without decoding them, calling
+    /// `completion` when done; the returned operation cancels the load. What
+    /// ``Prefetcher`` calls for the ``Prefetcher/Destination/diskCache`` destination.
+    /// ``ImageManager`` streams the download into the cache entry; the default (for a
+    /// manager that does not) loads and decodes through
+    /// ``loadImage(with:options:context:progress:completion:)``.
+    @discardableResult
+    func loadOriginalData(
+        with url: URL?,
+        options: ImageOptions,
+        context: ImageContext,
+        progress: LoadProgressHandler?,
+        completion: @escaping @Sendable (Result<OriginalDataResult, WebImageError>) -> Void
+    ) -> ImageLoadOperation
 }
 
 extension ImageManaging {
+    /// The decoding fallback: a plain ``loadImage(with:options:context:progress:completion:)``
+    /// whose result says only where the image came from and how many bytes it had.
+    @discardableResult
+    public func loadOriginalData(
+        with url: URL?,
+        options: ImageOptions,
+        context: ImageContext,
+        progress: LoadProgressHandler?,
+        completion: @escaping @Sendable (Result<OriginalDataResult, WebImageError>) -> Void
+    ) -> ImageLoadOperation {
+        loadImage(with: url, options: options, context: context, progress: progress) { result in
+            completion(result.map { OriginalDataResult(url: $0.url, cacheType: $0.cacheType, byteCount: $0.data?.count, fileURL: nil) })
+        }
+    }
+
     /// The `async` form for a manager that writes only the callback form: starts a callback
     /// load and returns its first result; cancelling the calling task cancels the returned
     /// operation. With `.refreshCached` the first result is the cached image when there is

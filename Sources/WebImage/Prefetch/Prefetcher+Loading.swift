@@ -12,19 +12,27 @@ extension Prefetcher {
         repeat {
             let starts = state.withLock { $0.takeStartableLoads() }
             for start in starts {
-                let operation = manager.loadImage(
-                    with: start.url,
-                    options: start.options,
-                    context: start.context,
-                    progress: nil
-                ) { [self] result in
-                    loadHandler?(start.url, result)
-                    loadFinished(start.load, failed: (try? result.get()) == nil)
-                }
+                let operation = startLoad(start)
                 let cancelNow = state.withLock { $0.attach(operation, to: start.load) }
                 if cancelNow { operation.cancel() }
             }
         } while state.withLock({ $0.endStarting() })
+    }
+
+    /// Starts one load in the prefetcher's destination.
+    private func startLoad(_ start: State.Start) -> ImageLoadOperation {
+        switch destination {
+        case .memoryCache:
+            return manager.loadImage(with: start.url, options: start.options, context: start.context, progress: nil) { [self] result in
+                loadHandler?(start.url, result)
+                loadFinished(start.load, failed: (try? result.get()) == nil)
+            }
+        case .diskCache:
+            return manager.loadOriginalData(with: start.url, options: start.options, context: start.context, progress: nil) { [self] result in
+                dataLoadHandler?(start.url, result)
+                loadFinished(start.load, failed: (try? result.get()) == nil)
+            }
+        }
     }
 
     private func loadFinished(_ load: PrefetchLoad, failed: Bool) {

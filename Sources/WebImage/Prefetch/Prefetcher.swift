@@ -24,6 +24,21 @@ public final class Prefetcher: Sendable {
     public typealias CompletionHandler = @Sendable (_ finished: Int, _ skipped: Int) -> Void
     /// Receives each URL and the result the manager gave for it.
     public typealias LoadHandler = @Sendable (_ url: URL, _ result: Result<ImageLoadResult, WebImageError>) -> Void
+    /// Receives each URL and the result of storing its original bytes, for the
+    /// ``Destination/diskCache`` destination.
+    public typealias DataLoadHandler = @Sendable (_ url: URL, _ result: Result<OriginalDataResult, WebImageError>) -> Void
+
+    /// What a prefetched URL becomes (Nuke's `ImagePrefetcher.Destination`).
+    public enum Destination: Sendable, Equatable {
+        /// A decoded image, stored as any load stores it (memory and disk by default, as
+        /// the list's context says): SDWebImage's prefetcher. The default.
+        case memoryCache
+        /// The original bytes in the disk cache, never decoded: each download streams into
+        /// its cache entry as it arrives (``ImageManaging/loadOriginalData(with:options:context:progress:completion:)``),
+        /// so memory per load is a buffer, not the body. For warming a cache of originals;
+        /// the thumbnail and transformer of the context are not applied.
+        case diskCache
+    }
 
     /// The manager every load goes through.
     public let manager: any ImageManaging
@@ -33,12 +48,36 @@ public final class Prefetcher: Sendable {
     /// from an arbitrary thread, possibly for several loads at once; with `.refreshCached`
     /// possibly twice for one URL, as the manager reports twice. Default `nil`.
     public let loadHandler: LoadHandler?
+    /// Called with every result of a ``Destination/diskCache`` load, like ``loadHandler``
+    /// for images. Default `nil`.
+    public let dataLoadHandler: DataLoadHandler?
+    /// What each URL becomes; fixed at creation. Default ``Destination/memoryCache``.
+    public let destination: Destination
     let state: LockedValue<State>
 
-    /// Creates a prefetcher that loads through `manager` and reports each load's result to
+    /// Creates a prefetcher that loads images through `manager` (the
+    /// ``Destination/memoryCache`` destination) and reports each load's result to
     /// `loadHandler`.
-    public init(manager: any ImageManaging, maxConcurrentPrefetchCount: Int = 3, loadHandler: LoadHandler? = nil) {
+    public convenience init(manager: any ImageManaging, maxConcurrentPrefetchCount: Int = 3, loadHandler: LoadHandler? = nil) {
+        self.init(manager: manager, maxConcurrentPrefetchCount: maxConcurrentPrefetchCount, destination: .memoryCache, loadHandler: loadHandler, dataLoadHandler: nil)
+    }
+
+    /// Creates a prefetcher that loads through `manager` into `destination` and reports
+    /// each ``Destination/diskCache`` load's result to `dataLoadHandler`.
+    public convenience init(manager: any ImageManaging, maxConcurrentPrefetchCount: Int = 3, destination: Destination, dataLoadHandler: DataLoadHandler? = nil) {
+        self.init(manager: manager, maxConcurrentPrefetchCount: maxConcurrentPrefetchCount, destination: destination, loadHandler: nil, dataLoadHandler: dataLoadHandler)
+    }
+
+    private init(
+        manager: any ImageManaging,
+        maxConcurrentPrefetchCount: Int,
+        destination: Destination,
+        loadHandler: LoadHandler?,
+        dataLoadHandler: DataLoadHandler?
+    ) {
         self.manager = manager
+        self.destination = destination
+        self.dataLoadHandler = dataLoadHandler
         self.loadHandler = loadHandler
         state = LockedValue(State(maxConcurrent: max(1, maxConcurrentPrefetchCount)))
     }

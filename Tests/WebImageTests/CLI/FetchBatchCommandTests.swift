@@ -126,6 +126,38 @@ import Testing
         }
     }
 
+    @Test func rawWritesTheOriginalBytesWithoutDecoding() async throws {
+        // Not an image: only a load that never decodes can write it.
+        let bytes = Data((0..<300_000).map { UInt8(truncatingIfNeeded: $0 &* 7) })
+        let cache = try scratchFolder()
+        defer { try? FileManager.default.removeItem(at: cache) }
+        try await LoopbackServer.with(["/a.bin": .ok(bytes), "/b.bin": .ok(Data(bytes.reversed()))]) { server in
+            let single = cache.appendingPathComponent("out.bin")
+            let one = try await run(["fetch", server.url("/a.bin").absoluteString, "--raw", "-o", single.path, "--cache-dir", cache.path])
+            #expect(one.status == 0, "\(one.stderr)")
+            #expect(try Data(contentsOf: single) == bytes)
+            let fields = one.stdout.split(whereSeparator: \.isWhitespace).map(String.init)
+            #expect(fields.count == 8, "\(one.stdout)")
+            #expect(Array(fields.prefix(5)) == ["network", "-", "raw", "\(bytes.count)", "B"])
+            #expect(fields.last == server.url("/a.bin").absoluteString)
+            // Several URLs: a directory of INDEX-NAME with the URL's extension; the first from disk now.
+            let folder = cache.appendingPathComponent("out")
+            let two = try await run(["fetch", server.url("/a.bin").absoluteString, server.url("/b.bin").absoluteString,
+                                     "--raw", "-o", folder.path, "--cache-dir", cache.path, "--concurrency", "1"])
+            #expect(two.status == 0, "\(two.stderr)")
+            #expect(try Data(contentsOf: folder.appendingPathComponent("0-a.bin")) == bytes)
+            #expect(try Data(contentsOf: folder.appendingPathComponent("1-b.bin")) == Data(bytes.reversed()))
+            #expect(lines(two.stdout).first?.hasPrefix("disk ") == true)
+            #expect(server.requestCount("/a.bin") == 1)
+        }
+    }
+
+    @Test func rawWithAThumbnailIsAUsageError() async throws {
+        let result = try await run(["fetch", "https://example.test/a.jpg", "--raw", "--thumbnail", "64x64"])
+        #expect(result.status == 64)
+        #expect(result.stderr.contains("--raw"))
+    }
+
     @Test func dashGivenTwiceIsAUsageError() async throws {
         let result = try await run(["fetch", "-", "-"])
         #expect(result.status == 64)

@@ -18,7 +18,7 @@ import Testing
             let file = try listFile(["# warm the gallery", server.url("/a.png").absoluteString, "",
                                      "  \(server.url("/b.jpg").absoluteString)  ", server.url("/missing.png").absoluteString])
             defer { try? FileManager.default.removeItem(at: file) }
-            let run = try await run("prefetch", "--from", file.path, "--concurrency", "2")
+            let run = try await run("prefetch", "--from", file.path, "--concurrency", "2", "--decode")
             #expect(run.status == 1)
             // Loaded URLs on standard output; skipped ones and the summary on standard error.
             let lines = run.stdout.split(separator: "\n").map(String.init)
@@ -30,6 +30,26 @@ import Testing
             #expect(errors.last?.hasPrefix("prefetched 3 URLs: finished 3, loaded 2, skipped 1, ") == true)
             #expect(!run.stdout.contains("\r") && !run.stderr.contains("\r"))  // no progress bar off a terminal
             #expect(server.requestCount("/a.png") == 1 && server.requestCount("/b.jpg") == 1)
+        }
+    }
+
+    @Test func prefetchWithoutThumbnailStoresTheOriginalBytesUndecoded() async throws {
+        // Not an image: only a load that never decodes can store it.
+        let bytes = Data((0..<200_000).map { UInt8(truncatingIfNeeded: $0 &* 31) })
+        let cache = FileManager.default.temporaryDirectory.appendingPathComponent("webimage-prefetch-raw-\(UUID().uuidString)", isDirectory: true)
+        defer { try? FileManager.default.removeItem(at: cache) }
+        try await LoopbackServer.with(["/a.bin": .ok(bytes)]) { server in
+            let url = server.url("/a.bin")
+            let file = try listFile([url.absoluteString])
+            defer { try? FileManager.default.removeItem(at: file) }
+            let stored = try await run("prefetch", "--from", file.path, "--cache-dir", cache.path)
+            #expect(stored.status == 0, "\(stored.stderr)")
+            #expect(stored.stdout.split(separator: "\n").map(String.init) == ["loaded \(url.absoluteString) \(String(format: "%.1f", Double(bytes.count) / 1024)) KB from network"])
+            #expect(ImageCache(namespace: "default", directory: cache).diskCache.data(forKey: url.absoluteString) == bytes)
+            // --decode asks for the image, which these bytes are not.
+            let decoding = try await run("prefetch", "--from", file.path, "--decode", "--cache-dir", cache.path + "-decode")
+            #expect(decoding.status == 1)
+            try? FileManager.default.removeItem(atPath: cache.path + "-decode")
         }
     }
 
