@@ -93,4 +93,35 @@ import Testing
         #expect(inParts == expected)
         #expect(inBands == expected)
     }
+
+    /// A JPEG above ``ColorBandConverter/concurrentPixelCount`` converts its bands on another
+    /// thread while libjpeg decodes: the result is the kept pixels converted in one pass.
+    @Test func aLargeJPEGConvertsItsBandsAsOnePassWould() throws {
+        var keep = ImageCoderOptions()
+        keep.keepsColorProfile = true
+        let small = try JPEGCoder().decode(try ColorFixtureTests.fixture("display-p3.jpg"), options: keep)
+        let profile = try #require(small.colorProfile)
+        // The 96 x 64 fixture tiled to 1248 x 896 pixels (1.1 MP).
+        let width = small.size.width * 13, height = small.size.height * 14
+        var bytes = [UInt8](repeating: 0, count: width * height * 4)
+        for y in 0..<height {
+            for x in 0..<width {
+                let from = ((y % small.size.height) * small.size.width + x % small.size.width) * 4
+                for c in 0..<4 { bytes[(y * width + x) * 4 + c] = small.pixels.bytes[from + c] }
+            }
+        }
+        #expect(width * height >= ColorBandConverter.concurrentPixelCount)
+        let large = Image(frames: [ImageFrame(pixels: try PixelBuffer(width: width, height: height, bytes: bytes))],
+                          hasAlpha: false, colorProfile: profile)
+        var policy = ImageCoderOptions()
+        policy.metadataPolicy = .colorProfileOnly
+        let jpeg = try JPEGCoder().encode(large, as: .jpeg, options: policy)
+        let converted = try JPEGCoder().decode(jpeg, options: ImageCoderOptions())
+        var kept = try JPEGCoder().decode(jpeg, options: keep).pixels
+        #expect(kept != converted.pixels)
+        let transform = try ColorTransform(profile: profile, input: .rgba)
+        kept.bytes.withUnsafeMutableBufferPointer { transform.convert($0) }
+        #expect(converted.colorProfile == nil)
+        #expect(converted.pixels == kept)
+    }
 }
