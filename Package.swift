@@ -127,6 +127,7 @@ let package = Package(
             dependencies: [
                 "WebImage",
                 "WebImageServer",
+                "CLCMS",   // Little CMS's own transform, the reference ColorTransform is held to
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

@@ -23,13 +23,14 @@ extension ImageCoderOptions {
         /// Write the colour profile (``Image/colorProfile``) when the pixels have one, and
         /// nothing else: the default for a plain re-encode, since the profile changes what
         /// the pixels mean and EXIF and XMP are private. JPEG (`APP2`), PNG (`iCCP`), WebP
-        /// (`ICCP`), AVIF and HEIC (`colr`) hold a profile.
+        /// (`ICCP`), AVIF and HEIC (`colr`) and JPEG XL (in its codestream, the pixels then
+        /// coded in that profile's space rather than XYB) hold a profile.
         case colorProfileOnly
         /// Write the profile and the source's EXIF and XMP (``Image/metadata``, read when
         /// decoding with ``ImageCoderOptions/readsMetadata``), EXIF's orientation already
         /// reset to 1 when the decoder turned the pixels upright. JPEG (`APP1`), PNG
         /// (`eXIf`, `iTXt` `XML:com.adobe.xmp`), WebP (`EXIF`, `XMP `), AVIF and HEIC
-        /// (`Exif` and `mime` items) hold both.
+        /// (`Exif` and `mime` items) and JPEG XL (`Exif` and `xml ` boxes) hold both.
         case all
     }
 }

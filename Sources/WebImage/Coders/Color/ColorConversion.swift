@@ -14,11 +14,20 @@ enum ColorConversion {
     static func apply(_ profile: ColorProfile?, to pixels: inout PixelBuffer, options: ImageCoderOptions) -> ColorProfile? {
         guard let profile else { return nil }
         if options.keepsColorProfile, profile.colorSpace == .rgb { return profile }
-        guard let transform = try? ColorTransformCache.shared.transform(for: profile, input: .rgba),
-              !transform.isIdentity
-        else { return nil }
+        guard let transform = transform(for: profile, options: options) else { return nil }
         pixels.bytes.withUnsafeMutableBufferPointer { transform.convert($0) }
         return nil
+    }
+
+    /// The transform ``apply(_:to:options:)`` would run on RGBA pixels from `profile`, or
+    /// `nil` when it would run none (no profile, a kept one, an identity, an unusable one):
+    /// for a decoder that converts its rows as it produces them (``ColorBandConverter``).
+    static func transform(for profile: ColorProfile?, options: ImageCoderOptions) -> ColorTransform? {
+        guard let profile, !(options.keepsColorProfile && profile.colorSpace == .rgb),
+              let transform = try? ColorTransformCache.shared.transform(for: profile, input: .rgba),
+              !transform.isIdentity
+        else { return nil }
+        return transform
     }
 
     /// ``apply(_:to:options:)`` for every frame of an animation.

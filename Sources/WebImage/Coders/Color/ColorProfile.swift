@@ -8,8 +8,8 @@ import Foundation
 /// HEIF `colr`) or build one from what the file says instead (PNG `gAMA`/`cHRM`, AVIF and
 /// HEIF `nclx` primaries and transfer). By default they convert the pixels to sRGB with it
 /// and drop it; with ``ImageCoderOptions/keepsColorProfile`` they keep the source's pixels
-/// and attach it as ``Image/colorProfile``, which the JPEG, PNG, WebP, AVIF and HEIC
-/// encoders embed in what they write unless ``ImageCoderOptions/MetadataPolicy/strip``
+/// and attach it as ``Image/colorProfile``, which the JPEG, PNG, WebP, AVIF, HEIC and
+/// JPEG XL encoders embed in what they write unless ``ImageCoderOptions/MetadataPolicy/strip``
 /// says otherwise. A value: thread-safe, compared by its bytes.
 ///
 /// ```swift

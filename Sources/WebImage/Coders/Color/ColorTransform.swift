@@ -1,4 +1,6 @@
 import CLCMS
+import Dispatch
+import Foundation
 
 /// A Little CMS transform from one source profile to 8-bit sRGB, made once per distinct
 /// profile (``ColorTransformCache``) and applied to many images.
@@ -40,6 +42,9 @@ final class ColorTransform: @unchecked Sendable {
     private let grayTable: [UInt8]?
     /// Whether converting changes no pixel, so callers skip it.
     let isIdentity: Bool
+    /// Whether the conversion runs ``MatrixShaper`` rather than Little CMS: tests compare it
+    /// with Little CMS's own transform.
+    var usesMatrixShaper: Bool { shaper != nil }
     /// The pixel layout this transform reads.
     let input: Input
 
@@ -119,7 +124,7 @@ final class ColorTransform: @unchecked Sendable {
             return
         }
         if let shaper {
-            shaper.convert(pixels)
+            Self.inParts(pixels, shaper)
             return
         }
         guard let handle else { return }
@@ -139,6 +144,38 @@ final class ColorTransform: @unchecked Sendable {
                 i += 4
             }
         }
+    }
+
+    /// Images from this many pixels up are converted in parts on all cores: below it,
+    /// handing the parts out costs more than the parts take (a 1 MP conversion is about 2 ms).
+    static let parallelPixelCount = 1 << 20
+
+    /// Runs `shaper` over `pixels` (four bytes each): in one go below
+    /// ``parallelPixelCount``, else in disjoint parts, one per core, the calling thread
+    /// doing one of them. The conversion then costs its wall time divided by the cores; its
+    /// CPU time stays the same.
+    private static func inParts(_ pixels: UnsafeMutableBufferPointer<UInt8>, _ shaper: MatrixShaper) {
+        let count = pixels.count / 4
+        let cores = ProcessInfo.processInfo.activeProcessorCount
+        guard count >= parallelPixelCount, cores > 1 else {
+            shaper.convert(pixels)
+            return
+        }
+        let perPart = (count + cores - 1) / cores
+        let whole = Pixels(bytes: pixels)
+        DispatchQueue.concurrentPerform(iterations: cores) { part in
+            let start = part * perPart, end = min(count, start + perPart)
+            guard start < end else { return }
+            shaper.convert(UnsafeMutableBufferPointer(rebasing: whole.bytes[start * 4..<end * 4]))
+        }
+    }
+
+    /// The caller's pixels, shared by the parts of one conversion.
+    private struct Pixels: @unchecked Sendable {
+        // @unchecked: concurrentPerform returns only when every part is done, so the bytes
+        // (the caller's buffer) outlive every use, and each part writes its own disjoint
+        // range of whole pixels: no two threads touch the same byte.
+        let bytes: UnsafeMutableBufferPointer<UInt8>
     }
 
     /// Little CMS as the loaded library reports itself: its encoded version 2140 is "2.14".

@@ -153,8 +153,17 @@ extension JPEGCoder {
         let cmykTransform = plan.isCMYK ? plan.colorProfile.flatMap {
             try? ColorTransformCache.shared.transform(for: $0, input: plan.isInvertedCMYK ? .invertedCMYK : .cmyk)
         } : nil
+        // With no resize to follow, RGB converts to sRGB band by band too, while the rows are
+        // in cache (and, for a large image, on another core while libjpeg decodes the next
+        // band). A resize converts afterwards instead, so a thumbnail converts only its pixels.
+        let bandConverter = plan.isCMYK || scaled != storedTarget ? nil
+            : ColorConversion.transform(for: plan.colorProfile, options: options).map {
+                ColorBandConverter(transform: $0, pixelCount: scaled.pixelCount)
+            }
         var pixels = try PixelBuffer(uninitializedWidth: scaled.width, height: scaled.height) { buffer in
             guard let base = buffer.baseAddress else { throw WebImageError.badImageData("empty output") }
+            // Before the buffer is returned or freed on an error: no band may still be converting.
+            defer { bandConverter?.finish() }
             let rowBytes = scaled.width * 4
             let firstRow = bottomUp ? base + (scaled.height - 1) * rowBytes : base
             // A band at a time, so the CMYK conversion and the mirroring touch rows while
@@ -175,15 +184,15 @@ extension JPEGCoder {
                     convertCMYKToRGBA(band, inverted: plan.isInvertedCMYK)
                 }
                 if mirrorRows { mirrorEachRow(band, width: scaled.width) }
+                bandConverter?.convert(band)
                 done += rows
             }
         }
         let isPartial = cjpeg_decoder_damage_warnings(decoder) > 0
-        // Converted after the resize, so a thumbnail converts only its own pixels.
         if !orientInPlace {
             pixels = DecodeGeometry.finish(pixels, orientation: plan.orientation, target: plan.target, options: options)
         }
-        let kept = plan.isCMYK ? nil : ColorConversion.apply(plan.colorProfile, to: &pixels, options: options)
+        let kept = plan.isCMYK || bandConverter != nil ? nil : ColorConversion.apply(plan.colorProfile, to: &pixels, options: options)
         return DecodedFrame(pixels: pixels, plan: plan, isPartial: isPartial, colorProfile: kept)
     }
 

@@ -8,16 +8,21 @@ extension JXLCoder {
     /// `compressionQuality` maps onto libjxl's distance as its `cjxl` maps a quality of 0–100
     /// (1 → distance 0.1, visually lossless; 0.9 → 1, libjxl's default; lower qualities
     /// grow the distance up to 15). `lossless` stores the pixels exactly; when that exceeds
-    /// `maxFileSize`, the encoder falls back to the lossy quality search. Colour is written
-    /// as sRGB, or as the image's kept profile.
+    /// `maxFileSize`, the encoder falls back to the lossy quality search.
+    ///
+    /// Metadata follows ``ImageCoderOptions/MetadataPolicy``: a kept profile is embedded
+    /// (its ICC bytes in the codestream, the pixels coded in that colour space rather than
+    /// XYB, so a decoder hands back the same pixels and profile), or, when the policy strips
+    /// it, the pixels are converted to sRGB first; with ``ImageCoderOptions/MetadataPolicy/all``
+    /// EXIF and XMP go into `Exif` and `xml ` boxes of a JPEG XL container.
     public func encode(_ image: Image, as format: ImageFormat, options: ImageCoderOptions) throws -> Data {
         try checkEncodable(format)
-        let frames = EncodeConstraints.prepare(image, options: options)
+        let (frames, metadata) = EncodedMetadata.prepare(EncodeConstraints.prepare(image, options: options), of: image, options: options)
         let withAlpha = image.hasAlpha && frames.contains { $0.pixels.containsTransparency }
         let animated = frames.count > 1
         let settings = { (distance: Float?) in
             EncodeSettings(distance: distance, alpha: withAlpha, animated: animated, loopCount: image.loopCount,
-                              profile: image.colorProfile)
+                              metadata: metadata)
         }
         if options.lossless {
             let exact = try JXLCoder.encode(frames, settings(nil))
@@ -47,8 +52,10 @@ extension JXLCoder {
         info.num_color_channels = 3
         info.alpha_bits = settings.alpha ? 8 : 0
         info.num_extra_channels = settings.alpha ? 1 : 0
-        // Lossless needs the pixels kept in their own colour space rather than XYB.
-        info.uses_original_profile = settings.distance == nil ? 1 : 0
+        // Lossless needs the pixels kept in their own colour space rather than XYB, and so
+        // does an embedded profile: from XYB, libjxl 0.7 decodes pixels in another space
+        // than the profile says (linear sRGB), so the profile would not come back.
+        info.uses_original_profile = settings.distance == nil || settings.metadata.colorProfile != nil ? 1 : 0
         if settings.animated {
             info.have_animation = 1
             info.animation.tps_numerator = 1000
@@ -56,7 +63,8 @@ extension JXLCoder {
             info.animation.num_loops = UInt32(clamping: max(0, settings.loopCount))
         }
         try check(JxlEncoderSetBasicInfo(encoder, &info), encoder, "setting the header")
-        if let profile = settings.profile {
+        try addBoxes(settings.metadata, to: encoder)
+        if let profile = settings.metadata.colorProfile {
             let bytes = [UInt8](profile.data)
             try check(JxlEncoderSetICCProfile(encoder, bytes, bytes.count), encoder, "setting the colour profile")
         } else {
@@ -86,6 +94,21 @@ extension JXLCoder {
         }
         JxlEncoderCloseInput(encoder)
         return try drain(encoder)
+    }
+
+    /// EXIF (after the 4-byte offset of its TIFF header, 0 here) and XMP as metadata boxes,
+    /// uncompressed so that every reader finds them. libjxl then writes a container
+    /// instead of a bare codestream.
+    private static func addBoxes(_ metadata: EncodedMetadata, to encoder: OpaquePointer) throws {
+        let boxes = [("Exif", metadata.exif.map { Data(count: 4) + $0 }), ("xml ", metadata.xmp)]
+            .compactMap { type, contents in contents.map { (type, [UInt8]($0)) } }
+        guard !boxes.isEmpty else { return }
+        try check(JxlEncoderUseContainer(encoder, 1), encoder, "asking for a container")
+        try check(JxlEncoderUseBoxes(encoder), encoder, "asking for metadata boxes")
+        for (type, contents) in boxes {
+            let name = type.utf8.map { CChar(bitPattern: $0) }
+            try check(JxlEncoderAddBox(encoder, name, contents, contents.count, 0), encoder, "adding the \(type) box")
+        }
     }
 
     /// Runs the encoder to the end, growing the output as it asks.
@@ -136,6 +159,7 @@ extension JXLCoder {
         var alpha: Bool
         var animated: Bool
         var loopCount: Int
-        var profile: ColorProfile?
+        /// The profile, EXIF and XMP to write.
+        var metadata: EncodedMetadata
     }
 }

@@ -18,9 +18,16 @@ import Foundation
 /// Lossless files keep their own colour space, and their profile is converted to sRGB (or
 /// kept) like any embedded profile; sRGB's primaries with a 1/2.2 gamma count as sRGB, as
 /// they do for PNG. Grey images come out as equal RGB.
-/// Debian 12's libjxl 0.7 is built to print a line on standard error for each corrupt or
-/// truncated file it refuses (`JXL_FAILURE`); it offers no switch to silence it, so a
-/// process decoding bad JPEG XL input shows those lines beside the typed error.
+/// Debian 12's libjxl 0.7 is built to print lines on standard error for each corrupt or
+/// truncated file it refuses (`JXL_FAILURE` traces, and its API's own error lines, which
+/// every build prints): an internal function writes them to C's `stderr` stream, with no
+/// callback, setting or environment variable to turn it off, so a process decoding bad
+/// JPEG XL input shows those lines beside the typed error. Silencing them would take
+/// redirecting the whole process's standard error, not just one decode's.
+///
+/// With ``ImageCoderOptions/readsMetadata`` the container's `Exif` and `xml ` boxes become
+/// ``Image/metadata``; encoding writes them, and the kept profile, as
+/// ``ImageCoderOptions/MetadataPolicy`` says.
 /// Thread-safe: every call uses its own libjxl decoder or encoder.
 ///
 /// ```swift
@@ -46,8 +53,10 @@ public struct JXLCoder: SingleFormatCoder {
                   let decoder = JxlDecoderCreate(nil) else { throw WebImageError.badImageData("libjxl could not start") }
             defer { JxlDecoderDestroy(decoder) }
             let events = JXL_DEC_BASIC_INFO.rawValue | JXL_DEC_COLOR_ENCODING.rawValue
-                | JXL_DEC_FRAME.rawValue | JXL_DEC_FULL_IMAGE.rawValue
+                | JXL_DEC_FRAME.rawValue | JXL_DEC_FULL_IMAGE.rawValue | (options.readsMetadata ? JXL_DEC_BOX.rawValue : 0)
             guard JxlDecoderSubscribeEvents(decoder, Int32(events)) == JXL_DEC_SUCCESS,
+                  // Brotli-compressed (`brob`) metadata boxes come out inflated.
+                  !options.readsMetadata || JxlDecoderSetDecompressBoxes(decoder, 1) == JXL_DEC_SUCCESS,
                   // Pixels as stored: orientation is applied (or not) by the shared finisher.
                   JxlDecoderSetKeepOrientation(decoder, 1) == JXL_DEC_SUCCESS,
                   JxlDecoderSetUnpremultiplyAlpha(decoder, 1) == JXL_DEC_SUCCESS,

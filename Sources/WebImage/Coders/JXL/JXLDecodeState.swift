@@ -11,6 +11,8 @@ struct JXLDecodeState {
     private var frames: [ImageFrame] = []
     private var duration: TimeInterval = 0
     private var output: UnsafeMutableRawBufferPointer?
+    /// EXIF and XMP, with ``ImageCoderOptions/readsMetadata``.
+    private var boxes = JXLBoxReader()
 
     private static let rgba = JxlPixelFormat(num_channels: 4, data_type: JXL_TYPE_UINT8, endianness: JXL_NATIVE_ENDIAN, align: 0)
 
@@ -21,6 +23,7 @@ struct JXLDecodeState {
         defer {
             output?.deallocate()
             output = nil
+            boxes.discard()
         }
         while true {
             let status = JxlDecoderProcessInput(decoder)
@@ -49,9 +52,18 @@ struct JXLDecodeState {
                 let pixels = PixelBuffer(uninitializedWidth: size.width, height: size.height) { buffer in
                     _ = buffer.initialize(from: output.bindMemory(to: UInt8.self))
                 }
-                frames.append(ImageFrame(pixels: pixels, duration: duration))
-                if options.decodeFirstFrameOnly { return }
+                // Metadata boxes may follow the codestream: reading them means running on, the
+                // later frames decoded but not kept.
+                if !(options.decodeFirstFrameOnly && !frames.isEmpty) {
+                    frames.append(ImageFrame(pixels: pixels, duration: duration))
+                }
+                if options.decodeFirstFrameOnly && !options.readsMetadata { return }
+            case JXL_DEC_BOX:
+                boxes.start(decoder)
+            case JXL_DEC_BOX_NEED_MORE_OUTPUT:
+                boxes.grow(decoder)
             case JXL_DEC_SUCCESS:
+                boxes.finish(decoder)
                 return
             case JXL_DEC_NEED_MORE_INPUT:
                 throw WebImageError.badImageData("JPEG XL data is truncated")
@@ -82,7 +94,8 @@ struct JXLDecodeState {
             orientation: orientation,
             hasAlpha: info.alpha_bits > 0,
             isThumbnail: target.pixelCount < upright.pixelCount,
-            colorProfile: kept
+            colorProfile: kept,
+            metadata: options.readsMetadata ? boxes.metadata(resetOrientation: options.applyOrientation) : ImageMetadata()
         )
     }
 

@@ -148,4 +148,23 @@ import Testing
             #expect(Self.samePixels(ours.pixels, theirs.pixels))
         }
     }
+
+    /// A metadata box larger than any kept block (1 MiB) is skipped, not read into a buffer
+    /// that grows with the file: the decode ends, without that block, and keeps the next one.
+    @Test func anOversizedMetadataBoxIsSkipped() throws {
+        let pixels = PixelBuffer(width: 8, height: 8, filling: .white)
+        var huge = Data("II*\u{0}".utf8) + Data([8, 0, 0, 0])
+        huge += Data(repeating: 0x41, count: ImageMetadata.maximumBlockSize * 2)
+        let xmp = Data("<x:xmpmeta xmlns:x=\"adobe:ns:meta/\"/>".utf8)
+        let image = Image(frames: [ImageFrame(pixels: pixels)], hasAlpha: false, metadata: ImageMetadata(exif: huge, xmp: xmp))
+        var options = ImageCoderOptions()
+        options.metadataPolicy = .all
+        let encoded = try JXLCoder().encode(image, as: .jpegXL, options: options)
+        #expect(encoded.count > ImageMetadata.maximumBlockSize * 2)   // the box was written
+        var read = ImageCoderOptions()
+        read.readsMetadata = true
+        let decoded = try JXLCoder().decode(encoded, options: read)
+        #expect(decoded.metadata.exif == nil)
+        #expect(decoded.metadata.xmp == xmp)
+    }
 }
