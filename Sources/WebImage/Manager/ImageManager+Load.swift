@@ -23,12 +23,20 @@ extension ImageManager {
             return ImageLoadResult(image: image, data: nil, cacheType: .memory, url: url)
         }
         let plan = ImageLoadPlan(url: url, options: options, context: context, manager: self, settings: currentSettings)
-        let slot = running.register()
-        let task = Task { () throws(WebImageError) -> ImageLoadResult in
-            defer { running.unregister(slot) }
+        return try await tracked { () async throws(WebImageError) -> ImageLoadResult in
             switch try await self.run(plan, progress: progress, onCached: nil) {
             case .fresh(let result), .unchanged(let result): return result
             }
+        }
+    }
+
+    /// Runs `body` in a task the manager tracks, so ``cancelAll()`` cancels it, and that
+    /// cancelling the calling task cancels too: the `async` face of every kind of load.
+    func tracked<T: Sendable>(_ body: @escaping @Sendable () async throws(WebImageError) -> T) async throws(WebImageError) -> T {
+        let slot = running.register()
+        let task = Task { () throws(WebImageError) -> T in
+            defer { running.unregister(slot) }
+            return try await body()
         }
         slot.store { task.cancel() }
         let result = await withTaskCancellationHandler {

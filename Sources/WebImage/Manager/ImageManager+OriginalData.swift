@@ -28,18 +28,9 @@ extension ImageManager {
         context: ImageContext = ImageContext(),
         progress: LoadProgressHandler? = nil
     ) async throws(WebImageError) -> OriginalDataResult {
-        let slot = running.register()
-        let task = Task { () throws(WebImageError) -> OriginalDataResult in
-            defer { running.unregister(slot) }
-            return try await originalData(url, options: options, context: context, progress: progress)
+        try await tracked { () async throws(WebImageError) -> OriginalDataResult in
+            try await self.originalData(url, options: options, context: context, progress: progress)
         }
-        slot.store { task.cancel() }
-        let result = await withTaskCancellationHandler {
-            await task.result
-        } onCancel: {
-            task.cancel()
-        }
-        return try result.mapError { WebImageError($0) }.get()
     }
 
     /// The body of ``loadOriginalData(with:options:context:progress:)``, in the task the
