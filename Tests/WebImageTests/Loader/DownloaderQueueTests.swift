@@ -37,7 +37,10 @@ struct DownloaderQueueTests {
 
     @Test func raisingTheLimitAtRunTimeStartsQueuedDownloads() async throws {
         let names = (0..<4).map { "\($0).png" }
-        try await LoopbackServer.with(routes(names, delay: .milliseconds(300))) { server in
+        // Each reply waits 1 s (scaled): the three queued downloads must all reach the
+        // server while the first is still open, which a loaded machine (or a sanitizer) can
+        // take longer than a few hundred milliseconds to do.
+        try await LoopbackServer.with(routes(names, delay: .seconds(1).scaled)) { server in
             let config = LoaderTesting.config { $0.maxConcurrentDownloads = 1 }
             try await LoaderTesting.withDownloader(config) { downloader in
                 let recorder = CompletionRecorder()
