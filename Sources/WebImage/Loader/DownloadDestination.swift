@@ -13,7 +13,7 @@ import Foundation
 /// Implementations must be thread-safe. Every call (``makeWriter()`` and the writer's)
 /// is **blocking** and is made off the event loops, in order, never two at once for one
 /// download. ``DiskCache`` entries are one destination (see
-/// ``ImageManager/loadOriginalData(with:options:context:)``).
+/// ``ImageManager/loadOriginalData(with:options:context:progress:)``).
 ///
 /// ```swift
 /// final class Folder: DownloadDestination {

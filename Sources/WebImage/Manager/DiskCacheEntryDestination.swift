@@ -6,7 +6,7 @@ import Foundation
 /// when it fails.
 ///
 /// The manager's bridge between the loader and the cache (the loader knows nothing of
-/// caches): ``ImageManager/loadOriginalData(with:options:context:)`` hands one to
+/// caches): ``ImageManager/loadOriginalData(with:options:context:progress:)`` hands one to
 /// ``Downloader/downloadFile(with:to:options:progress:completion:)``. Thread-safe; each
 /// download opens its own ``DiskCache/EntryWriter``.
 ///

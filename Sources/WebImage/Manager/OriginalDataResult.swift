@@ -1,6 +1,6 @@
 import Foundation
 
-/// What ``ImageManaging/loadOriginalData(with:options:context:completion:)`` gives back: the
+/// What ``ImageManaging/loadOriginalData(with:options:context:progress:completion:)`` gives back: the
 /// original bytes of a URL are in the disk cache, and where they came from.
 ///
 /// No image: nothing was decoded. The bytes are not in memory either; read them from
