@@ -173,19 +173,4 @@ extension DiskCache {
         FileIO.remove(sidecarPath(directory: path, name: name))
         return removed
     }
-
-    /// Starts (or stops, with `nil`) the periodic background cleanup. The task holds the
-    /// cache weakly, so dropping the cache ends it.
-    func scheduleCleanup(_ interval: Duration?) {
-        let task = interval.map { interval in
-            Task.detached(priority: .background) { [weak self] in
-                while !Task.isCancelled {
-                    try? await Task.sleep(for: interval)
-                    guard !Task.isCancelled, let cache = self else { return }
-                    _ = await BlockingIO.run { cache.removeExpiredData() }
-                }
-            }
-        }
-        replaceCleanupTask(with: task)
-    }
 }

@@ -31,6 +31,9 @@ public final class DiskCache: Sendable {
     private struct State {
         var configuration: Configuration
         var cleanupTask: Task<Void, Never>?
+        /// Counts the schedules installed, so that a cleanup can tell whether its own
+        /// schedule is still the current one (see ``scheduleCleanup(_:)``).
+        var cleanupGeneration: UInt64 = 0
     }
 
     private let state: LockedValue<State>
@@ -202,13 +205,38 @@ public final class DiskCache: Sendable {
 
     // MARK: Internals
 
-    /// Installs the background cleanup task, cancelling the previous one.
-    func replaceCleanupTask(with task: Task<Void, Never>?) {
+    /// Starts (or stops, with `nil`) the periodic background cleanup, cancelling the
+    /// previous schedule. The task holds the cache weakly, so dropping the cache ends it.
+    ///
+    /// Each pass waits its turn on ``BlockingIO``'s queue, which a busy process can hold for
+    /// seconds, so a pass may only start after the schedule was turned off or replaced; it
+    /// then checks that its schedule is still the current one, and does nothing if not
+    /// (turned off means no more removals, not "one more, some time later").
+    func scheduleCleanup(_ interval: Duration?) {
+        // The generation is taken and the task installed under one lock, so two calls at
+        // once cannot leave the older schedule installed with the newer generation.
         let previous = state.withLock { state in
-            defer { state.cleanupTask = task }
-            return state.cleanupTask
+            let previous = state.cleanupTask
+            state.cleanupGeneration &+= 1
+            let generation = state.cleanupGeneration
+            state.cleanupTask = interval.map { interval in
+                Task.detached(priority: .background) { [weak self] in
+                    while !Task.isCancelled {
+                        try? await Task.sleep(for: interval)
+                        guard !Task.isCancelled, let cache = self else { return }
+                        await BlockingIO.run {
+                            if cache.isCurrentCleanup(generation) { _ = cache.removeExpiredData() }
+                        }
+                    }
+                }
+            }
+            return previous
         }
         previous?.cancel()
+    }
+
+    private func isCurrentCleanup(_ generation: UInt64) -> Bool {
+        state.withLock { $0.cleanupGeneration == generation }
     }
 
     /// The entry's name with the extension, then without it (when different).

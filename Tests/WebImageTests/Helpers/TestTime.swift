@@ -14,6 +14,13 @@ enum TestTime {
               let value = Int(text), value >= 1 else { return 1 }
         return value
     }()
+
+    /// The bound for "refused before any work": a header that claims 60000×60000 must be
+    /// refused from the header alone. Doing the work instead (allocating and decoding
+    /// gigapixels) takes tens of seconds, so 2 s still tells the two apart, while leaving
+    /// room for a loaded 2-core CI machine that stalls a test thread for a few hundred
+    /// milliseconds: a bound of 100 ms failed there with nothing wrong in the code.
+    static var prompt: Duration { Duration.seconds(2).scaled }
 }
 
 extension Duration {
