@@ -1,9 +1,7 @@
 #include "cvector.h"
 #include "runtime.h"
 
-#include <pthread.h>
 #include <stdlib.h>
-#include <string.h>
 
 typedef struct _PopplerDocument PopplerDocument;
 typedef struct _PopplerPage PopplerPage;
@@ -17,32 +15,15 @@ static struct {
     void (*page_render)(PopplerPage *, cairo_t *);
 } poppler;
 
-static const cvector_runtime *pdf_runtime;
-static char pdf_failure[256];
-static pthread_once_t pdf_once = PTHREAD_ONCE_INIT;
-
-static void pdf_load_once(void) {
-    static const char *const names[] = {
-        "poppler_document_new_from_bytes", "poppler_document_get_n_pages", "poppler_document_get_page",
-        "poppler_page_get_size", "poppler_page_render",
-    };
-    void *slots[5];
-    if (cvector_open_library("libpoppler-glib.so.8", names, slots, 5, pdf_failure, sizeof pdf_failure) == NULL) return;
-    memcpy(&poppler.document_new_from_bytes, &slots[0], sizeof(void *));
-    memcpy(&poppler.document_get_n_pages, &slots[1], sizeof(void *));
-    memcpy(&poppler.document_get_page, &slots[2], sizeof(void *));
-    memcpy(&poppler.page_get_size, &slots[3], sizeof(void *));
-    memcpy(&poppler.page_render, &slots[4], sizeof(void *));
-    pdf_runtime = cvector_runtime_load(pdf_failure, sizeof pdf_failure);
-}
+static const char *const pdf_names[] = {
+    "poppler_document_new_from_bytes", "poppler_document_get_n_pages", "poppler_document_get_page",
+    "poppler_page_get_size", "poppler_page_render",
+};
+static cvector_library pdf_library = { "libpoppler-glib.so.8", pdf_names, 5, &poppler, NULL, "" };
+_Static_assert(sizeof poppler == 5 * sizeof(void *), "one function pointer per name");
 
 int cvector_pdf_load_library(char *message, size_t size) {
-    pthread_once(&pdf_once, pdf_load_once);
-    if (pdf_runtime == NULL) {
-        cvector_message(message, size, "", pdf_failure);
-        return -1;
-    }
-    return 0;
+    return cvector_library_load(&pdf_library, message, size) != NULL ? 0 : -1;
 }
 
 struct cvector_pdf {
@@ -52,7 +33,7 @@ struct cvector_pdf {
 
 cvector_pdf *cvector_pdf_open(const void *data, size_t length, char *message, size_t size) {
     if (cvector_pdf_load_library(message, size) != 0) return NULL;
-    const cvector_runtime *rt = pdf_runtime;
+    const cvector_runtime *rt = pdf_library.runtime;
     cvector_pdf *pdf = calloc(1, sizeof *pdf);
     if (pdf == NULL) {
         cvector_message(message, size, "", "out of memory");
@@ -87,13 +68,13 @@ int cvector_pdf_page_size(cvector_pdf *pdf, int index, double *width, double *he
     PopplerPage *page = pdf_page(pdf, index, message, size);
     if (page == NULL) return -1;
     poppler.page_get_size(page, width, height);
-    pdf_runtime->g_object_unref(page);
+    pdf_library.runtime->g_object_unref(page);
     return 0;
 }
 
 int cvector_pdf_render(cvector_pdf *pdf, int index, unsigned char *pixels, int width, int height,
                        char *message, size_t size) {
-    const cvector_runtime *rt = pdf_runtime;
+    const cvector_runtime *rt = pdf_library.runtime;
     PopplerPage *page = pdf_page(pdf, index, message, size);
     if (page == NULL) return -1;
     double page_width = 0, page_height = 0;
@@ -119,7 +100,7 @@ int cvector_pdf_render(cvector_pdf *pdf, int index, unsigned char *pixels, int w
 
 void cvector_pdf_free(cvector_pdf *pdf) {
     if (pdf == NULL) return;
-    if (pdf->document != NULL) pdf_runtime->g_object_unref(pdf->document);
-    if (pdf->bytes != NULL) pdf_runtime->g_bytes_unref(pdf->bytes);
+    if (pdf->document != NULL) pdf_library.runtime->g_object_unref(pdf->document);
+    if (pdf->bytes != NULL) pdf_library.runtime->g_bytes_unref(pdf->bytes);
     free(pdf);
 }

@@ -10,21 +10,30 @@ void cvector_message(char *message, size_t size, const char *prefix, const char 
     snprintf(message, size, "%s%s", prefix, text != NULL ? text : "");
 }
 
-void *cvector_open_library(const char *library, const char *const *names, void **slots, size_t count,
-                           char *failure, size_t size) {
+int cvector_open_library(const char *library, const char *const *names, size_t count, void *functions,
+                         char *failure, size_t size) {
+    void *slots[16];
+    if (count > sizeof slots / sizeof slots[0]) {
+        snprintf(failure, size, "%s: too many symbols", library);
+        return -1;
+    }
     void *handle = dlopen(library, RTLD_NOW | RTLD_LOCAL);
     if (handle == NULL) {
         cvector_message(failure, size, "", dlerror());
-        return NULL;
+        return -1;
     }
     for (size_t i = 0; i < count; i++) {
         slots[i] = dlsym(handle, names[i]);
         if (slots[i] == NULL) {
             snprintf(failure, size, "%s has no %s", library, names[i]);
-            return NULL;
+            return -1;
         }
     }
-    return handle;
+    /* dlsym returns object pointers; POSIX guarantees they convert to function pointers,
+     * which on every platform POSIX covers have the size and representation of `void *`,
+     * so a struct of `count` of them is laid out as this array is. */
+    memcpy(functions, slots, count * sizeof(void *));
+    return 0;
 }
 
 static cvector_runtime runtime;
@@ -32,39 +41,24 @@ static int runtime_loaded;
 static char runtime_failure[256];
 static pthread_once_t runtime_once = PTHREAD_ONCE_INIT;
 
+/* The members of cvector_runtime, in order: cairo's, then GLib's, then GObject's. */
 static void runtime_load_once(void) {
     static const char *const cairo_names[] = {
         "cairo_image_surface_create_for_data", "cairo_surface_status", "cairo_surface_flush",
         "cairo_surface_destroy", "cairo_create", "cairo_status", "cairo_status_to_string",
         "cairo_scale", "cairo_set_source_rgb", "cairo_paint", "cairo_destroy",
     };
-    void *cairo_slots[11];
     static const char *const glib_names[] = { "g_error_free", "g_bytes_new_static", "g_bytes_unref" };
-    void *glib_slots[3];
     static const char *const gobject_names[] = { "g_object_unref" };
-    void *gobject_slots[1];
-    if (cvector_open_library("libcairo.so.2", cairo_names, cairo_slots, 11, runtime_failure, sizeof runtime_failure) == NULL
-        || cvector_open_library("libglib-2.0.so.0", glib_names, glib_slots, 3, runtime_failure, sizeof runtime_failure) == NULL
-        || cvector_open_library("libgobject-2.0.so.0", gobject_names, gobject_slots, 1, runtime_failure,
-                                sizeof runtime_failure) == NULL) {
+    _Static_assert(sizeof runtime == 15 * sizeof(void *), "cvector_runtime is 15 function pointers");
+    if (cvector_open_library("libcairo.so.2", cairo_names, 11, &runtime.cairo_image_surface_create_for_data,
+                             runtime_failure, sizeof runtime_failure) != 0
+        || cvector_open_library("libglib-2.0.so.0", glib_names, 3, &runtime.g_error_free, runtime_failure,
+                                sizeof runtime_failure) != 0
+        || cvector_open_library("libgobject-2.0.so.0", gobject_names, 1, &runtime.g_object_unref, runtime_failure,
+                                sizeof runtime_failure) != 0) {
         return;
     }
-    /* dlsym returns object pointers; POSIX guarantees they convert to function pointers. */
-    memcpy(&runtime.cairo_image_surface_create_for_data, &cairo_slots[0], sizeof(void *));
-    memcpy(&runtime.cairo_surface_status, &cairo_slots[1], sizeof(void *));
-    memcpy(&runtime.cairo_surface_flush, &cairo_slots[2], sizeof(void *));
-    memcpy(&runtime.cairo_surface_destroy, &cairo_slots[3], sizeof(void *));
-    memcpy(&runtime.cairo_create, &cairo_slots[4], sizeof(void *));
-    memcpy(&runtime.cairo_status, &cairo_slots[5], sizeof(void *));
-    memcpy(&runtime.cairo_status_to_string, &cairo_slots[6], sizeof(void *));
-    memcpy(&runtime.cairo_scale, &cairo_slots[7], sizeof(void *));
-    memcpy(&runtime.cairo_set_source_rgb, &cairo_slots[8], sizeof(void *));
-    memcpy(&runtime.cairo_paint, &cairo_slots[9], sizeof(void *));
-    memcpy(&runtime.cairo_destroy, &cairo_slots[10], sizeof(void *));
-    memcpy(&runtime.g_error_free, &glib_slots[0], sizeof(void *));
-    memcpy(&runtime.g_bytes_new_static, &glib_slots[1], sizeof(void *));
-    memcpy(&runtime.g_bytes_unref, &glib_slots[2], sizeof(void *));
-    memcpy(&runtime.g_object_unref, &gobject_slots[0], sizeof(void *));
     runtime_loaded = 1;
 }
 
@@ -75,6 +69,26 @@ const cvector_runtime *cvector_runtime_load(char *failure, size_t size) {
         return NULL;
     }
     return &runtime;
+}
+
+const cvector_runtime *cvector_library_load(cvector_library *library, char *message, size_t size) {
+    /* pthread_once takes no argument, so the first caller opens under a lock instead; the
+     * outcome is written once and read-only afterwards. */
+    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+    pthread_mutex_lock(&lock);
+    if (library->runtime == NULL && library->failure[0] == '\0') {
+        if (cvector_open_library(library->soname, library->names, library->count, library->functions,
+                                 library->failure, sizeof library->failure) == 0) {
+            library->runtime = cvector_runtime_load(library->failure, sizeof library->failure);
+        }
+        if (library->runtime == NULL && library->failure[0] == '\0') {
+            cvector_message(library->failure, sizeof library->failure, "", "could not be opened");
+        }
+    }
+    const cvector_runtime *runtime = library->runtime;
+    pthread_mutex_unlock(&lock);
+    if (runtime == NULL) cvector_message(message, size, "", library->failure);
+    return runtime;
 }
 
 void cvector_take_error(const cvector_runtime *rt, GError *error, char *message, size_t size, const char *prefix) {

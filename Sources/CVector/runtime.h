@@ -42,11 +42,26 @@ typedef struct {
     void (*g_object_unref)(void *);
 } cvector_runtime;
 
-/* Opens `library` (a soname) and resolves `count` symbols into `slots`; on failure writes
- * the reason (dlerror's) into `failure`. Returns the handle or NULL. Never dlclosed: the
- * libraries stay for the process's life, as a linked library would. */
-void *cvector_open_library(const char *library, const char *const *names, void **slots, size_t count,
-                           char *failure, size_t size);
+/* Opens `library` (a soname) and resolves `count` symbols (at most 16) into `functions`, a
+ * struct of `count` function pointers declared in `names`' order; on failure writes the
+ * reason (dlerror's) into `failure` and returns -1. Never dlclosed: the libraries stay for
+ * the process's life, as a linked library would. */
+int cvector_open_library(const char *library, const char *const *names, size_t count, void *functions,
+                         char *failure, size_t size);
+
+/* A renderer library opened on first use, with the cairo/GLib runtime it draws through. */
+typedef struct {
+    const char *soname;
+    const char *const *names;
+    size_t count;
+    void *functions;                /* the library's table of `count` function pointers */
+    const cvector_runtime *runtime; /* NULL until both the library and the runtime opened */
+    char failure[256];
+} cvector_library;
+
+/* Opens `library` and the runtime on the first call (later calls only report); returns the
+ * runtime, or NULL with the reason in `message`. */
+const cvector_runtime *cvector_library_load(cvector_library *library, char *message, size_t size);
 
 /* Resolves the cairo and GLib functions (once). Returns the table or NULL, with the reason. */
 const cvector_runtime *cvector_runtime_load(char *failure, size_t size);

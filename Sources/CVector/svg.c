@@ -1,9 +1,7 @@
 #include "cvector.h"
 #include "runtime.h"
 
-#include <pthread.h>
 #include <stdlib.h>
-#include <string.h>
 
 typedef struct _RsvgHandle RsvgHandle;
 typedef struct { double x, y, width, height; } RsvgRectangle;
@@ -20,32 +18,15 @@ static struct {
     gboolean (*render_document)(RsvgHandle *, cairo_t *, const RsvgRectangle *, GError **);
 } rsvg;
 
-static const cvector_runtime *svg_runtime;
-static char svg_failure[256];
-static pthread_once_t svg_once = PTHREAD_ONCE_INIT;
-
-static void svg_load_once(void) {
-    static const char *const names[] = {
-        "rsvg_handle_new_from_data", "rsvg_handle_set_dpi", "rsvg_handle_get_intrinsic_size_in_pixels",
-        "rsvg_handle_get_intrinsic_dimensions", "rsvg_handle_render_document",
-    };
-    void *slots[5];
-    if (cvector_open_library("librsvg-2.so.2", names, slots, 5, svg_failure, sizeof svg_failure) == NULL) return;
-    memcpy(&rsvg.new_from_data, &slots[0], sizeof(void *));
-    memcpy(&rsvg.set_dpi, &slots[1], sizeof(void *));
-    memcpy(&rsvg.get_intrinsic_size_in_pixels, &slots[2], sizeof(void *));
-    memcpy(&rsvg.get_intrinsic_dimensions, &slots[3], sizeof(void *));
-    memcpy(&rsvg.render_document, &slots[4], sizeof(void *));
-    svg_runtime = cvector_runtime_load(svg_failure, sizeof svg_failure);
-}
+static const char *const svg_names[] = {
+    "rsvg_handle_new_from_data", "rsvg_handle_set_dpi", "rsvg_handle_get_intrinsic_size_in_pixels",
+    "rsvg_handle_get_intrinsic_dimensions", "rsvg_handle_render_document",
+};
+static cvector_library svg_library = { "librsvg-2.so.2", svg_names, 5, &rsvg, NULL, "" };
+_Static_assert(sizeof rsvg == 5 * sizeof(void *), "one function pointer per name");
 
 int cvector_svg_load_library(char *message, size_t size) {
-    pthread_once(&svg_once, svg_load_once);
-    if (svg_runtime == NULL) {
-        cvector_message(message, size, "", svg_failure);
-        return -1;
-    }
-    return 0;
+    return cvector_library_load(&svg_library, message, size) != NULL ? 0 : -1;
 }
 
 struct cvector_svg {
@@ -59,13 +40,13 @@ cvector_svg *cvector_svg_open(const void *data, size_t length, char *message, si
      * RSVG_HANDLE_FLAG_UNLIMITED either, so libxml2's limits on huge documents hold. */
     RsvgHandle *handle = rsvg.new_from_data(data, length, &error);
     if (handle == NULL) {
-        cvector_take_error(svg_runtime, error, message, size, "librsvg: ");
+        cvector_take_error(svg_library.runtime, error, message, size, "librsvg: ");
         return NULL;
     }
     rsvg.set_dpi(handle, 96);
     cvector_svg *svg = malloc(sizeof *svg);
     if (svg == NULL) {
-        svg_runtime->g_object_unref(handle);
+        svg_library.runtime->g_object_unref(handle);
         cvector_message(message, size, "", "out of memory");
         return NULL;
     }
@@ -89,7 +70,7 @@ int cvector_svg_intrinsic_size(cvector_svg *svg, double *width, double *height) 
 
 int cvector_svg_render(cvector_svg *svg, double document_width, double document_height,
                        unsigned char *pixels, int width, int height, char *message, size_t size) {
-    const cvector_runtime *rt = svg_runtime;
+    const cvector_runtime *rt = svg_library.runtime;
     cairo_surface_t *surface;
     cairo_t *context;
     if (cvector_canvas_create(rt, pixels, width, height, &surface, &context, message, size) != 0) return -1;
@@ -112,6 +93,6 @@ int cvector_svg_render(cvector_svg *svg, double document_width, double document_
 
 void cvector_svg_free(cvector_svg *svg) {
     if (svg == NULL) return;
-    svg_runtime->g_object_unref(svg->handle);
+    svg_library.runtime->g_object_unref(svg->handle);
     free(svg);
 }

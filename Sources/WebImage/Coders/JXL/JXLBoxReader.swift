@@ -31,13 +31,7 @@ struct JXLBoxReader {
         _ = JxlDecoderGetBoxSizeRaw(decoder, &raw)
         // The raw size includes the box header, and a compressed box grows when inflated.
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Int(min(max(raw, 4096), UInt64(Self.limit))), alignment: 1)
-        guard let base = buffer.baseAddress,
-              JxlDecoderSetBoxBuffer(decoder, base.assumingMemoryBound(to: UInt8.self), buffer.count) == JXL_DEC_SUCCESS
-        else {
-            buffer.deallocate()
-            return
-        }
-        current = (name, buffer)
+        read(name, into: buffer, from: 0, decoder)
     }
 
     /// At `JXL_DEC_BOX_NEED_MORE_OUTPUT`: doubles the buffer, or gives the box up once it
@@ -53,13 +47,19 @@ struct JXLBoxReader {
         let larger = UnsafeMutableRawBufferPointer.allocate(byteCount: min(buffer.count * 2, Self.limit), alignment: 1)
         larger.copyMemory(from: UnsafeRawBufferPointer(rebasing: buffer[..<written]))
         buffer.deallocate()
-        guard let base = larger.baseAddress,
-              JxlDecoderSetBoxBuffer(decoder, base.assumingMemoryBound(to: UInt8.self) + written, larger.count - written) == JXL_DEC_SUCCESS
+        read(type, into: larger, from: written, decoder)
+    }
+
+    /// Hands libjxl `buffer` past its first `written` bytes for box `type`'s contents, and
+    /// makes it the current box; frees it instead if libjxl refuses it.
+    private mutating func read(_ type: String, into buffer: UnsafeMutableRawBufferPointer, from written: Int, _ decoder: OpaquePointer) {
+        guard let base = buffer.baseAddress,
+              JxlDecoderSetBoxBuffer(decoder, base.assumingMemoryBound(to: UInt8.self) + written, buffer.count - written) == JXL_DEC_SUCCESS
         else {
-            larger.deallocate()
+            buffer.deallocate()
             return
         }
-        current = (type, larger)
+        current = (type, buffer)
     }
 
     /// At the next box or the end of the file: keeps the box read so far, if any.
