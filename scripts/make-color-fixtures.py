@@ -205,6 +205,95 @@ def write_case(name, image, fmt, profile_bytes, **save):
     print("wrote", path)
 
 
+# ---- HDR: PQ and HLG, BT.2020, 10 bits ---------------------------------------------------
+#
+# The expectation is an sRGB picture kept below ~81 nits (0.4 of sRGB white's linear light
+# at BT.2408's 203 nits), under the knee of the decoders' tone curve, where BT.2390's EETF
+# changes nothing: the HDR file is that picture written as BT.2100 light, so decoding it
+# must give the picture back (within the codec's loss). The HDR encodings below are the
+# standards' own formulas (ST 2084, ARIB STD-B67, BT.2100's OOTF) and BT.2087's published
+# BT.709-to-BT.2020 matrix, written independently of the Swift decoders.
+
+HDR_WHITE = 203.0
+HDR_SCALE = 0.4
+BT709_TO_BT2020 = [[0.6274, 0.3293, 0.0433], [0.0691, 0.9195, 0.0114], [0.0164, 0.0880, 0.8956]]
+
+
+def srgb_decode(v):
+    v /= 255
+    return v / 12.92 if v <= 0.04045 else ((v + 0.055) / 1.055) ** 2.4
+
+
+def srgb_encode(v):
+    v = min(max(v, 0.0), 1.0)
+    return int(round(255 * (12.92 * v if v <= 0.0031308 else 1.055 * v ** (1 / 2.4) - 0.055)))
+
+
+def pq_encode(nits):
+    m1, m2 = 2610 / 16384, 2523 / 4096 * 128
+    c1, c2, c3 = 3424 / 4096, 2413 / 4096 * 32, 2392 / 4096 * 32
+    y = (max(nits, 0.0) / 10000) ** m1
+    return ((c1 + c2 * y) / (1 + c3 * y)) ** m2
+
+
+def hlg_encode(display):
+    """BT.2100 HLG for a 1,000-nit display: inverse OOTF (gamma 1.2), then the OETF."""
+    yd = 0.2627 * display[0] + 0.6780 * display[1] + 0.0593 * display[2]
+    if yd <= 0:
+        return [0.0, 0.0, 0.0]
+    ys = (yd / 1000) ** (1 / 1.2)
+    a, b = 0.17883277, 1 - 4 * 0.17883277
+    c = 0.5 - a * math.log(4 * a)
+    out = []
+    for fd in display:
+        e = max(fd / (1000 * ys ** 0.2), 0.0)
+        out.append(math.sqrt(3 * e) if e <= 1 / 12 else a * math.log(12 * e - b) + c)
+    return out
+
+
+def hdr_pictures():
+    """(the sRGB expectation, its PQ and HLG code values as 16-bit RGB rows)."""
+    source = picture()
+    dim = Image.new("RGB", source.size)
+    pq, hlg = [], []
+    for y in range(H):
+        pq_row, hlg_row = [], []
+        for x in range(W):
+            linear = [HDR_SCALE * srgb_decode(v) for v in source.getpixel((x, y))]
+            dim.putpixel((x, y), tuple(srgb_encode(v) for v in linear))
+            nits = [HDR_WHITE * sum(BT709_TO_BT2020[r][k] * linear[k] for k in range(3)) for r in range(3)]
+            pq_row += [int(round(65535 * pq_encode(v))) for v in nits]
+            hlg_row += [int(round(65535 * v)) for v in hlg_encode(nits)]
+        pq.append(pq_row)
+        hlg.append(hlg_row)
+    return dim, pq, hlg
+
+
+def write_hdr_cases():
+    import subprocess
+    import tempfile
+    import numpy
+    import png
+    dim, pq, hlg = hdr_pictures()
+    for name, rows, transfer in [("hdr-pq", pq, 16), ("hdr-hlg", hlg, 18)]:
+        samples = numpy.array(rows, dtype=numpy.uint16)
+        heif = pillow_heif.from_bytes(mode="RGB;16", size=(W, H), data=samples.tobytes())
+        heif.save(OUT / (name + ".heic"), quality=-1, chroma=444, color_primaries=9,
+                  transfer_characteristics=transfer, matrix_coefficients=9, full_range_flag=1)
+        dim.save(OUT / (name + ".heic.expected.png"))
+        print("wrote", OUT / (name + ".heic"))
+    # libavif's own encoder (libavif-bin) from a 16-bit PNG: pillow-heif writes no AVIF.
+    with tempfile.TemporaryDirectory() as folder:
+        source = Path(folder) / "pq.png"
+        with open(source, "wb") as out:
+            png.Writer(W, H, greyscale=False, bitdepth=16).write(out, pq)
+        subprocess.run(["avifenc", "--depth", "10", "--yuv", "444", "--cicp", "9/16/9", "--range", "full",
+                        "--min", "0", "--max", "0", str(source), str(OUT / "hdr-pq.avif")],
+                       check=True, stdout=subprocess.DEVNULL)
+    dim.save(OUT / "hdr-pq.avif.expected.png")
+    print("wrote", OUT / "hdr-pq.avif")
+
+
 def main():
     OUT.mkdir(parents=True, exist_ok=True)
     srgb = (COLORD / "sRGB.icc").read_bytes()
@@ -264,6 +353,8 @@ def main():
     img16.putdata([x * 1021 + y * 7 for y in range(16) for x in range(64)])
     img16.save(OUT / "gray16.png", "PNG")
     print("wrote", OUT / "gray16.png")
+
+    write_hdr_cases()
 
 
 if __name__ == "__main__":

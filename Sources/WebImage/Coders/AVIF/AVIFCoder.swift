@@ -158,21 +158,46 @@ public struct AVIFCoder: ImageCoder {
     }
 
     /// Converts the decoder's current YUV(A) image to 8-bit straight RGBA, letting libavif
-    /// write into the pixel buffer's own storage.
+    /// write into the pixel buffer's own storage. An HDR image (PQ or HLG `nclx`, no ICC
+    /// profile) is converted at its own depth instead and tone-mapped to sRGB
+    /// (``HDRToneMapping``): its code values read as 8-bit sRGB would be a grey, washed-out
+    /// picture.
     static func rgba(from image: UnsafeMutablePointer<avifImage>, width: Int, height: Int) throws -> PixelBuffer {
         var rgb = avifRGBImage()
         avifRGBImageSetDefaults(&rgb, image)
-        rgb.depth = 8
         rgb.format = AVIF_RGB_FORMAT_RGBA
         rgb.alphaPremultiplied = AVIF_FALSE
-        rgb.rowBytes = UInt32(width * 4)
-        return try PixelBuffer(uninitializedWidth: width, height: height) { buffer in
-            rgb.pixels = buffer.baseAddress
+        let convert = { (rgb: inout avifRGBImage) throws in
             let result = avifImageYUVToRGB(image, &rgb)
             guard result == AVIF_RESULT_OK else {
                 throw WebImageError.badImageData("AVIF colour conversion failed: \(String(cString: avifResultToString(result)))")
             }
         }
+        if let hdr = hdrToneMapping(of: image.pointee) {
+            rgb.depth = max(10, min(image.pointee.depth, 16))
+            rgb.rowBytes = UInt32(width * 8)
+            let samples = UnsafeMutableRawBufferPointer.allocate(byteCount: width * height * 8, alignment: 2)
+            defer { samples.deallocate() }
+            rgb.pixels = samples.baseAddress?.assumingMemoryBound(to: UInt8.self)
+            try convert(&rgb)
+            return PixelBuffer(uninitializedWidth: width, height: height) { buffer in
+                guard let source = samples.baseAddress, let destination = buffer.baseAddress else { return }
+                hdr.map(source, sourceRowBytes: width * 8, width: width, height: height,
+                        maximum: (1 << Int(rgb.depth)) - 1, into: destination)
+            }
+        }
+        rgb.depth = 8
+        rgb.rowBytes = UInt32(width * 4)
+        return try PixelBuffer(uninitializedWidth: width, height: height) { buffer in
+            rgb.pixels = buffer.baseAddress
+            try convert(&rgb)
+        }
+    }
+
+    /// The tone mapping an image with a PQ or HLG `nclx` and no ICC profile needs.
+    static func hdrToneMapping(of image: avifImage) -> HDRToneMapping? {
+        guard image.icc.size == 0 else { return nil }
+        return HDRToneMapping(primaries: Int(image.colorPrimaries), transfer: Int(image.transferCharacteristics))
     }
 
     /// The EXIF orientation equivalent to the image's `irot`/`imir` properties.

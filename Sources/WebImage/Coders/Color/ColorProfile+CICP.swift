@@ -6,7 +6,7 @@ extension ColorProfile {
     /// The BT.709 family of transfer functions (1, 6, 14, 15) is taken as sRGB's curve, as
     /// browsers take it for still images; unspecified values count as sRGB's. PQ (16) and
     /// HLG (18) are high dynamic range, which no 8-bit sRGB profile describes, so they give
-    /// `nil` and the pixels are left as decoded.
+    /// `nil`: the AVIF and HEIF decoders tone-map those themselves (``HDRToneMapping``).
     static func cicp(primaries: Int, transfer: Int) -> ColorProfile? {
         let curve: TransferCurve
         switch transfer {
@@ -22,7 +22,7 @@ extension ColorProfile {
     }
 
     /// Primaries and white point of the H.273 colour primaries code points.
-    private struct Gamut: Equatable {
+    struct Gamut: Equatable {
         var red: Chromaticity
         var green: Chromaticity
         var blue: Chromaticity

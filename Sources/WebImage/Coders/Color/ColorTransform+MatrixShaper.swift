@@ -40,9 +40,9 @@ extension ColorTransform {
             guard cmsIsMatrixShaper(profile) != 0, cmsIsMatrixShaper(sRGB) != 0,
                   cmsIsCLUT(profile, cmsUInt32Number(INTENT_PERCEPTUAL), cmsUInt32Number(LCMS_USED_AS_INPUT)) == 0,
                   let source = Self.colorants(profile), let target = Self.colorants(sRGB),
-                  let targetInverse = Self.inverse(target)
+                  let targetInverse = ColorMatrix.inverse(target)
             else { return nil }
-            let matrix = Self.multiply(targetInverse, source)
+            let matrix = ColorMatrix.product(targetInverse, source)
             // scaled[channel][value][row]: what `value` of `channel` adds to output `row`.
             var scaled = [[[Int64]]](repeating: [], count: 3)
             for (channel, tag) in [cmsSigRedTRCTag, cmsSigGreenTRCTag, cmsSigBlueTRCTag].enumerated() {
@@ -127,23 +127,6 @@ extension ColorTransform {
             return [columns[0].X, columns[1].X, columns[2].X,
                     columns[0].Y, columns[1].Y, columns[2].Y,
                     columns[0].Z, columns[1].Z, columns[2].Z]
-        }
-
-        private static func multiply(_ a: [Double], _ b: [Double]) -> [Double] {
-            (0..<9).map { index in
-                let row = index / 3, column = index % 3
-                return (0..<3).reduce(0) { $0 + a[row * 3 + $1] * b[$1 * 3 + column] }
-            }
-        }
-
-        private static func inverse(_ m: [Double]) -> [Double]? {
-            let det = m[0] * (m[4] * m[8] - m[5] * m[7]) - m[1] * (m[3] * m[8] - m[5] * m[6]) + m[2] * (m[3] * m[7] - m[4] * m[6])
-            guard abs(det) > 1e-12 else { return nil }
-            return [
-                (m[4] * m[8] - m[5] * m[7]) / det, (m[2] * m[7] - m[1] * m[8]) / det, (m[1] * m[5] - m[2] * m[4]) / det,
-                (m[5] * m[6] - m[3] * m[8]) / det, (m[0] * m[8] - m[2] * m[6]) / det, (m[2] * m[3] - m[0] * m[5]) / det,
-                (m[3] * m[7] - m[4] * m[6]) / det, (m[1] * m[6] - m[0] * m[7]) / det, (m[0] * m[4] - m[1] * m[3]) / det,
-            ]
         }
     }
 }

@@ -17,7 +17,7 @@ import Foundation
 /// A profile that changes no value (sRGB itself, or a copy under another name) is found
 /// when the transform is made, by running a grid of colours through it, and then costs
 /// nothing per image.
-final class ColorTransform: @unchecked Sendable {
+package final class ColorTransform: @unchecked Sendable {
     // @unchecked: the stored properties are immutable after init. The lcms transform is
     // made with cmsFLAGS_NOCACHE, which removes the one piece of state cmsDoTransform
     // writes (its last-pixel cache), so Little CMS documents such a transform as safe to
@@ -25,7 +25,7 @@ final class ColorTransform: @unchecked Sendable {
     // caller can hold the object any more.
 
     /// The layout of the pixels handed to ``convert(_:)``.
-    enum Input: Hashable {
+    package enum Input: Hashable {
         /// 8-bit RGBA (grey sources expanded to R = G = B).
         case rgba
         /// 8-bit CMYK, 0 = no ink.
@@ -51,7 +51,7 @@ final class ColorTransform: @unchecked Sendable {
     /// Makes the transform from `profile` for pixels laid out as `input`. Fails with
     /// ``WebImageError/badImageData(_:)`` when Little CMS cannot read the profile or the
     /// profile does not describe such pixels (a CMYK profile on RGB data).
-    init(profile: ColorProfile, input: Input) throws {
+    package init(profile: ColorProfile, input: Input) throws {
         self.input = input
         let source = try profile.data.withUnsafeBytes { raw -> cmsHPROFILE in
             guard let opened = cmsOpenProfileFromMem(raw.baseAddress, cmsUInt32Number(raw.count)) else {
@@ -109,7 +109,7 @@ final class ColorTransform: @unchecked Sendable {
     }
 
     /// Converts `pixels` (laid out as ``input``, four bytes each) to sRGB RGBA in place.
-    func convert(_ pixels: UnsafeMutableBufferPointer<UInt8>) {
+    package func convert(_ pixels: UnsafeMutableBufferPointer<UInt8>) {
         guard !isIdentity, let base = pixels.baseAddress else { return }
         let count = pixels.count / 4
         if let grayTable {

@@ -71,7 +71,9 @@ public struct HEIFCoder: ImageCoder {
             try DecodeGeometry.checkPixelLimit(width: width, height: height, options: options)
             let orientation = HEIFPropertyReader.orientation(in: raw) ?? .up
             let hasAlpha = heif_image_handle_has_alpha_channel(handle) != 0
-            var pixels = try decodePixels(handle, width: width, height: height)
+            // The nclx box decides both the decode's depth (HDR) and the conversion after it.
+            let nclx = HEIFCoder.nclxCodePoints(handle)
+            var pixels = try decodePixels(handle, width: width, height: height, nclx: nclx)
 
             // libheif turned the pixels upright; hand the finisher stored pixels only when
             // the caller wants them as stored.
@@ -83,7 +85,7 @@ public struct HEIFCoder: ImageCoder {
             let target = DecodeGeometry.targetSize(sourceSize: source, orientation: .up, frameCount: 1, options: options)
             // Converted after the resize, so a thumbnail converts only its own pixels.
             var finished = DecodeGeometry.finish(pixels, orientation: .up, target: target, options: options)
-            let kept = ColorConversion.apply(HEIFCoder.colorProfile(handle), to: &finished, options: options)
+            let kept = ColorConversion.apply(HEIFCoder.colorProfile(handle, nclx: nclx), to: &finished, options: options)
             return Image(
                 frames: [ImageFrame(pixels: finished)],
                 format: format,
@@ -111,31 +113,55 @@ public struct HEIFCoder: ImageCoder {
     }
 
     /// Decodes the handle to interleaved 8-bit RGBA and copies it row by row (libheif pads
-    /// its rows) into a packed buffer of `width`×`height`.
-    private func decodePixels(_ handle: OpaquePointer, width: Int, height: Int) throws -> PixelBuffer {
+    /// its rows) into a packed buffer of `width`×`height`. An HDR image (a PQ or HLG `nclx`
+    /// and no ICC profile) is decoded at its own depth and tone-mapped to sRGB instead
+    /// (``HDRToneMapping``), with the file's content light level when it states one.
+    /// `nclx` is the handle's ``nclxCodePoints(_:)``.
+    private func decodePixels(
+        _ handle: OpaquePointer, width: Int, height: Int, nclx: (primaries: Int, transfer: Int)?
+    ) throws -> PixelBuffer {
         guard let decoding = heif_decoding_options_alloc() else { throw WebImageError.badImageData("libheif could not allocate options") }
         defer { heif_decoding_options_free(decoding) }
-        decoding.pointee.convert_hdr_to_8bit = 1
+        // HDR: a PQ or HLG nclx with no ICC profile (which would describe the pixels instead).
+        let hdr = nclx.flatMap { nclx in
+            heif_image_handle_get_raw_color_profile_size(handle) == 0
+                && HDRToneMapping.describesHDR(primaries: nclx.primaries, transfer: nclx.transfer) ? nclx : nil
+        }
+        decoding.pointee.convert_hdr_to_8bit = hdr == nil ? 1 : 0
+        let chroma = hdr == nil ? heif_chroma_interleaved_RGBA : heif_chroma_interleaved_RRGGBBAA_LE
         var image: OpaquePointer?
-        try HEIFCoder.check(
-            heif_decode_image(handle, &image, heif_colorspace_RGB, heif_chroma_interleaved_RGBA, decoding), "decoding"
-        )
+        try HEIFCoder.check(heif_decode_image(handle, &image, heif_colorspace_RGB, chroma, decoding), "decoding")
         guard let image else { throw WebImageError.badImageData("libheif returned no image") }
         defer { heif_image_release(image) }
 
+        let depth = Int(heif_image_get_bits_per_pixel_range(image, heif_channel_interleaved))
         guard heif_image_get_width(image, heif_channel_interleaved) == width,
               heif_image_get_height(image, heif_channel_interleaved) == height,
-              heif_image_get_bits_per_pixel_range(image, heif_channel_interleaved) == 8 else {
+              hdr == nil ? depth == 8 : (9...16).contains(depth) else {
             throw WebImageError.badImageData("HEIF decoded to an unexpected size or depth")
         }
+        let pixelBytes = hdr == nil ? 4 : 8
         var stride: Int32 = 0
         guard let plane = heif_image_get_plane_readonly(image, heif_channel_interleaved, &stride),
-              Int(stride) >= width * 4 else {
+              Int(stride) >= width * pixelBytes else {
             throw WebImageError.badImageData("HEIF decoded image has no RGBA plane")
+        }
+        var toneMapping: HDRToneMapping?
+        if let hdr {
+            var light = heif_content_light_level()
+            if heif_image_has_content_light_level(image) != 0 { heif_image_get_content_light_level(image, &light) }
+            let peak = light.max_content_light_level > 0 ? Double(light.max_content_light_level) : nil
+            toneMapping = HDRToneMapping(primaries: hdr.primaries, transfer: hdr.transfer, contentPeak: peak)
+            guard toneMapping != nil else { throw WebImageError.badImageData("HEIF HDR colour cannot be mapped") }
         }
         let rowBytes = width * 4, sourceStride = Int(stride)
         var pixels = PixelBuffer(uninitializedWidth: width, height: height) { buffer in
             guard let destination = buffer.baseAddress else { return }
+            if let toneMapping {
+                toneMapping.map(plane, sourceRowBytes: sourceStride, width: width, height: height,
+                                maximum: (1 << depth) - 1, into: destination)
+                return
+            }
             for row in 0..<height {
                 (destination + row * rowBytes).update(from: plane + row * sourceStride, count: rowBytes)
             }
@@ -147,8 +173,9 @@ public struct HEIFCoder: ImageCoder {
     }
 
     /// The colour the `colr` box describes: its ICC profile (`prof`/`rICC`), else its
-    /// `nclx` primaries and transfer (``ColorProfile/cicp(primaries:transfer:)``).
-    private static func colorProfile(_ handle: OpaquePointer) -> ColorProfile? {
+    /// `nclx` primaries and transfer (``ColorProfile/cicp(primaries:transfer:)``), `nclx`
+    /// being the handle's ``nclxCodePoints(_:)``.
+    private static func colorProfile(_ handle: OpaquePointer, nclx: (primaries: Int, transfer: Int)?) -> ColorProfile? {
         let size = heif_image_handle_get_raw_color_profile_size(handle)
         if size > 0, size <= ColorProfile.maximumSize {
             var icc = [UInt8](repeating: 0, count: size)
@@ -156,6 +183,11 @@ public struct HEIFCoder: ImageCoder {
                 return icc.withUnsafeBytes { ColorConversion.profile(iccBytes: $0) }
             }
         }
+        return nclx.flatMap { ColorProfile.cicp(primaries: $0.primaries, transfer: $0.transfer) }
+    }
+
+    /// The colour primaries and transfer code points of the handle's `nclx` box, if any.
+    private static func nclxCodePoints(_ handle: OpaquePointer) -> (primaries: Int, transfer: Int)? {
         var nclx: UnsafeMutablePointer<heif_color_profile_nclx>?
         let read = heif_image_handle_get_nclx_color_profile(handle, &nclx)
         // libheif hands back the block it allocated even when it then fails (a primaries,
@@ -163,9 +195,7 @@ public struct HEIFCoder: ImageCoder {
         // (Fuzz/README.md, finding 4, a 52-byte leak per such file).
         defer { if let nclx { heif_nclx_color_profile_free(nclx) } }
         guard read.code == heif_error_Ok, let nclx else { return nil }
-        return ColorProfile.cicp(
-            primaries: Int(nclx.pointee.color_primaries.rawValue),
-            transfer: Int(nclx.pointee.transfer_characteristics.rawValue))
+        return (Int(nclx.pointee.color_primaries.rawValue), Int(nclx.pointee.transfer_characteristics.rawValue))
     }
 
     /// The primary image's first `Exif` item and first XMP (`mime`, `application/rdf+xml`)

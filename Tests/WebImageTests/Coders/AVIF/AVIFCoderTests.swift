@@ -33,7 +33,9 @@ import Testing
 
     // MARK: Decoding
 
-    @Test func decodesTenBitHDRToEightBitRGBALikePillow() throws {
+    /// The corpus's 10-bit PQ photo: shape and flags as Pillow reads them; its pixels are
+    /// tone-mapped (HDRToneMappingTests), not Pillow's code values read as sRGB.
+    @Test func decodesTenBitHDRToEightBitRGBAToneMapped() throws {
         let reference = try #require(Self.references["TestHDR.avif"])
         let data = try Corpus.data("TestHDR.avif")
         #expect(AVIFCoder().canDecode(data))
@@ -44,8 +46,7 @@ import Testing
         #expect(image.hasAlpha == false)
         #expect(image.orientation == .up)
         let diff = reference.difference(to: image.pixels)
-        #expect(diff.mean <= 1, "mean difference \(diff.mean)")
-        #expect(diff.max <= 6, "largest difference \(diff.max)")
+        #expect(diff.mean > 5, "mean difference \(diff.mean) from Pillow's untone-mapped reading")
     }
 
     @Test(arguments: 1...8)

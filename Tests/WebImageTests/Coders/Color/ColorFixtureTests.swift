@@ -5,6 +5,7 @@ import Testing
 /// Sources carrying a colour description decode to what Little CMS itself makes of them:
 /// each fixture in Fixtures/color/ has beside it Pillow + ImageCms's sRGB conversion of
 /// the same file (scripts/make-color-fixtures.py), and ours must agree within 40 dB PSNR.
+/// The HDR fixtures' expectation is the SDR picture they were written from.
 @Suite struct ColorFixtureTests {
     struct Case: Sendable, CustomTestStringConvertible {
         let file: String
@@ -28,6 +29,12 @@ import Testing
         Case(file: "cmyk-profile.jpg", unconvertedBelow: 40),
         Case(file: "cmyk.jpg", unconvertedBelow: nil),
         Case(file: "gama-chrm.png", unconvertedBelow: 40),
+        // HDR (BT.2020, 10 bits) written from a picture kept under the tone curve's knee:
+        // the expectation is that picture (not Little CMS's, which has no PQ or HLG), and
+        // HDR is tone-mapped whether or not a profile is kept (HDRToneMappingTests).
+        Case(file: "hdr-pq.heic", unconvertedBelow: nil),
+        Case(file: "hdr-hlg.heic", unconvertedBelow: nil),
+        Case(file: "hdr-pq.avif", unconvertedBelow: nil),
     ]
 
     static func fixture(_ name: String) throws -> Data {
