@@ -41,6 +41,8 @@ struct EncodedMetadata: Equatable {
         if policy == .all {
             metadata.exif = image.metadata.exif
             metadata.xmp = image.metadata.xmp
+        } else if options.keepsCopyright {
+            metadata.exif = image.metadata.copyrightOnly.exif
         }
         return (frames, metadata)
     }

@@ -100,6 +100,14 @@ public struct ImageCoderOptions: Sendable, Equatable {
     /// profile is part of what the pixels mean, the rest is private). See
     /// ``resolvedMetadataPolicy(for:)``.
     public var metadataPolicy: MetadataPolicy?
+    /// With a policy that drops EXIF (``MetadataPolicy/strip``,
+    /// ``MetadataPolicy/colorProfileOnly``), still write who made and who owns the image:
+    /// EXIF's Artist and Copyright, alone in a block of their own
+    /// (``ImageMetadata/copyrightOnly``). Default `false`. imgproxy's `keep_copyright`
+    /// (on by default there, and in the image server), thumbor's
+    /// `PRESERVE_EXIF_COPYRIGHT_INFO`. The decode must have read the metadata
+    /// (``readsMetadata``).
+    public var keepsCopyright = false
 
     /// Options with every default.
     public init() {}
@@ -116,6 +124,7 @@ public struct ImageCoderOptions: Sendable, Equatable {
         encodeFirstFrameOnly = other.encodeFirstFrameOnly
         paletteDithering = other.paletteDithering
         metadataPolicy = other.metadataPolicy
+        keepsCopyright = other.keepsCopyright
     }
 
     /// The policy an encoder applies to `image`: ``metadataPolicy`` when set; otherwise

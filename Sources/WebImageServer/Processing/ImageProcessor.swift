@@ -115,17 +115,20 @@ public struct ImageProcessor: Sendable {
     /// The decoder's options: the pixel limit, orientation, and a thumbnail box large
     /// enough for the geometry that follows (covering the box for the cropping types), so
     /// a 24-megapixel JPEG resized to 512 pixels is decoded at an eighth of its size.
-    func decodeOptions(for options: ProcessingOptions, keepsAnimation: Bool) -> ImageCoderOptions {
+    /// A vector source (`isVector`: SVG, PDF) always gets the box, enlarging or not: it is
+    /// drawn at the size asked for, crisp, as imgproxy draws it (its `enlarge` applies to
+    /// raster sources only), rather than drawn small and scaled up as a bitmap.
+    func decodeOptions(for options: ProcessingOptions, keepsAnimation: Bool, isVector: Bool = false) -> ImageCoderOptions {
         var coderOptions = ImageCoderOptions()
         coderOptions.pixelLimit = configuration.maxSourcePixels
         coderOptions.applyOrientation = options.autoRotate
         // What the result keeps must be read (or kept unconverted) at the decode.
         coderOptions.keepsColorProfile = !options.stripColorProfile
-        coderOptions.readsMetadata = !options.stripMetadata
+        coderOptions.readsMetadata = !options.stripMetadata || options.keepCopyright
         coderOptions.decodeFirstFrameOnly = !keepsAnimation && options.page == nil
         coderOptions.pageIndex = options.page ?? 0
-        // Enlarging needs the source as it is; the resampler then scales it up.
-        guard !options.enlarge else { return coderOptions }
+        // Enlarging a bitmap needs the source as it is; the resampler then scales it up.
+        guard !options.enlarge || isVector else { return coderOptions }
         let quarterTurn = options.rotate % 180 != 0
         let width = quarterTurn ? options.targetHeight : options.targetWidth
         let height = quarterTurn ? options.targetWidth : options.targetHeight
@@ -148,7 +151,9 @@ public struct ImageProcessor: Sendable {
     private func decode(_ data: Data, options: ProcessingOptions, keepsAnimation: Bool) throws(ImageServerError) -> Image {
         let image: Image
         do {
-            image = try configuration.coder.decode(data, options: decodeOptions(for: options, keepsAnimation: keepsAnimation))
+            let format = ImageFormat(sniffing: data)
+            let decoding = decodeOptions(for: options, keepsAnimation: keepsAnimation, isVector: format == .svg || format == .pdf)
+            image = try configuration.coder.decode(data, options: decoding)
         } catch {
             throw .processing(WebImageError(error))
         }
@@ -197,6 +202,7 @@ public struct ImageProcessor: Sendable {
             ? (options.stripColorProfile ? .strip : .colorProfileOnly)
             : .all
         coderOptions.metadataPolicy = policy
+        coderOptions.keepsCopyright = options.keepCopyright
         do {
             return try configuration.coder.encode(image, as: format, options: coderOptions)
         } catch {

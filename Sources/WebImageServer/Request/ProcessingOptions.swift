@@ -84,6 +84,10 @@ public struct ProcessingOptions: Sendable, Equatable {
     /// is turned upright), in the formats that hold them
     /// (``ImageCoderOptions/MetadataPolicy/all``).
     public var stripMetadata = true
+    /// `keep_copyright`: while stripping metadata, keep EXIF's Artist and Copyright (and
+    /// nothing else; ``ImageMetadata/copyrightOnly``); default `true`, as imgproxy's
+    /// `IMGPROXY_KEEP_COPYRIGHT`. No effect when metadata is kept.
+    public var keepCopyright = true
     /// `strip_color_profile`: convert the pixels to sRGB and write no profile; default
     /// `true`, as in imgproxy. With `false` the source's pixels keep their profile, which
     /// the result embeds (``ImageCoderOptions/keepsColorProfile``).

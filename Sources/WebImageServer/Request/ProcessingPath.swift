@@ -172,6 +172,8 @@ public struct ProcessingPath: Sendable, Equatable {
             options.cacheBuster = String(args.first ?? "")
         case "strip_metadata", "sm":
             options.stripMetadata = try bool(single(args, name), name)
+        case "keep_copyright", "kcr":
+            options.keepCopyright = try bool(single(args, name), name)
         case "strip_color_profile", "scp":
             options.stripColorProfile = try bool(single(args, name), name)
         case "auto_rotate", "ar":

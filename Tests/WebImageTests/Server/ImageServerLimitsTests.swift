@@ -137,13 +137,15 @@ import Testing
         // The request's own time-out (0.3 s) ends before the download's (10 s) and before
         // the origin answers (after 6 s), so the request time-out is the one that fires.
         let configuration = ImageServer.Configuration.testing { $0.timeout = .milliseconds(300) }
-        let reply = LoopbackServer.Reply.delayed(.seconds(6), then: .ok(try Self.png.get(), contentType: "image/png"))
+        // Both the origin's delay and the bound scale (a sanitizer run is slower), keeping
+        // the bound under the delay: an answer within it came from the time-out.
+        let reply = LoopbackServer.Reply.delayed(Duration.seconds(6).scaled, then: .ok(try Self.png.get(), contentType: "image/png"))
         try await RunningImageServer.with(origin: ["/slow.png": reply], configuration) { origin, server in
             let start = ContinuousClock.now
             let answer = try await server.request(ImageURL.plain(origin.url("/slow.png"), ["w:10"]))
             #expect(answer.status == 503, "\(answer.text)")
             #expect(answer.text == "processing timed out\n")
-            #expect(ContinuousClock.now - start < .seconds(4))
+            #expect(ContinuousClock.now - start < Duration.seconds(4).scaled)
             // Not a queue wait: /health stays healthy.
             #expect(try await server.request("/health").status == 200)
         }

@@ -110,6 +110,8 @@ import Testing
         OptionCase("sm:true") { $0.stripMetadata = true },
         OptionCase("sm:0") { $0.stripMetadata = false },
         OptionCase("strip_metadata:false") { $0.stripMetadata = false },
+        OptionCase("keep_copyright:0") { $0.keepCopyright = false },
+        OptionCase("kcr:1") { $0.keepCopyright = true },
         OptionCase("strip_color_profile:0") { $0.stripColorProfile = false },
         OptionCase("scp:1") { $0.stripColorProfile = true },
         OptionCase("auto_rotate:0") { $0.autoRotate = false },
