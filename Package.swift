@@ -34,7 +34,8 @@ let package = Package(
     ],
     targets: [
         .target(name: "CJPEG", linkerSettings: [.linkedLibrary("jpeg")]),
-        .target(name: "CPNG", linkerSettings: [.linkedLibrary("png16")]),
+        // zlib (libpng's own dependency, zlib1g-dev comes with libpng-dev) inflates zTXt text chunks.
+        .target(name: "CPNG", linkerSettings: [.linkedLibrary("png16"), .linkedLibrary("z")]),
         .systemLibrary(name: "CGIF", path: "Sources/CGIF"),
         .systemLibrary(name: "CWebP", path: "Sources/CWebP"),
         .systemLibrary(name: "CAVIF", path: "Sources/CAVIF"),

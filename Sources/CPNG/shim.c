@@ -1,8 +1,10 @@
 #include "cpng.h"
+#include <limits.h>
 #include <png.h>
 #include <setjmp.h>
 #include <stdlib.h>
 #include <string.h>
+#include <zlib.h>
 
 // Ancillary chunks we never use: skipping them saves work and closes the zTXt
 // decompression paths to hostile input. iCCP, sRGB, gAMA and cHRM are read (the colour
@@ -343,4 +345,20 @@ int cpng_stream_finished(const cpng_reader *stream) {
 
 const char *cpng_library_version(void) {
     return png_get_libpng_ver(NULL);
+}
+
+long cpng_inflate(const uint8_t *data, size_t length, uint8_t *out, size_t capacity) {
+    z_stream stream;
+    memset(&stream, 0, sizeof stream);
+    if (length > UINT_MAX || capacity > UINT_MAX || inflateInit(&stream) != Z_OK) return -1;
+    stream.next_in = (Bytef *)data;
+    stream.avail_in = (uInt)length;
+    stream.next_out = out;
+    stream.avail_out = (uInt)capacity;
+    /* One call with all input and all room: anything but the stream's end (a damaged or
+     * truncated stream, or no room left) is a failure. */
+    int status = inflate(&stream, Z_FINISH);
+    long written = status == Z_STREAM_END ? (long)stream.total_out : -1;
+    inflateEnd(&stream);
+    return written;
 }

@@ -87,4 +87,10 @@ int cpng_stream_finished(const cpng_reader *stream);
 /// The version of the libpng loaded at run time ("1.6.39").
 const char *cpng_library_version(void);
 
+/// Inflates the zlib stream of `length` bytes at `data` (a zTXt chunk's text) into `out`,
+/// at most `capacity` bytes. Returns the bytes written, or -1 when the stream is damaged,
+/// cut short or would inflate past `capacity` (so a small chunk cannot become a large
+/// allocation: the caller sizes `out`).
+long cpng_inflate(const uint8_t *data, size_t length, uint8_t *out, size_t capacity);
+
 #endif

@@ -68,17 +68,24 @@ public enum EXIFOrientationReader {
 
     /// Where IFD0's orientation entry (12 bytes: tag, type, count, value) starts.
     private static func orientationEntry(inTIFF bytes: [UInt8]) -> (offset: Int, reader: IntegerReader)? {
+        guard let found = ifd0Entry(tag: 0x0112, inTIFF: bytes),
+              // Up to the end of the SHORT value; the padding after it may be cut off.
+              found.offset + 10 <= bytes.count
+        else { return nil }
+        return found
+    }
+
+    /// Where IFD0's entry for `tag` (12 bytes: tag, type, count, value or offset) starts,
+    /// with a reader of the block's byte order; `nil` when the block is not TIFF or has no
+    /// such entry before its damage.
+    static func ifd0Entry(tag wanted: Int, inTIFF bytes: [UInt8]) -> (offset: Int, reader: IntegerReader)? {
         guard let little = byteOrder(ofTIFF: bytes) else { return nil }
         let reader = IntegerReader(bytes: bytes, littleEndian: little)
         guard let ifd = reader.u32(4), let count = reader.u16(ifd) else { return nil }
         for index in 0..<count {
             let entry = ifd + 2 + index * 12
             guard let tag = reader.u16(entry) else { return nil }
-            if tag == 0x0112 {
-                // Up to the end of the SHORT value; the padding after it may be cut off.
-                guard entry + 10 <= bytes.count else { return nil }
-                return (entry, reader)
-            }
+            if tag == wanted { return (entry, reader) }
         }
         return nil
     }

@@ -68,6 +68,15 @@ public struct ImageMetadata: Sendable, Hashable {
         return metadata
     }
 
+    /// The value of the first `tiff:Orientation` in an XMP packet, written either as an
+    /// attribute (`tiff:Orientation="6"`) or as an element
+    /// (`<tiff:Orientation>6</tiff:Orientation>`): the orientation of a file whose EXIF
+    /// has none, as Pillow's `exif_transpose` reads it.
+    static func xmpOrientation(in xmp: UnsafeRawBufferPointer) -> ImageOrientation? {
+        guard let digit = xmpOrientationDigits(in: xmp).first else { return nil }
+        return ImageOrientation(exifValue: Int(xmp[digit] - UInt8(ascii: "0")))
+    }
+
     /// Where the value of each `tiff:Orientation` in an XMP packet lies (one digit, 1–8),
     /// written either as an attribute (`tiff:Orientation="6"`) or as an element
     /// (`<tiff:Orientation>6</tiff:Orientation>`).

@@ -31,8 +31,7 @@ extension JPEGCoder {
     /// The value of `tiff:Orientation` in an XMP packet, written either as an attribute
     /// (`tiff:Orientation="6"`) or as an element (`<tiff:Orientation>6</tiff:Orientation>`).
     package static func xmpOrientation(_ xmp: UnsafeBufferPointer<UInt8>) -> ImageOrientation? {
-        guard let digit = ImageMetadata.xmpOrientationDigits(in: UnsafeRawBufferPointer(xmp)).first else { return nil }
-        return ImageOrientation(exifValue: Int(xmp[digit] - UInt8(ascii: "0")))
+        ImageMetadata.xmpOrientation(in: UnsafeRawBufferPointer(xmp))
     }
 
     /// The first APP1 payload starting with `signature`; valid while the decoder lives.

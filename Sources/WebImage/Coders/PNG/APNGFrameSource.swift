@@ -48,7 +48,7 @@ public final class APNGFrameSource: SequentialFrameSource {
                 throw WebImageError.badImageData("PNG has no animation (no acTL chunk before the image data)")
             }
             if options.decodeFirstFrameOnly { animation.frames.removeLast(animation.frames.count - 1) }
-            let orientation = coder.exifOrientation(in: layout, bytes: bytes)
+            let orientation = coder.orientation(in: layout, bytes: bytes)
             return (animation, header, orientation, header.hasAlphaChannel || coder.hasTransparencyChunk(in: layout),
                     PNGDecoder.colorProfile(bytes))
         }

@@ -7,7 +7,8 @@ import Foundation
 /// 16-bit samples are scaled to 8 bits with rounding, and the colour description (`iCCP`,
 /// else `sRGB`, else `gAMA`/`cHRM`) is converted to sRGB as browsers do (see
 /// ``ImageCoderOptions/keepsColorProfile``). APNG frames are reassembled from
-/// `fcTL`/`fdAT` chunks and composited; the orientation comes from the `eXIf` chunk, which
+/// `fcTL`/`fdAT` chunks and composited; the orientation comes from the `eXIf` chunk (else from the
+/// XMP `iTXt` chunk's `tiff:Orientation`, as Pillow reads it), which
 /// ``ImageCoderOptions/readsMetadata`` keeps with the XMP `iTXt` chunk.
 /// Truncated or corrupt image data throws ``WebImageError/badImageData(_:)`` (no partial
 /// images); data after the last image data chunk is not needed.
@@ -37,7 +38,12 @@ public struct PNGCoder: SingleFormatCoder {
             let layout = try PNGChunks.scan(bytes)
             let header = try PNGDecoder.header(of: layout, in: bytes)
             try DecodeGeometry.checkPixelLimit(width: header.width, height: header.height, options: options)
-            let orientation = exifOrientation(in: layout, bytes: bytes)
+            // The EXIF block is found once (ImageMagick's raw profile may need inflating) for
+            // both the orientation and the kept metadata.
+            let (orientation, metadata) = withEXIF(in: layout, bytes: bytes) { exif in
+                (self.orientation(exif: exif, layout: layout, bytes: bytes),
+                 self.metadata(exif: exif, layout: layout, bytes: bytes, options: options))
+            }
             let hasAlpha = header.hasAlphaChannel || hasTransparencyChunk(in: layout)
             let source = ImageSize(width: header.width, height: header.height)
 
@@ -51,7 +57,7 @@ public struct PNGCoder: SingleFormatCoder {
                     frames: frames, format: .png, scale: options.scaleFactor, loopCount: animation.playCount,
                     orientation: orientation, hasAlpha: hasAlpha,
                     isThumbnail: frames[0].pixels.size.pixelCount < source.pixelCount, colorProfile: kept,
-                    metadata: metadata(in: layout, bytes: bytes, options: options)
+                    metadata: metadata
                 )
             }
 
@@ -64,7 +70,7 @@ public struct PNGCoder: SingleFormatCoder {
                 frames: [ImageFrame(pixels: finished)], format: .png, scale: options.scaleFactor,
                 orientation: orientation, hasAlpha: hasAlpha,
                 isThumbnail: finished.size.pixelCount < source.pixelCount, colorProfile: kept,
-                metadata: metadata(in: layout, bytes: bytes, options: options)
+                metadata: metadata
             )
         }
     }
@@ -96,16 +102,36 @@ public struct PNGCoder: SingleFormatCoder {
 
     // MARK: Metadata
 
-    /// The orientation in the first `eXIf` chunk, `.up` when there is none.
-    func exifOrientation(in layout: PNGChunks.Layout, bytes: UnsafeRawBufferPointer) -> ImageOrientation {
-        guard let chunk = layout.chunks.first(where: { $0.type == PNGChunks.eXIf }) else { return .up }
-        return EXIFOrientationReader.orientation(inTIFF: bytes[chunk.payload]) ?? .up
+    /// Runs `body` with the EXIF block: the first `eXIf` chunk's payload, else
+    /// ImageMagick's raw EXIF profile text decoded (``PNGRawProfile``, as Pillow reads it),
+    /// else `nil`.
+    func withEXIF<R>(in layout: PNGChunks.Layout, bytes: UnsafeRawBufferPointer, _ body: (UnsafeRawBufferPointer?) -> R) -> R {
+        if let chunk = layout.chunks.first(where: { $0.type == PNGChunks.eXIf }) {
+            return body(UnsafeRawBufferPointer(rebasing: bytes[chunk.payload]))
+        }
+        guard let raw = PNGRawProfile.exif(in: layout, bytes: bytes) else { return body(nil) }
+        return raw.withUnsafeBytes(body)
     }
 
-    /// The `eXIf` and XMP `iTXt` blocks, read only with ``ImageCoderOptions/readsMetadata``.
-    func metadata(in layout: PNGChunks.Layout, bytes: UnsafeRawBufferPointer, options: ImageCoderOptions) -> ImageMetadata {
+    /// The orientation: the EXIF block's (see ``withEXIF(in:bytes:_:)``), else an XMP
+    /// packet's `tiff:Orientation`; `.up` when there is none.
+    func orientation(in layout: PNGChunks.Layout, bytes: UnsafeRawBufferPointer) -> ImageOrientation {
+        withEXIF(in: layout, bytes: bytes) { orientation(exif: $0, layout: layout, bytes: bytes) }
+    }
+
+    /// ``orientation(in:bytes:)`` with the EXIF block already found.
+    private func orientation(exif: UnsafeRawBufferPointer?, layout: PNGChunks.Layout, bytes: UnsafeRawBufferPointer) -> ImageOrientation {
+        if let exif, let orientation = EXIFOrientationReader.orientation(inTIFF: exif) { return orientation }
+        // No EXIF orientation: XMP's, as Pillow's exif_transpose (and our JPEG decode) read it.
+        return PNGChunks.xmpPacket(in: layout, bytes: bytes).flatMap(ImageMetadata.xmpOrientation(in:)) ?? .up
+    }
+
+    /// The EXIF block and the XMP `iTXt` packet, read only with
+    /// ``ImageCoderOptions/readsMetadata``.
+    private func metadata(
+        exif: UnsafeRawBufferPointer?, layout: PNGChunks.Layout, bytes: UnsafeRawBufferPointer, options: ImageCoderOptions
+    ) -> ImageMetadata {
         guard options.readsMetadata else { return ImageMetadata() }
-        let exif = layout.chunks.first { $0.type == PNGChunks.eXIf }.map { UnsafeRawBufferPointer(rebasing: bytes[$0.payload]) }
         return ImageMetadata.read(
             exif: exif, xmp: PNGChunks.xmpPacket(in: layout, bytes: bytes), resetOrientation: options.applyOrientation)
     }

@@ -94,7 +94,7 @@ public final class WebPProgressiveDecoder: CoreBackedProgressiveDecoder {
             var state = WEBP_DEMUX_PARSING_HEADER
             guard let demuxer = WebPDemuxPartial(&webpData, &state) else { return .up }
             defer { WebPDemuxDelete(demuxer) }
-            return WebPCoder.exifOrientation(in: demuxer) ?? .up
+            return WebPCoder.fileOrientation(in: demuxer) ?? .up
         }
     }
 

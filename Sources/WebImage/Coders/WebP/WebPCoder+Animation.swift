@@ -35,7 +35,7 @@ extension WebPCoder {
             throw WebImageError.imageTooLarge(width: canvas.width, height: canvas.height, limit: options.pixelLimit)
         }
         let demuxer = WebPAnimDecoderGetDemuxer(decoder)
-        let orientation = demuxer.flatMap { exifOrientation(in: $0) } ?? .up
+        let orientation = demuxer.flatMap { WebPCoder.fileOrientation(in: $0) } ?? .up
         let profile = demuxer.flatMap { iccProfile(in: $0) }
         let target = DecodeGeometry.targetSize(
             sourceSize: canvas, orientation: orientation, frameCount: frameCount, options: options)

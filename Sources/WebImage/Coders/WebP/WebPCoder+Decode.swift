@@ -10,7 +10,7 @@ extension WebPCoder {
         }
         let source = ImageSize(width: Int(features.width), height: Int(features.height))
         let (orientation, profile, metadata) = withDemuxer(bytes) { demuxer in
-            (exifOrientation(in: demuxer) ?? .up, iccProfile(in: demuxer), WebPCoder.metadata(in: demuxer, options: options))
+            (fileOrientation(in: demuxer) ?? .up, iccProfile(in: demuxer), WebPCoder.metadata(in: demuxer, options: options))
         } ?? (.up, nil, ImageMetadata())
         let target = DecodeGeometry.targetSize(sourceSize: source, orientation: orientation, frameCount: 1, options: options)
         let applied: ImageOrientation = options.applyOrientation ? orientation : .up
@@ -62,9 +62,12 @@ extension WebPCoder {
         withChunk("ICCP", flag: ICCP_FLAG, in: demuxer) { ColorConversion.profile(iccBytes: UnsafeRawBufferPointer($0)) }
     }
 
-    /// The orientation in the file's `EXIF` chunk, if it has one.
-    static func exifOrientation(in demuxer: OpaquePointer) -> ImageOrientation? {
+    /// The orientation in the file's `EXIF` chunk, else in its `XMP ` chunk's
+    /// `tiff:Orientation`, if either has one.
+    static func fileOrientation(in demuxer: OpaquePointer) -> ImageOrientation? {
         withChunk("EXIF", flag: EXIF_FLAG, in: demuxer) { EXIFOrientationReader.orientation(inTIFF: $0) }
+            // No EXIF orientation: XMP's, as Pillow's exif_transpose (and our JPEG decode) read it.
+            ?? withChunk("XMP ", flag: XMP_FLAG, in: demuxer) { ImageMetadata.xmpOrientation(in: UnsafeRawBufferPointer($0)) }
     }
 
     /// The `EXIF` and `XMP ` chunks, read only with ``ImageCoderOptions/readsMetadata``.

@@ -6,8 +6,8 @@ import Foundation
 /// Still images decode straight into the result's storage, and thumbnails use libwebp's
 /// scaled decode, so a thumbnail never exists at full size. Animations decode through
 /// libwebp's animation decoder, which composites each frame onto the canvas; a file cut
-/// short gives the frames that arrived whole. The EXIF chunk's orientation is read and,
-/// by default, applied; ``ImageCoderOptions/readsMetadata`` keeps it and the `XMP ` chunk.
+/// short gives the frames that arrived whole. The EXIF chunk's orientation (else the XMP
+/// chunk's `tiff:Orientation`, as Pillow reads it) is read and, by default, applied; ``ImageCoderOptions/readsMetadata`` keeps it and the `XMP ` chunk.
 /// Encoding is lossy at `compressionQuality` or lossless with `options.lossless`;
 /// animations keep their frame durations and loop count; the profile (`ICCP`), EXIF and
 /// XMP are written as ``ImageCoderOptions/MetadataPolicy`` says, through libwebp's muxer.

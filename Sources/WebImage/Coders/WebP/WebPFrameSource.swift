@@ -66,7 +66,7 @@ public final class WebPFrameSource: SequentialFrameSource {
             WebPDemuxReleaseIterator(&iterator)
         }
         guard !durations.isEmpty else { throw WebImageError.badImageData("WebP animation has no whole frame") }
-        let orientation = WebPCoder.exifOrientation(in: demuxer) ?? .up
+        let orientation = WebPCoder.fileOrientation(in: demuxer) ?? .up
         let target = DecodeGeometry.targetSize(
             sourceSize: canvas, orientation: orientation, frameCount: durations.count, options: options)
         let properties = AnimatedImageProperties(
