@@ -1,6 +1,21 @@
 import ArgumentParser
 import Foundation
 
+// The option groups several commands share, declared once so that their help text and
+// their handling stay the same in every command that takes them.
+
+/// The image file every single-image command (`decode`, `encode`, `frames`, `info`) reads:
+/// one positional argument.
+struct ImageFileArgument: ParsableArguments {
+    @Argument(help: "The image file.")
+    var file: String
+
+    /// The file's bytes; a missing or unreadable file throws (reported by `reportingFailures`).
+    func read() throws -> Data {
+        try readInput(file)
+    }
+}
+
 /// `--json` for the commands that describe something (`info`, `cache info`): one JSON
 /// object with sorted keys instead of the text form, so scripts get a stable contract.
 struct JSONOutputFlag: ParsableArguments {
