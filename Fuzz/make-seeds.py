@@ -14,6 +14,7 @@ import base64
 import os
 import struct
 import sys
+import zlib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -123,6 +124,15 @@ def main():
             write(out, "metadata", f"heif-{path.name}", b"\x02" + data)
         if len(data) <= MAX_MULTI:
             write(out, "metadata", f"info-{path.name}", b"\x03" + data)
+        if fmt == "png":
+            # The ICC profiles of the colour fixtures (iCCP: name, NUL, method, zlib stream).
+            for number, chunk in enumerate(png_chunks(data, b"iCCP")):
+                name_end = chunk.find(b"\0")
+                try:
+                    profile = zlib.decompress(chunk[name_end + 2:])
+                except zlib.error:
+                    continue
+                write(out, "metadata", f"icc-{number}-{path.name}", b"\x04" + profile)
     write(out, "metadata", "xmp-attribute", b"\x01<x:xmpmeta><rdf:Description tiff:Orientation=\"6\"/></x:xmpmeta>")
     write(out, "metadata", "xmp-element", b"\x01<rdf:Description><tiff:Orientation>3</tiff:Orientation></rdf:Description>")
 
