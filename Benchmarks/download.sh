@@ -3,11 +3,12 @@
 # our Downloader (6 at once) and by `curl --parallel --parallel-max 6`; then 100 concurrent
 # callers of one URL, counting the origin's hits in nginx's access log.
 #
-# Usage: Benchmarks/download.sh [files (default 1000)]
+# Usage: Benchmarks/download.sh [files (default 1000)]; ROUNDS=N for more rounds than 3.
 # WRAP="perf record -g -o /tmp/bench.perf" runs our side under a profiler. Also prints, for
 # reference, the same list through AsyncHTTPClient alone (download-bench raw), bodies
 # dropped and bodies kept; the last is issue 15's reference (ours >= 0.85x its throughput).
-# The rounds alternate ours, curl, raw, raw --keep, so a load change hits all of them.
+# The rounds alternate ours, curl, raw, raw --keep, ours in lanes (6 tasks each loading its
+# share in turn, exactly as raw drives AsyncHTTPClient), so a load change hits all of them.
 # Installs nginx through scripts/install-deps.sh when missing, builds download-bench in
 # release mode, and starts and stops its own nginx on an unused loopback port in a
 # temporary directory. Sends no traffic anywhere but 127.0.0.1.
@@ -52,8 +53,9 @@ total_bytes=$(du -cb "$work"/www/img*.jpg | tail -1 | cut -f1)
 curl -s --parallel --parallel-max 6 -K "$work/curl.cfg" >/dev/null 2>&1
 
 best() { sort -n | head -1; }
-ours=(); curls=(); ourcpu=(); curlcpu=(); raws=(); kept=()
-for run in 1 2 3; do
+rounds=${ROUNDS:-3}
+ours=(); curls=(); ourcpu=(); curlcpu=(); raws=(); kept=(); laned=()
+for run in $(seq "$rounds"); do
     line=$(${WRAP:-} "$BENCH" list "$work/urls.txt" --concurrency 6)
     ours+=("$(sed -n 's/.* seconds=\([0-9.]*\).*/\1/p' <<<"$line")")
     ourcpu+=("$(sed -n 's/.* cpu=\([0-9.]*\).*/\1/p' <<<"$line")")
@@ -64,20 +66,32 @@ for run in 1 2 3; do
     curlcpu+=("$(awk '{print $2 + $3}' <<<"$t")")
     raws+=("$("$BENCH" raw "$work/urls.txt" --concurrency 6 | sed -n 's/.* seconds=\([0-9.]*\).*/\1/p')")
     kept+=("$("$BENCH" raw "$work/urls.txt" --concurrency 6 --keep | sed -n 's/.* seconds=\([0-9.]*\).*/\1/p')")
+    laned+=("$("$BENCH" list "$work/urls.txt" --concurrency 6 --lanes | sed -n 's/.* seconds=\([0-9.]*\).*/\1/p')")
 done
 decode_line=$("$BENCH" list "$work/urls.txt" --concurrency 6 --decode)
 
 o=$(printf '%s\n' "${ours[@]}" | best); c=$(printf '%s\n' "${curls[@]}" | best)
 oc=$(printf '%s\n' "${ourcpu[@]}" | best); cc=$(printf '%s\n' "${curlcpu[@]}" | best)
-awk -v o="$o" -v c="$c" -v oc="$oc" -v cc="$cc" -v b="$total_bytes" -v n="$files" 'BEGIN {
-    printf "download %d files (%.1f MB), 6 concurrent, best of 3: ours %.3f s (%.1f MB/s, CPU %.2f s)  curl %.3f s (%.1f MB/s, CPU %.2f s)  throughput ratio ours/curl %.2fx\n",
-        n, b / 1048576, o, b / 1048576 / o, oc, c, b / 1048576 / c, cc, c / o }'
+awk -v o="$o" -v c="$c" -v oc="$oc" -v cc="$cc" -v b="$total_bytes" -v n="$files" -v r="$rounds" 'BEGIN {
+    printf "download %d files (%.1f MB), 6 concurrent, best of %d: ours %.3f s (%.1f MB/s, CPU %.2f s)  curl %.3f s (%.1f MB/s, CPU %.2f s)  throughput ratio ours/curl %.2fx\n",
+        n, b / 1048576, r, o, b / 1048576 / o, oc, c, b / 1048576 / c, cc, c / o }'
 echo "with decoding: $decode_line"
-echo "AsyncHTTPClient alone (no Downloader, bytes not kept), best of 3: $(printf '%s\n' "${raws[@]}" | best) s"
+echo "AsyncHTTPClient alone (no Downloader, bytes not kept), best of $rounds: $(printf '%s\n' "${raws[@]}" | best) s"
 k=$(printf '%s\n' "${kept[@]}" | best)
-awk -v o="$o" -v k="$k" 'BEGIN {
-    printf "AsyncHTTPClient alone keeping each body, best of 3: %.3f s; throughput ratio ours/AsyncHTTPClient %.2fx (target >= 0.85x)\n", k, k / o }'
+awk -v o="$o" -v k="$k" -v r="$rounds" 'BEGIN {
+    printf "AsyncHTTPClient alone keeping each body, best of %d: %.3f s; throughput ratio ours/AsyncHTTPClient %.2fx (target >= 0.85x)\n", r, k, k / o }'
 echo "each round, ours / kept-bodies reference (s): $(paste -d/ <(printf '%s\n' "${ours[@]}") <(printf '%s\n' "${kept[@]}") | tr '\n' ' ')"
+# The rounds are paired (the reference right after ours), so the median of the per-round
+# ratios is less at the mercy of one lucky round than the ratio of the bests.
+paste <(printf '%s\n' "${ours[@]}") <(printf '%s\n' "${kept[@]}") | awk '{ print $2 / $1 }' | sort -n |
+    awk '{ v[NR] = $1 } END { m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+        printf "median of the per-round ratios ours/AsyncHTTPClient-kept: %.2fx over %d rounds\n", m, NR }'
+
+# Ours driven as the reference is (6 tasks, each loading its share in turn): the Downloader
+# alone, without 1,000 callers waiting in its queue.
+l=$(printf '%s\n' "${laned[@]}" | best)
+awk -v l="$l" -v k="$k" -v r="$rounds" 'BEGIN {
+    printf "ours in 6 lanes like the reference, best of %d: %.3f s; throughput ratio ours-in-lanes/AsyncHTTPClient-kept %.2fx\n", r, l, k / l }'
 
 before=$(wc -l < "$work/logs/access.log")
 coalesce_line=$("$BENCH" coalesce "$base/img0000.jpg" --callers 100)

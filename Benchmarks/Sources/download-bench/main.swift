@@ -1,11 +1,15 @@
 // download-bench: measures the Downloader against a local origin (nginx, started by
 // Benchmarks/download.sh). Three modes:
 //
-//   download-bench list URLS.txt [--concurrency 6] [--decode]
+//   download-bench list URLS.txt [--concurrency 6] [--decode] [--lanes]
 //       fetches every URL in the file (one per line) through one Downloader with
 //       maxConcurrentDownloads = concurrency; prints wall time, bytes, throughput and the
 //       process's CPU time (getrusage). Without --decode it fetches bytes only
 //       (Downloader.loadData), which is what curl does; with it, each image is decoded too.
+//       Every load is started at once and the Downloader's queue holds the waiting ones,
+//       as its users do; with --lanes, `concurrency` tasks each load their share one
+//       after another instead, exactly as `raw` drives AsyncHTTPClient, so the two differ
+//       only in the Downloader.
 //
 //   download-bench raw URLS.txt [--concurrency 6] [--keep]
 //       the same list through AsyncHTTPClient alone (delegate API), for reference: the
@@ -31,7 +35,7 @@ import Glibc
 
 struct Usage: Error, CustomStringConvertible {
     var description: String {
-        "usage: download-bench list URLS.txt [--concurrency N] [--decode] | download-bench raw URLS.txt [--concurrency N] [--keep] | download-bench coalesce URL [--callers N]"
+        "usage: download-bench list URLS.txt [--concurrency N] [--decode] [--lanes] | download-bench raw URLS.txt [--concurrency N] [--keep] | download-bench coalesce URL [--callers N]"
     }
 }
 
@@ -53,7 +57,7 @@ func seconds(_ duration: Duration) -> Double {
     return Double(whole) + Double(fraction) / 1e18
 }
 
-func runList(_ path: String, concurrency: Int, decode: Bool) async throws {
+func runList(_ path: String, concurrency: Int, decode: Bool, lanes: Bool) async throws {
     let urls = try String(contentsOfFile: path, encoding: .utf8)
         .split(whereSeparator: \.isNewline)
         .compactMap { URL(string: String($0)) }
@@ -63,28 +67,37 @@ func runList(_ path: String, concurrency: Int, decode: Bool) async throws {
     let downloader = Downloader(config: config)
     let cpuStart = cpuSeconds()
     let start = ContinuousClock.now
-    let (bytes, failures) = await withTaskGroup(of: Int?.self) { group in
-        for url in urls {
-            group.addTask {
-                if decode {
-                    return try? await downloader.loadImage(from: url).data.count
+    let load = { @Sendable (url: URL) async -> Int? in
+        if decode {
+            return try? await downloader.loadImage(from: url).data.count
+        }
+        return try? await downloader.loadData(from: url).data.count
+    }
+    // Each task gives the bytes it loaded and how many of its loads failed.
+    let (bytes, failures) = await withTaskGroup(of: (Int, Int).self) { group in
+        if lanes {
+            for lane in 0..<concurrency {
+                group.addTask {
+                    var bytes = 0, failures = 0
+                    for index in stride(from: lane, to: urls.count, by: concurrency) {
+                        if let count = await load(urls[index]) { bytes += count } else { failures += 1 }
+                    }
+                    return (bytes, failures)
                 }
-                return try? await downloader.loadData(from: url).data.count
+            }
+        } else {
+            for url in urls {
+                group.addTask { await load(url).map { ($0, 0) } ?? (0, 1) }
             }
         }
-        var bytes = 0
-        var failures = 0
-        for await count in group {
-            if let count { bytes += count } else { failures += 1 }
-        }
-        return (bytes, failures)
+        return await group.reduce((0, 0)) { ($0.0 + $1.0, $0.1 + $1.1) }
     }
     let elapsed = seconds(ContinuousClock.now - start)
     let cpu = cpuSeconds() - cpuStart
     try await downloader.shutdown()
     let mbps = Double(bytes) / 1_048_576 / elapsed
     print(String(format: "download-bench: mode=%@ files=%d failures=%d bytes=%d seconds=%.3f MBps=%.1f cpu=%.3f",
-                 decode ? "decode" : "bytes", urls.count, failures, bytes, elapsed, mbps, cpu))
+                 decode ? "decode" : lanes ? "bytes-lanes" : "bytes", urls.count, failures, bytes, elapsed, mbps, cpu))
 }
 
 /// Counts body bytes and keeps none: the AsyncHTTPClient floor for `raw` mode.
@@ -185,7 +198,7 @@ do {
     switch arguments.first {
     case "list" where arguments.count >= 2:
         try await runList(arguments[1], concurrency: try option("--concurrency", in: arguments, default: 6),
-                          decode: arguments.contains("--decode"))
+                          decode: arguments.contains("--decode"), lanes: arguments.contains("--lanes"))
     case "raw" where arguments.count >= 2:
         try await runRaw(arguments[1], concurrency: try option("--concurrency", in: arguments, default: 6),
                          keep: arguments.contains("--keep"))
