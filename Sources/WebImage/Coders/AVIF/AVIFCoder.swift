@@ -173,8 +173,13 @@ public struct AVIFCoder: ImageCoder {
                 throw WebImageError.badImageData("AVIF colour conversion failed: \(String(cString: avifResultToString(result)))")
             }
         }
-        if let hdr = hdrToneMapping(of: image.pointee) {
+        if isHDR(image.pointee) {
             rgb.depth = max(10, min(image.pointee.depth, 16))
+            guard let hdr = HDRToneMapping.cached(primaries: Int(image.pointee.colorPrimaries),
+                                                  transfer: Int(image.pointee.transferCharacteristics),
+                                                  sampleMaximum: (1 << Int(rgb.depth)) - 1) else {
+                throw WebImageError.badImageData("AVIF HDR colour cannot be mapped")
+            }
             rgb.rowBytes = UInt32(width * 8)
             let samples = UnsafeMutableRawBufferPointer.allocate(byteCount: width * height * 8, alignment: 2)
             defer { samples.deallocate() }
@@ -182,8 +187,7 @@ public struct AVIFCoder: ImageCoder {
             try convert(&rgb)
             return PixelBuffer(uninitializedWidth: width, height: height) { buffer in
                 guard let source = samples.baseAddress, let destination = buffer.baseAddress else { return }
-                hdr.map(source, sourceRowBytes: width * 8, width: width, height: height,
-                        maximum: (1 << Int(rgb.depth)) - 1, into: destination)
+                hdr.map(source, sourceRowBytes: width * 8, width: width, height: height, into: destination)
             }
         }
         rgb.depth = 8
@@ -194,10 +198,11 @@ public struct AVIFCoder: ImageCoder {
         }
     }
 
-    /// The tone mapping an image with a PQ or HLG `nclx` and no ICC profile needs.
-    static func hdrToneMapping(of image: avifImage) -> HDRToneMapping? {
-        guard image.icc.size == 0 else { return nil }
-        return HDRToneMapping(primaries: Int(image.colorPrimaries), transfer: Int(image.transferCharacteristics))
+    /// Whether the image is HDR as far as its colour description says: a PQ or HLG `nclx`
+    /// and no ICC profile.
+    static func isHDR(_ image: avifImage) -> Bool {
+        image.icc.size == 0
+            && HDRToneMapping.describesHDR(primaries: Int(image.colorPrimaries), transfer: Int(image.transferCharacteristics))
     }
 
     /// The EXIF orientation equivalent to the image's `irot`/`imir` properties.

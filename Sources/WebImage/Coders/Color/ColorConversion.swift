@@ -24,7 +24,7 @@ enum ColorConversion {
     /// for a decoder that converts its rows as it produces them (``ColorBandConverter``).
     static func transform(for profile: ColorProfile?, options: ImageCoderOptions) -> ColorTransform? {
         guard let profile, !(options.keepsColorProfile && profile.colorSpace == .rgb),
-              let transform = try? ColorTransformCache.shared.transform(for: profile, input: .rgba),
+              let transform = try? ColorTransform.cache.transform(for: profile, input: .rgba),
               !transform.isIdentity
         else { return nil }
         return transform

@@ -3,7 +3,7 @@ import Dispatch
 import Foundation
 
 /// A Little CMS transform from one source profile to 8-bit sRGB, made once per distinct
-/// profile (``ColorTransformCache``) and applied to many images.
+/// profile (``cache``) and applied to many images.
 ///
 /// Perceptual intent, the intent browsers and Pillow's `profileToProfile` default to;
 /// alpha is copied untouched. Four shapes, chosen from the profile and the pixels:
@@ -24,8 +24,17 @@ package final class ColorTransform: @unchecked Sendable {
     // use from several threads at once; the handle is deleted only in deinit, when no
     // caller can hold the object any more.
 
+    /// The transforms every decoder uses, one per profile and layout (32 at most).
+    static let cache = ColorTransformCache(capacity: 32)
+
+    /// What ``cache`` keys a transform by: the profile's SHA-256 and the pixel layout.
+    struct CacheKey: Hashable, Sendable {
+        var digest: [UInt8]
+        var input: Input
+    }
+
     /// The layout of the pixels handed to ``convert(_:)``.
-    package enum Input: Hashable {
+    package enum Input: Hashable, Sendable {
         /// 8-bit RGBA (grey sources expanded to R = G = B).
         case rgba
         /// 8-bit CMYK, 0 = no ink.

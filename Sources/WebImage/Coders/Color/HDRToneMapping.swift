@@ -26,8 +26,9 @@ import Foundation
 /// mapping for, so an HDR photo looks alike whichever of the three formats carries it.
 ///
 /// ```swift
-/// if let hdr = HDRToneMapping(primaries: 9, transfer: 16) {   // BT.2020, PQ
-///     hdr.map(samples, sourceRowBytes: stride, width: width, height: height, maximum: 1023, into: rgba)
+/// // BT.2020, PQ, 10-bit samples; made once per distinct description (``cache``)
+/// if let hdr = HDRToneMapping.cached(primaries: 9, transfer: 16, sampleMaximum: 1023) {
+///     hdr.map(samples, sourceRowBytes: stride, width: width, height: height, into: rgba)
 /// }
 /// ```
 struct HDRToneMapping: Sendable {
@@ -46,7 +47,21 @@ struct HDRToneMapping: Sendable {
     /// The nominal peak of the display HLG's OOTF is evaluated for.
     static let hlgDisplayPeak = 1_000.0
 
+    /// The mappings made so far: a frame of an HDR animation, or the next of many photos
+    /// from one camera, reuses the tables instead of computing them again.
+    static let cache = ConversionCache<CacheKey, HDRToneMapping?>(capacity: 16)
+
+    /// What ``cache`` keys a mapping by: the arguments of its initialiser.
+    struct CacheKey: Hashable, Sendable {
+        var primaries: Int
+        var transfer: Int
+        var contentPeak: Double?
+        var sampleMaximum: Int
+    }
+
     let transfer: Transfer
+    /// The largest sample value (1023 for 10-bit samples): the one that means full signal.
+    let sampleMaximum: Int
     /// The peak luminance, in nits, the tone curve compresses to ``targetWhite``.
     let contentPeak: Double
     /// Source RGB to linear sRGB (BT.709) RGB, row-major.
@@ -55,12 +70,17 @@ struct HDRToneMapping: Sendable {
     private let luminanceWeights: (Float, Float, Float)
     /// Tone-mapped luminance, relative to ``targetWhite``, at `contentPeak × i / (count − 1)`.
     private let toneCurve: [Float]
+    /// Sample value → light: nits for PQ, scene light (0–1) for HLG.
+    private let light: [Float]
 
     /// The mapping for `nclx` code points, or `nil` when `transfer` is not PQ (16) or HLG
     /// (18), or the primaries are ones ``ColorProfile/cicp(primaries:transfer:)`` does not
     /// know (the pixels are then not HDR as far as a decoder can tell). Unspecified
-    /// primaries (2) are read as BT.2020's, HDR's own.
-    init?(primaries: Int, transfer: Int, contentPeak: Double? = nil) {
+    /// primaries (2) are read as BT.2020's, HDR's own. Samples run from 0 to
+    /// `sampleMaximum` (1023 for 10 bits, at most 65535).
+    init?(primaries: Int, transfer: Int, contentPeak: Double? = nil, sampleMaximum: Int) {
+        guard (1...65_535).contains(sampleMaximum) else { return nil }
+        self.sampleMaximum = sampleMaximum
         switch transfer {
         case 16: self.transfer = .pq
         case 18: self.transfer = .hlg
@@ -76,6 +96,22 @@ struct HDRToneMapping: Sendable {
         let statedPeak = contentPeak.flatMap { (Self.targetWhite...10_000).contains($0) ? $0 : nil }
         self.contentPeak = self.transfer == .hlg ? Self.hlgDisplayPeak : statedPeak ?? Self.defaultContentPeak
         toneCurve = Self.toneCurve(peak: self.contentPeak)
+        light = Self.lightTable(transfer: self.transfer, sampleMaximum: sampleMaximum)
+    }
+
+    /// The mapping ``init(primaries:transfer:contentPeak:sampleMaximum:)`` makes, from
+    /// `cache` (the shared ``cache`` unless a test gives its own).
+    static func cached(
+        primaries: Int,
+        transfer: Int,
+        contentPeak: Double? = nil,
+        sampleMaximum: Int,
+        in cache: ConversionCache<CacheKey, HDRToneMapping?> = cache
+    ) -> HDRToneMapping? {
+        let key = CacheKey(primaries: primaries, transfer: transfer, contentPeak: contentPeak, sampleMaximum: sampleMaximum)
+        return cache.value(for: key) {
+            HDRToneMapping(primaries: primaries, transfer: transfer, contentPeak: contentPeak, sampleMaximum: sampleMaximum)
+        }
     }
 
     /// Whether ``init(primaries:transfer:contentPeak:)`` makes a mapping for these code
@@ -91,36 +127,29 @@ struct HDRToneMapping: Sendable {
     }
 
     /// Maps an image of `width` × `height` RGBA pixels whose 16-bit samples run from 0 to
-    /// `maximum` (1023 for 10 bits) and whose rows start `sourceRowBytes` apart, to packed
-    /// 8-bit sRGB RGBA in `destination` (`width` × `height` × 4 bytes).
+    /// ``sampleMaximum`` and whose rows start `sourceRowBytes` apart, to packed 8-bit sRGB
+    /// RGBA in `destination` (`width` × `height` × 4 bytes). A sample above the maximum
+    /// reads as the maximum.
     func map(
         _ source: UnsafeRawPointer,
         sourceRowBytes: Int,
         width: Int,
         height: Int,
-        maximum: Int,
         into destination: UnsafeMutablePointer<UInt8>
     ) {
-        let light = lightTable(maximum: maximum)
         for row in 0..<height {
             mapRow((source + row * sourceRowBytes).assumingMemoryBound(to: UInt16.self), pixelCount: width,
-                   maximum: maximum, light: light, into: destination + row * width * 4)
+                   into: destination + row * width * 4)
         }
     }
 
-    /// One row of ``map(_:sourceRowBytes:width:height:maximum:into:)``, `light` being
-    /// ``lightTable(maximum:)``.
-    private func mapRow(
-        _ source: UnsafePointer<UInt16>,
-        pixelCount: Int,
-        maximum: Int,
-        light: [Float],
-        into destination: UnsafeMutablePointer<UInt8>
-    ) {
+    /// One row of ``map(_:sourceRowBytes:width:height:into:)``.
+    private func mapRow(_ source: UnsafePointer<UInt16>, pixelCount: Int, into destination: UnsafeMutablePointer<UInt8>) {
         let encode = Self.sRGBEncoding
-        let top = maximum
+        let light = light
+        let top = sampleMaximum
         let curveScale = Float(toneCurve.count - 1) / Float(contentPeak)
-        let alphaScale = 255 / Float(maximum)
+        let alphaScale = 255 / Float(sampleMaximum)
         let (wr, wg, wb) = luminanceWeights
         let m = toSRGB
         let encodeScale = Float(Self.encodingSteps)
@@ -163,10 +192,10 @@ struct HDRToneMapping: Sendable {
         }
     }
 
-    /// Code value → light: nits for PQ, scene light (0–1) for HLG.
-    private func lightTable(maximum: Int) -> [Float] {
-        (0...maximum).map { code in
-            let value = Double(code) / Double(maximum)
+    /// Sample value → light: nits for PQ, scene light (0–1) for HLG.
+    private static func lightTable(transfer: Transfer, sampleMaximum: Int) -> [Float] {
+        (0...sampleMaximum).map { code in
+            let value = Double(code) / Double(sampleMaximum)
             switch transfer {
             case .pq: return Float(Self.pqToNits(value))
             case .hlg: return Float(Self.hlgToScene(value))

@@ -151,15 +151,15 @@ public struct HEIFCoder: ImageCoder {
             var light = heif_content_light_level()
             if heif_image_has_content_light_level(image) != 0 { heif_image_get_content_light_level(image, &light) }
             let peak = light.max_content_light_level > 0 ? Double(light.max_content_light_level) : nil
-            toneMapping = HDRToneMapping(primaries: hdr.primaries, transfer: hdr.transfer, contentPeak: peak)
+            toneMapping = HDRToneMapping.cached(primaries: hdr.primaries, transfer: hdr.transfer, contentPeak: peak,
+                                                sampleMaximum: (1 << depth) - 1)
             guard toneMapping != nil else { throw WebImageError.badImageData("HEIF HDR colour cannot be mapped") }
         }
         let rowBytes = width * 4, sourceStride = Int(stride)
         var pixels = PixelBuffer(uninitializedWidth: width, height: height) { buffer in
             guard let destination = buffer.baseAddress else { return }
             if let toneMapping {
-                toneMapping.map(plane, sourceRowBytes: sourceStride, width: width, height: height,
-                                maximum: (1 << depth) - 1, into: destination)
+                toneMapping.map(plane, sourceRowBytes: sourceStride, width: width, height: height, into: destination)
                 return
             }
             for row in 0..<height {

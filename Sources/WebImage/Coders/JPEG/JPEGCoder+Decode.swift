@@ -151,7 +151,7 @@ extension JPEGCoder {
         // CMYK becomes RGB band by band through its profile, or by Pillow's formula when
         // there is none (or Little CMS cannot use it).
         let cmykTransform = plan.isCMYK ? plan.colorProfile.flatMap {
-            try? ColorTransformCache.shared.transform(for: $0, input: plan.isInvertedCMYK ? .invertedCMYK : .cmyk)
+            try? ColorTransform.cache.transform(for: $0, input: plan.isInvertedCMYK ? .invertedCMYK : .cmyk)
         } : nil
         // With no resize to follow, RGB converts to sRGB band by band too, while the rows are
         // in cache (and, for a large image, on another core while libjpeg decodes the next

@@ -114,7 +114,7 @@ public final class JPEGProgressiveDecoder: CoreBackedProgressiveDecoder {
                 hasRows = true
                 if plan.isCMYK {
                     let transform = plan.colorProfile.flatMap {
-                        try? ColorTransformCache.shared.transform(for: $0, input: plan.isInvertedCMYK ? .invertedCMYK : .cmyk)
+                        try? ColorTransform.cache.transform(for: $0, input: plan.isInvertedCMYK ? .invertedCMYK : .cmyk)
                     }
                     pixels.withUnsafeMutableBufferPointer { out in
                         let band = UnsafeMutableBufferPointer(rebasing: out[top * rowBytes..<(top + rows) * rowBytes])

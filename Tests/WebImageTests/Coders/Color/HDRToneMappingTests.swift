@@ -39,13 +39,12 @@ import Testing
 
     /// One 10-bit RGBA pixel through a PQ mapping for BT.2020.
     func mapped(_ red: Int, _ green: Int, _ blue: Int, alpha: Int = 1023, transfer: Int = 16) throws -> [UInt8] {
-        let mapping = try #require(HDRToneMapping(primaries: 9, transfer: transfer))
+        let mapping = try #require(HDRToneMapping(primaries: 9, transfer: transfer, sampleMaximum: 1023))
         let samples: [UInt16] = [UInt16(red), UInt16(green), UInt16(blue), UInt16(alpha)]
         var out = [UInt8](repeating: 0, count: 4)
         samples.withUnsafeBytes { source in
             out.withUnsafeMutableBufferPointer { destination in
-                mapping.map(source.baseAddress!, sourceRowBytes: 8, width: 1, height: 1, maximum: 1023,
-                            into: destination.baseAddress!)
+                mapping.map(source.baseAddress!, sourceRowBytes: 8, width: 1, height: 1, into: destination.baseAddress!)
             }
         }
         return out
@@ -91,20 +90,41 @@ import Testing
     }
 
     @Test func onlyPQAndHLGAreHDR() {
-        #expect(HDRToneMapping(primaries: 9, transfer: 16) != nil)
-        #expect(HDRToneMapping(primaries: 9, transfer: 18) != nil)
-        #expect(HDRToneMapping(primaries: 2, transfer: 16) != nil)
-        #expect(HDRToneMapping(primaries: 1, transfer: 13) == nil)
-        #expect(HDRToneMapping(primaries: 9, transfer: 14) == nil)
-        #expect(HDRToneMapping(primaries: 99, transfer: 16) == nil)
+        #expect(HDRToneMapping(primaries: 9, transfer: 16, sampleMaximum: 1023) != nil)
+        #expect(HDRToneMapping(primaries: 9, transfer: 18, sampleMaximum: 1023) != nil)
+        #expect(HDRToneMapping(primaries: 2, transfer: 16, sampleMaximum: 1023) != nil)
+        #expect(HDRToneMapping(primaries: 1, transfer: 13, sampleMaximum: 1023) == nil)
+        #expect(HDRToneMapping(primaries: 9, transfer: 14, sampleMaximum: 1023) == nil)
+        #expect(HDRToneMapping(primaries: 99, transfer: 16, sampleMaximum: 1023) == nil)
+    }
+
+    /// One set of tables per distinct description, not per image or frame: the same key
+    /// gives the cached mapping; the cache stays within its capacity however many peaks the
+    /// files state; the sample range is part of the key.
+    @Test func mappingsAreMadeOncePerDescription() throws {
+        let cache = ConversionCache<HDRToneMapping.CacheKey, HDRToneMapping?>(capacity: 4)
+        func cached(peak: Double, maximum: Int = 1023, transfer: Int = 16) -> HDRToneMapping? {
+            HDRToneMapping.cached(primaries: 9, transfer: transfer, contentPeak: peak, sampleMaximum: maximum, in: cache)
+        }
+        let first = try #require(cached(peak: 1_234))
+        #expect(first.contentPeak == 1_234 && cache.count == 1)
+        _ = cached(peak: 1_234)
+        #expect(cache.count == 1)
+        let twelveBit = try #require(cached(peak: 1_234, maximum: 4095))
+        #expect(twelveBit.sampleMaximum == 4095 && cache.count == 2)
+        for peak in 300..<340 { _ = cached(peak: Double(peak)) }
+        #expect(cache.count == 4)
+        #expect(cached(peak: 1_000, transfer: 13) == nil)
+        #expect(HDRToneMapping(primaries: 9, transfer: 16, sampleMaximum: 0) == nil)
+        #expect(HDRToneMapping(primaries: 9, transfer: 16, sampleMaximum: 65_536) == nil)
     }
 
     /// A stated content light level replaces the assumed 1,000 nits, within reason.
     @Test func contentPeakComesFromTheFileWhenSane() throws {
-        #expect(try #require(HDRToneMapping(primaries: 9, transfer: 16, contentPeak: 4_000)).contentPeak == 4_000)
-        #expect(try #require(HDRToneMapping(primaries: 9, transfer: 16, contentPeak: 50)).contentPeak == 1_000)
-        #expect(try #require(HDRToneMapping(primaries: 9, transfer: 16)).contentPeak == 1_000)
-        #expect(try #require(HDRToneMapping(primaries: 9, transfer: 18, contentPeak: 4_000)).contentPeak == 1_000)
+        #expect(try #require(HDRToneMapping(primaries: 9, transfer: 16, contentPeak: 4_000, sampleMaximum: 1023)).contentPeak == 4_000)
+        #expect(try #require(HDRToneMapping(primaries: 9, transfer: 16, contentPeak: 50, sampleMaximum: 1023)).contentPeak == 1_000)
+        #expect(try #require(HDRToneMapping(primaries: 9, transfer: 16, sampleMaximum: 1023)).contentPeak == 1_000)
+        #expect(try #require(HDRToneMapping(primaries: 9, transfer: 18, contentPeak: 4_000, sampleMaximum: 1023)).contentPeak == 1_000)
     }
 
     /// The corpus's HDR photos (PQ, BT.2020) decode with their highlights rolled off: a
