@@ -118,6 +118,8 @@ def main():
             blocks = png_chunks(data, b"eXIf")
         elif fmt == "webp":
             blocks = riff_chunks(data, b"EXIF")
+        elif fmt == "tiff" and len(data) <= MAX_MULTI:
+            blocks = [data]   # a TIFF file is its own EXIF directory (TIFFEXIFBlock)
         for number, block in enumerate(blocks):
             write(out, "metadata", f"exif-{number}-{path.name}", b"\x00" + block)
         if fmt in ("heif", "avif"):

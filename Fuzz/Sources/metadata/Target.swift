@@ -7,8 +7,9 @@ import WebImage
 ///
 /// 0. `EXIFOrientationReader` on a TIFF-structured EXIF block (JPEG's APP1, PNG's `eXIf`,
 ///    WebP's `EXIF` chunk), the check and orientation reset `ImageMetadata.read` does
-///    to a kept block, and `ImageMetadata.copyrightOnly` (the server's `keep_copyright`),
-///    whose output must be its own fixed point;
+///    to a kept block, `ImageMetadata.copyrightOnly` (the server's `keep_copyright`)
+///    and `TIFFEXIFBlock` (a TIFF file's EXIF gathered into a block), whose outputs must
+///    be their own fixed points;
 /// 1. `JPEGCoder.xmpOrientation` on an XMP packet;
 /// 2. `HEIFPropertyReader` (the primary item's `irot`/`imir` and `ispe`) on a HEIF/AVIF file;
 /// 3. what `webimage info` prints: `AnimatedImage(data:)` and its properties;
@@ -33,6 +34,10 @@ public func fuzzTestOneInput(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CI
         let credit = ImageMetadata(exif: Data(buffer: rest)).copyrightOnly
         if let exif = credit.exif {
             Fuzz.check(ImageMetadata(exif: exif).copyrightOnly == credit, "copyrightOnly of its own output differs")
+        }
+        if let block = TIFFEXIFBlock.make(fromFile: UnsafeRawBufferPointer(rest)) {
+            let again = block.withUnsafeBytes { TIFFEXIFBlock.make(fromFile: $0) }
+            Fuzz.check(again == block, "TIFFEXIFBlock of its own output differs")
         }
     case 1:
         _ = JPEGCoder.xmpOrientation(rest)

@@ -21,9 +21,10 @@ public enum EXIFOrientationReader {
 
     /// Whether `bytes` start with a TIFF header: `true` for little-endian (`II*\0`),
     /// `false` for big-endian (`MM\0*`), `nil` for anything else.
-    static func byteOrder(ofTIFF bytes: [UInt8]) -> Bool? {
+    static func byteOrder<Bytes: RandomAccessCollection<UInt8>>(ofTIFF bytes: Bytes) -> Bool? where Bytes.Index == Int {
         guard bytes.count >= 8 else { return nil }
-        switch (bytes[0], bytes[1], bytes[2], bytes[3]) {
+        let first = bytes.startIndex
+        switch (bytes[first], bytes[first + 1], bytes[first + 2], bytes[first + 3]) {
         case (0x49, 0x49, 0x2A, 0x00): return true
         case (0x4D, 0x4D, 0x00, 0x2A): return false
         default: return nil
@@ -50,14 +51,16 @@ public enum EXIFOrientationReader {
         return (entry.offset + 8, entry.reader.littleEndian)
     }
 
-    /// Bounds-checked integers of one byte order.
-    struct IntegerReader {
-        let bytes: [UInt8]
+    /// Bounds-checked integers of one byte order, at offsets from the start of `bytes` (a
+    /// block copied out, or a whole file read in place).
+    struct IntegerReader<Bytes: RandomAccessCollection<UInt8>> where Bytes.Index == Int {
+        let bytes: Bytes
         let littleEndian: Bool
 
         func u16(_ at: Int) -> Int? {
             guard at >= 0, at + 2 <= bytes.count else { return nil }
-            return littleEndian ? Int(bytes[at]) | Int(bytes[at + 1]) << 8 : Int(bytes[at]) << 8 | Int(bytes[at + 1])
+            let first = Int(bytes[bytes.startIndex + at]), second = Int(bytes[bytes.startIndex + at + 1])
+            return littleEndian ? first | second << 8 : first << 8 | second
         }
 
         func u32(_ at: Int) -> Int? {
@@ -67,7 +70,7 @@ public enum EXIFOrientationReader {
     }
 
     /// Where IFD0's orientation entry (12 bytes: tag, type, count, value) starts.
-    private static func orientationEntry(inTIFF bytes: [UInt8]) -> (offset: Int, reader: IntegerReader)? {
+    private static func orientationEntry(inTIFF bytes: [UInt8]) -> (offset: Int, reader: IntegerReader<[UInt8]>)? {
         guard let found = ifd0Entry(tag: 0x0112, inTIFF: bytes),
               // Up to the end of the SHORT value; the padding after it may be cut off.
               found.offset + 10 <= bytes.count
@@ -78,7 +81,7 @@ public enum EXIFOrientationReader {
     /// Where IFD0's entry for `tag` (12 bytes: tag, type, count, value or offset) starts,
     /// with a reader of the block's byte order; `nil` when the block is not TIFF or has no
     /// such entry before its damage.
-    static func ifd0Entry(tag wanted: Int, inTIFF bytes: [UInt8]) -> (offset: Int, reader: IntegerReader)? {
+    static func ifd0Entry(tag wanted: Int, inTIFF bytes: [UInt8]) -> (offset: Int, reader: IntegerReader<[UInt8]>)? {
         guard let little = byteOrder(ofTIFF: bytes) else { return nil }
         let reader = IntegerReader(bytes: bytes, littleEndian: little)
         guard let ifd = reader.u32(4), let count = reader.u16(ifd) else { return nil }

@@ -30,9 +30,14 @@ import Testing
         #expect(try Self.decode(Self.fixture(ext), readsMetadata: false).metadata.isEmpty)
     }
 
-    @Test func tiffKeepsItsXMPButNotItsEXIFDirectory() throws {
+    /// TIFF's EXIF is its own directory of tags, gathered into a block (TIFFEXIFBlockTests
+    /// has the details), in the file's byte order, with the orientation reset.
+    @Test func tiffKeepsItsXMPAndItsEXIFDirectoryAsABlock() throws {
         let image = try Self.decode(Self.fixture("tiff"))
-        #expect(image.metadata.exif == nil)
+        let exif = try #require(image.metadata.exif)
+        #expect(EXIFOrientationReader.byteOrder(ofTIFF: [UInt8](exif)) == true)
+        #expect(EXIFOrientationReader.orientation(inTIFF: exif) == .up)
+        #expect(!image.metadata.copyrightOnly.isEmpty)
         let xmp = try #require(image.metadata.xmp)
         #expect(String(decoding: xmp, as: UTF8.self).contains("Metadata Fixture"))
     }

@@ -12,7 +12,8 @@ import Foundation
 /// unassociated alpha, so the coder tells it the alpha is associated (the values then pass
 /// through untouched) and unpremultiplies only data that really is associated.
 /// Multi-page files decode to their first page. ``ImageCoderOptions/readsMetadata`` keeps
-/// the XMP packet (not the EXIF directory). Encoding is not offered.
+/// the XMP packet and the EXIF (gathered into a block, ``TIFFEXIFBlock``). Encoding is not
+/// offered.
 /// Thread-safe: every call opens its own libtiff handle.
 ///
 /// ```swift
@@ -114,16 +115,20 @@ public struct TIFFCoder: DecodeOnlyCoder {
             hasAlpha: hasAlpha,
             isThumbnail: target.pixelCount < upright.pixelCount,
             colorProfile: kept,
-            metadata: options.readsMetadata ? TIFFCoder.metadata(tiff) : ImageMetadata()
+            metadata: options.readsMetadata ? TIFFCoder.metadata(tiff, file: stream.bytes, options: options) : ImageMetadata()
         )
     }
 
-    /// The XMP packet (tag 700), for ``ImageCoderOptions/readsMetadata``. A TIFF's EXIF is
-    /// not one block but a sub-directory of tags whose values lie anywhere in the file, so it
-    /// is not kept: rebuilding it as a block is left undone.
-    private static func metadata(_ tiff: OpaquePointer) -> ImageMetadata {
-        guard let xmp = bytesField(tiff, UInt32(TIFFTAG_XMLPACKET)) else { return ImageMetadata() }
-        return ImageMetadata.read(exif: nil, xmp: xmp, resetOrientation: false)
+    /// The EXIF (IFD0's descriptive tags and the EXIF and GPS sub-directories, gathered
+    /// into a block by ``TIFFEXIFBlock``) and the XMP packet (tag 700), for
+    /// ``ImageCoderOptions/readsMetadata``; orientations reset to 1 when the decode turned
+    /// the pixels upright.
+    private static func metadata(_ tiff: OpaquePointer, file: UnsafeRawBufferPointer, options: ImageCoderOptions) -> ImageMetadata {
+        let xmp = bytesField(tiff, UInt32(TIFFTAG_XMLPACKET))
+        guard let exif = TIFFEXIFBlock.make(fromFile: file) else {
+            return ImageMetadata.read(exif: nil, xmp: xmp, resetOrientation: options.applyOrientation)
+        }
+        return exif.withUnsafeBytes { ImageMetadata.read(exif: $0, xmp: xmp, resetOrientation: options.applyOrientation) }
     }
 
     /// A counted byte tag (ICC profile, XMP) through libtiff's `va_list` getter; the bytes

@@ -6,6 +6,9 @@
 # writer. exiftool 12.57 (Debian 12) cannot write WebP, so WebP metadata is tested by
 # round trips through our own encoder instead. The fixtures are committed; `make test`
 # never runs this.
+# exif-subifd.tiff adds, to the Adobe RGB TIFF, what a camera's EXIF has beyond IFD0: an
+# EXIF sub-directory (exposure, date taken, lens) with an interoperability directory
+# inside it, and Make/Model in IFD0; TIFF keeps EXIF as directories, not a block.
 # Usage: Tests/WebImageTests/Fixtures/metadata/make-metadata-fixtures.sh
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -23,3 +26,11 @@ for source in display-p3.jpg display-p3.png display-p3.avif display-p3.heic adob
         -XMP-dc:Creator="Metadata Fixture" -XMP-dc:Title="Policy test" -XMP-xmp:Rating=4 \
         "$root/Tests/WebImageTests/Fixtures/color/$source"
 done
+rm -f "$here/exif-subifd.tiff"
+exiftool -q -o "$here/exif-subifd.tiff" \
+    -Make="Fixture Camera" -Model="FC-1" -Orientation#=8 \
+    -DateTimeOriginal="2024:05:06 07:08:09" -ExposureTime=1/125 -FNumber=2.8 -ISO=200 \
+    -LensModel="Fixture Lens 35mm" -InteropIndex=R98 \
+    -GPSLatitude=35.6586 -GPSLatitudeRef=N -GPSLongitude=139.7454 -GPSLongitudeRef=E \
+    -Artist="Metadata Fixture" -Copyright="CC0 swift-web-image" \
+    "$root/Tests/WebImageTests/Fixtures/color/adobe-rgb.tiff"
