@@ -252,6 +252,16 @@ int cpng_encode(const uint8_t *pixels, uint32_t width, uint32_t height, size_t b
                  keep_alpha ? PNG_COLOR_TYPE_RGB_ALPHA : PNG_COLOR_TYPE_RGB,
                  PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
     if (icc_profile && icc_length > 0) {
+        // The profile is written as the source had it. libpng checks it first and, by
+        // default, fails the whole write for one it calls a "known incorrect sRGB profile":
+        // HP's 1998 sRGB IEC61966-2.1, the profile of a large share of the web's photos
+        // (Photoshop embeds it). Skip that comparison; any other complaint about a profile
+        // (a malformed header, say) is made a warning, so the image is written without
+        // the chunk instead of not at all. Benign errors stay warnings for the rest of the
+        // write: turning them off again would also make libpng's application warnings
+        // errors, which a write struct does not start with.
+        png_set_option(png, PNG_SKIP_sRGB_CHECK_PROFILE, PNG_OPTION_ON);
+        png_set_benign_errors(png, 1);
         png_set_iCCP(png, info, "ICC profile", PNG_COMPRESSION_TYPE_BASE, icc_profile, icc_length);
     }
     png_write_info(png, info);

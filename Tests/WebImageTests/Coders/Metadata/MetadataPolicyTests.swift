@@ -97,6 +97,26 @@ import Testing
         }
     }
 
+    /// HP's 1998 sRGB IEC61966-2.1, the profile Photoshop embeds in a large share of the
+    /// web's photos (the corpus's TestImage.heic has it), which libpng calls a "known
+    /// incorrect sRGB profile" and by default refuses to write: every encoder keeps it and
+    /// decodes it again byte for byte. (Found by scripts/pillow-agreement.py over Pillow's
+    /// test images: a PNG kept-profile encode of any such photo failed.)
+    @Test(arguments: MetadataPolicyTests.encodedFormats + [.jpegXL])
+    func theCommonHPSRGBProfileIsKept(format: ImageFormat) throws {
+        guard CodersManager.shared.canEncode(to: format) else { return }
+        var keep = ImageCoderOptions()
+        keep.keepsColorProfile = true
+        let source = try CodersManager.shared.decode(Corpus.data("TestImage.heic"), options: keep)
+        let profile = try #require(source.colorProfile)
+        #expect(profile.data.count == 3144)
+        var options = ImageCoderOptions()
+        options.metadataPolicy = .colorProfileOnly
+        let encoded = try CodersManager.shared.encode(source, as: format, options: options)
+        let decoded = try CodersManager.shared.decode(encoded, options: keep)
+        #expect(decoded.colorProfile?.data == profile.data, "\(format) lost the profile")
+    }
+
     @Test(arguments: MetadataPolicyTests.encodedFormats + [.jpegXL])
     func encodedMetadataDecodesAgain(format: ImageFormat) throws {
         guard CodersManager.shared.canEncode(to: format) else { return }
