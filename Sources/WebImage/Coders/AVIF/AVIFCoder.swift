@@ -43,6 +43,7 @@ public struct AVIFCoder: ImageCoder {
         guard !data.isEmpty else { throw WebImageError.badImageData("empty AVIF data") }
         guard let decoder = avifDecoderCreate() else { throw WebImageError.badImageData("libavif could not create a decoder") }
         defer { avifDecoderDestroy(decoder) }
+        Self.relaxStrictness(of: decoder)
         decoder.pointee.maxThreads = Int32(maxThreads)
         // libavif copies the blocks out of the file only when asked for them.
         decoder.pointee.ignoreXMP = options.readsMetadata ? AVIF_FALSE : AVIF_TRUE
@@ -203,6 +204,14 @@ public struct AVIFCoder: ImageCoder {
     static func isHDR(_ image: avifImage) -> Bool {
         image.icc.size == 0
             && HDRToneMapping.describesHDR(primaries: Int(image.colorPrimaries), transfer: Int(image.transferCharacteristics))
+    }
+
+    /// libavif's strict checks but one: an AV1 item without the `pixi` property is decoded.
+    /// libheif 1.11 and older wrote none, and libavif documents the flag as the one to drop
+    /// for such files; Pillow decodes them. The property only restates the bit depth and
+    /// channel count the AV1 sequence header gives anyway; the size and `clap` checks stay.
+    static func relaxStrictness(of decoder: UnsafeMutablePointer<avifDecoder>) {
+        decoder.pointee.strictFlags = AVIF_STRICT_ENABLED.rawValue & ~AVIF_STRICT_PIXI_REQUIRED.rawValue
     }
 
     /// The EXIF orientation equivalent to the image's `irot`/`imir` properties.

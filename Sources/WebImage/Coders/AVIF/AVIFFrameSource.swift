@@ -77,6 +77,7 @@ public final class AVIFFrameSource: SequentialFrameSource {
             self.decoder = decoder
             // From here on, deinit frees both whatever fails below.
             let coder = AVIFCoder()
+            AVIFCoder.relaxStrictness(of: decoder)
             decoder.pointee.maxThreads = Int32(coder.maxThreads)
             decoder.pointee.ignoreXMP = AVIF_TRUE
             decoder.pointee.ignoreExif = AVIF_TRUE

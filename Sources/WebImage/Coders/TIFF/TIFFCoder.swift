@@ -12,7 +12,7 @@ import Foundation
 /// unassociated alpha, so the coder tells it the alpha is associated (the values then pass
 /// through untouched) and unpremultiplies only data that really is associated.
 /// Multi-page files decode to their first page. ``ImageCoderOptions/readsMetadata`` keeps
-/// the XMP packet and the EXIF (gathered into a block, ``TIFFEXIFBlock``). Encoding is not
+/// the XMP packet and the EXIF (gathered into a block, `TIFFEXIFBlock`). Encoding is not
 /// offered.
 /// Thread-safe: every call opens its own libtiff handle.
 ///

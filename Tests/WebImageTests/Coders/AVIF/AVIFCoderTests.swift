@@ -78,6 +78,28 @@ import Testing
         #expect(image.pixels[pixel: 31, 0].alpha == 255)
     }
 
+    /// An AV1 item without its `pixi` property (libheif 1.11 and older wrote none; Pillow's
+    /// hopper-missing-pixi.avif is one) decodes as the same file with it: here every `pixi`
+    /// box of two fixtures renamed to a type nobody reads, still and animated (the frame
+    /// source parses with its own decoder).
+    @Test(arguments: ["alpha.avif", "animated.avif"])
+    func decodesItemsWithoutAPixiProperty(name: String) throws {
+        let original = try Self.fixture(name)
+        var bytes = [UInt8](original)
+        var renamed = 0
+        for index in 0..<(bytes.count - 4) where bytes[index..<index + 4].elementsEqual("pixi".utf8) {
+            bytes[index] = UInt8(ascii: "x")
+            renamed += 1
+        }
+        #expect(renamed >= 1)
+        let withoutPixi = Data(bytes)
+        let expected = try AVIFCoder().decode(original, options: ImageCoderOptions())
+        let decoded = try AVIFCoder().decode(withoutPixi, options: ImageCoderOptions())
+        #expect(decoded.frames.map(\.pixels) == expected.frames.map(\.pixels))
+        let animation = try AnimatedImage(data: withoutPixi)
+        #expect(animation.frameCount == expected.frames.count)
+    }
+
     @Test func decodesEverySequenceFrameWithItsDuration() throws {
         let reference = try #require(Self.references["animated.avif"])
         let samples = try #require(reference.frameSamples)
