@@ -61,6 +61,46 @@ public struct TIFFCoder: DecodeOnlyCoder {
             throw WebImageError.badImageData("TIFF has no image size")
         }
         try DecodeGeometry.checkPixelLimit(width: Int(width), height: Int(height), options: options)
+        let (pixels, orientation, hasAlpha): (PixelBuffer, ImageOrientation, Bool)
+        if let layout = TIFFCoder.SixteenBitLayout(tiff) {
+            // 16-bit samples rounded to 8 bits here; libtiff's RGBA reader would keep only
+            // their high bytes.
+            pixels = try TIFFCoder.readSixteenBit(tiff, layout: layout, width: Int(width), height: Int(height), stream: stream)
+            var stored = UInt16(ORIENTATION_TOPLEFT)
+            _ = TIFFCoder.field(tiff, UInt32(TIFFTAG_ORIENTATION), &stored)
+            orientation = ImageOrientation(exifValue: Int(stored))
+            hasAlpha = layout.alpha != nil
+        } else {
+            (pixels, orientation, hasAlpha) = try TIFFCoder.readThroughRGBAImage(tiff, width: width, height: height, stream: stream)
+        }
+
+        let source = ImageSize(width: Int(width), height: Int(height))
+        let target = DecodeGeometry.targetSize(sourceSize: source, orientation: orientation, frameCount: 1, options: options)
+        // Converted after the resize, so a thumbnail converts only its own pixels.
+        var finished = DecodeGeometry.finish(pixels, orientation: orientation, target: target, options: options)
+        let kept = ColorConversion.apply(TIFFCoder.iccProfile(tiff), to: &finished, options: options)
+        let upright = (options.applyOrientation ? orientation : .up).orientedSize(source)
+        return Image(
+            frames: [ImageFrame(pixels: finished)],
+            format: .tiff,
+            scale: options.scaleFactor,
+            loopCount: 1,
+            orientation: orientation,
+            hasAlpha: hasAlpha,
+            isThumbnail: target.pixelCount < upright.pixelCount,
+            colorProfile: kept,
+            metadata: options.readsMetadata ? TIFFCoder.metadata(tiff, file: stream.bytes, options: options) : ImageMetadata()
+        )
+    }
+
+    /// Every other layout, through libtiff's RGBA reader (8-bit RGBA whatever the source:
+    /// palette, 1 to 8 bits, CMYK, YCbCr, tiles, planes), in stored row order.
+    private static func readThroughRGBAImage(
+        _ tiff: OpaquePointer,
+        width: UInt32,
+        height: UInt32,
+        stream: TIFFMemoryStream
+    ) throws -> (PixelBuffer, ImageOrientation, Bool) {
         let pretendedAssociated = try TIFFCoder.markUnassociatedAlphaAsAssociated(tiff)
 
         var message = [CChar](repeating: 0, count: 1024)
@@ -99,24 +139,7 @@ public struct TIFFCoder: DecodeOnlyCoder {
         if hasAlpha && !pretendedAssociated && reader.alpha == Int32(EXTRASAMPLE_ASSOCALPHA) {
             pixels.unpremultiplyAlpha()
         }
-
-        let source = ImageSize(width: Int(width), height: Int(height))
-        let target = DecodeGeometry.targetSize(sourceSize: source, orientation: orientation, frameCount: 1, options: options)
-        // Converted after the resize, so a thumbnail converts only its own pixels.
-        var finished = DecodeGeometry.finish(pixels, orientation: orientation, target: target, options: options)
-        let kept = ColorConversion.apply(TIFFCoder.iccProfile(tiff), to: &finished, options: options)
-        let upright = (options.applyOrientation ? orientation : .up).orientedSize(source)
-        return Image(
-            frames: [ImageFrame(pixels: finished)],
-            format: .tiff,
-            scale: options.scaleFactor,
-            loopCount: 1,
-            orientation: orientation,
-            hasAlpha: hasAlpha,
-            isThumbnail: target.pixelCount < upright.pixelCount,
-            colorProfile: kept,
-            metadata: options.readsMetadata ? TIFFCoder.metadata(tiff, file: stream.bytes, options: options) : ImageMetadata()
-        )
+        return (pixels, orientation, hasAlpha)
     }
 
     /// The EXIF (IFD0's descriptive tags and the EXIF and GPS sub-directories, gathered
@@ -181,7 +204,7 @@ public struct TIFFCoder: DecodeOnlyCoder {
 
     /// Reads one scalar tag through libtiff's `va_list` getter (Swift cannot call the
     /// variadic `TIFFGetField`).
-    private static func field<T>(_ tiff: OpaquePointer, _ tag: UInt32, _ value: inout T) -> Bool {
+    static func field<T>(_ tiff: OpaquePointer, _ tag: UInt32, _ value: inout T) -> Bool {
         withUnsafeMutablePointer(to: &value) { pointer in
             withVaList([pointer]) { TIFFVGetField(tiff, tag, $0) }
         } == 1

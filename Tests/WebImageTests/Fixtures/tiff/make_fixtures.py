@@ -61,9 +61,9 @@ def main():
             orientation = decoded.getexif().get(0x0112, 1)
             has_alpha = decoded.mode in ("RGBA", "RGBa", "LA", "La", "PA")
             if decoded.mode == "I;16":
-                # Pillow's own I;16 -> L conversion clips at 255; map Pillow's 16-bit values
-                # the way TIFF readers do instead (libtiff keeps the high byte).
-                decoded = decoded.point(lambda v: v / 256, "L")
+                # Pillow's own I;16 -> L conversion clips at 255; the decoder rounds 16-bit
+                # samples to 8 bits as PNG's are (issue 14: rounding, not truncation).
+                decoded = Image.frombytes("L", decoded.size, bytes((v + 128) // 257 for v in decoded.getdata()))
             upright = ImageOps.exif_transpose(decoded).convert("RGBA")
         with open(os.path.join(HERE, name + ".rgba"), "wb") as f:
             f.write(upright.tobytes())
