@@ -53,10 +53,8 @@ struct HDRToneMapping: Sendable {
 
     /// What ``cache`` keys a mapping by: the arguments of its initialiser.
     struct CacheKey: Hashable, Sendable {
-        var primaries: Int
-        var transfer: Int
+        var primaries, transfer, sampleMaximum: Int
         var contentPeak: Double?
-        var sampleMaximum: Int
     }
 
     let transfer: Transfer
@@ -108,7 +106,7 @@ struct HDRToneMapping: Sendable {
         sampleMaximum: Int,
         in cache: ConversionCache<CacheKey, HDRToneMapping?> = cache
     ) -> HDRToneMapping? {
-        let key = CacheKey(primaries: primaries, transfer: transfer, contentPeak: contentPeak, sampleMaximum: sampleMaximum)
+        let key = CacheKey(primaries: primaries, transfer: transfer, sampleMaximum: sampleMaximum, contentPeak: contentPeak)
         return cache.value(for: key) {
             HDRToneMapping(primaries: primaries, transfer: transfer, contentPeak: contentPeak, sampleMaximum: sampleMaximum)
         }
