@@ -20,48 +20,18 @@ extension ImageMetadata {
     /// ```
     public var copyrightOnly: ImageMetadata {
         guard let exif else { return ImageMetadata() }
-        let bytes = [UInt8](exif)
-        var values: [(tag: Int, text: [UInt8])] = []
-        for tag in Self.copyrightTags {
-            guard let (entry, reader) = EXIFOrientationReader.ifd0Entry(tag: tag, inTIFF: bytes),
-                  reader.u16(entry + 2) == 2,
-                  let count = reader.u32(entry + 4), count > 0
-            else { continue }
-            // Four bytes or fewer sit in the entry itself; longer values at an offset.
-            guard let start = count <= 4 ? entry + 8 : reader.u32(entry + 8),
-                  start <= bytes.count, count <= bytes.count - start
-            else { continue }
-            values.append((tag, Array(bytes[start..<start + count])))
-        }
-        guard !values.isEmpty else { return ImageMetadata() }
-        return ImageMetadata(exif: Data(Self.tiffBlock(asciiEntries: values)))
-    }
-
-    /// A little-endian TIFF block whose IFD0 holds `entries` (ASCII values, in tag order)
-    /// and links to no further IFD; each value longer than four bytes follows the IFD,
-    /// padded to an even length as TIFF asks.
-    private static func tiffBlock(asciiEntries entries: [(tag: Int, text: [UInt8])]) -> [UInt8] {
-        var out: [UInt8] = [0x49, 0x49, 0x2A, 0x00, 8, 0, 0, 0]
-        func u16(_ value: Int) { out += [UInt8(value & 0xFF), UInt8(value >> 8 & 0xFF)] }
-        func u32(_ value: Int) { u16(value & 0xFFFF); u16(value >> 16 & 0xFFFF) }
-        u16(entries.count)
-        var valueOffset = 8 + 2 + entries.count * 12 + 4
-        for (tag, text) in entries {
-            u16(tag)
-            u16(2)
-            u32(text.count)
-            if text.count <= 4 {
-                out += text + [UInt8](repeating: 0, count: 4 - text.count)
-            } else {
-                u32(valueOffset)
-                valueOffset += text.count + text.count % 2
+        return exif.withUnsafeBytes { block in
+            guard let littleEndian = EXIFOrientationReader.byteOrder(ofTIFF: block) else { return ImageMetadata() }
+            let reader = EXIFOrientationReader.IntegerReader(bytes: block, littleEndian: littleEndian)
+            guard let ifd0 = reader.u32(4) else { return ImageMetadata() }
+            let entries = TIFFEXIFBlock.entries(at: ifd0, reader)
+            let credit = Self.copyrightTags.compactMap { tag in
+                entries.first { $0.tag == tag && $0.type == 2 && $0.count > 0 }.map { TIFFEXIFBlock.Field($0, from: block) }
             }
+            guard !credit.isEmpty else { return ImageMetadata() }
+            // ASCII values read the same in either byte order: the block is written
+            // little-endian whatever the source's.
+            return ImageMetadata(exif: Data(TIFFEXIFBlock.write(main: credit, exif: [], gps: [], littleEndian: true)))
         }
-        u32(0)
-        for (_, text) in entries where text.count > 4 {
-            out += text
-            if text.count % 2 == 1 { out.append(0) }
-        }
-        return out
     }
 }

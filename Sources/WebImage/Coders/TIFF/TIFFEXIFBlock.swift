@@ -16,9 +16,9 @@
 /// - an entry whose type is unknown or whose value lies outside the file is skipped, and
 ///   a damaged directory ends where its damage starts, so hostile bytes give a shorter
 ///   block, never a crash or a read past the end;
-/// - the values copied are bounded by ``ImageMetadata/maximumBlockSize`` in all (entries
-///   may all point at the same large value): past it there is no block, as a decoder
-///   drops any block that large.
+/// - only the values kept are copied, bounded by ``ImageMetadata/maximumBlockSize`` in all
+///   (entries may all point at the same large value): past it there is no block, as a
+///   decoder drops any block that large.
 ///
 /// ```swift
 /// let exif = TIFFEXIFBlock.make(fromFile: tiffBytes)   // nil: nothing descriptive
@@ -36,37 +36,47 @@ package enum TIFFEXIFBlock {
     /// The interoperability pointer inside the EXIF sub-directory, dropped.
     static let interoperabilityPointer = 0xA005
 
-    /// One directory entry: its tag and type, its count, and its value's bytes as stored.
+    /// One directory entry: its tag and type, its count, and where its value lies in the
+    /// bytes it was read from (inside the entry itself for four bytes or fewer).
     struct Entry {
         var tag: Int
         var type: Int
         var count: Int
+        var value: Range<Int>
+    }
+
+    /// An entry with its value's bytes copied out, as ``write(main:exif:gps:littleEndian:)``
+    /// writes it.
+    struct Field {
+        var tag: Int
+        var type: Int
+        var count: Int
         var value: [UInt8]
+
+        init(_ entry: Entry, from bytes: UnsafeRawBufferPointer) {
+            (tag, type, count, value) = (entry.tag, entry.type, entry.count, Array(bytes[entry.value]))
+        }
+
+        init(tag: Int, type: Int, count: Int, value: [UInt8]) {
+            (self.tag, self.type, self.count, self.value) = (tag, type, count, value)
+        }
     }
 
     /// The EXIF block of the TIFF file `bytes` (classic TIFF, either byte order), or `nil`
-    /// when the file is not one or its first directory has no descriptive tag and no
-    /// sub-directory.
+    /// when the file is not one, its first directory has no descriptive tag and no
+    /// sub-directory, or the values kept would pass ``ImageMetadata/maximumBlockSize``.
     package static func make(fromFile file: UnsafeRawBufferPointer) -> [UInt8]? {
-        try? gather(fromFile: file)
-    }
-
-    /// Thrown when the values copied pass their budget.
-    struct TooLarge: Error {}
-
-    private static func gather(fromFile file: UnsafeRawBufferPointer) throws(TooLarge) -> [UInt8]? {
         guard let littleEndian = EXIFOrientationReader.byteOrder(ofTIFF: file) else { return nil }
         let reader = EXIFOrientationReader.IntegerReader(bytes: file, littleEndian: littleEndian)
         guard let ifd0 = reader.u32(4) else { return nil }
-        var budget = ImageMetadata.maximumBlockSize
         var main: [Entry] = []
         var exif: [Entry] = [], gps: [Entry] = []
-        for entry in try entries(at: ifd0, reader, budget: &budget) {
+        for entry in entries(at: ifd0, reader) {
             switch entry.tag {
             case exifPointer:
-                exif = try pointedDirectory(entry, reader, budget: &budget).filter { $0.tag != interoperabilityPointer }
+                exif = pointedDirectory(entry, reader).filter { $0.tag != interoperabilityPointer }
             case gpsPointer:
-                gps = try pointedDirectory(entry, reader, budget: &budget)
+                gps = pointedDirectory(entry, reader)
             case let tag where descriptiveTags.contains(tag):
                 main.append(entry)
             default:
@@ -74,7 +84,21 @@ package enum TIFFEXIFBlock {
             }
         }
         guard !main.isEmpty || !exif.isEmpty || !gps.isEmpty else { return nil }
-        return write(main: main, exif: exif, gps: gps, littleEndian: littleEndian)
+        // Only the values kept are copied (a strip table, an ICC profile or an XMP packet in
+        // IFD0 is never touched), and they are bounded in all: entries may all point at the
+        // same large value.
+        var budget = ImageMetadata.maximumBlockSize
+        var kept: [[Field]] = []
+        for directory in [main, exif, gps] {
+            var fields: [Field] = []
+            for entry in directory {
+                budget -= entry.value.count + 12
+                guard budget >= 0 else { return nil }
+                fields.append(Field(entry, from: file))
+            }
+            kept.append(fields)
+        }
+        return write(main: kept[0], exif: kept[1], gps: kept[2], littleEndian: littleEndian)
     }
 
     // MARK: - Reading
@@ -90,14 +114,10 @@ package enum TIFFEXIFBlock {
         }
     }
 
-    /// The entries of the directory at `offset`, in file order, up to the first one that
-    /// does not fit in the file; each value copied is taken from `budget`, and the read
-    /// fails once that runs out.
-    static func entries(
-        at offset: Int,
-        _ reader: EXIFOrientationReader.IntegerReader<UnsafeRawBufferPointer>,
-        budget: inout Int
-    ) throws(TooLarge) -> [Entry] {
+    /// The entries of the directory at `offset`, in order, up to the first one that does
+    /// not fit in the bytes; an entry of unknown type or whose value lies outside them is
+    /// skipped. Nothing is copied.
+    static func entries(at offset: Int, _ reader: EXIFOrientationReader.IntegerReader<UnsafeRawBufferPointer>) -> [Entry] {
         guard let count = reader.u16(offset) else { return [] }
         var found: [Entry] = []
         for index in 0..<count {
@@ -115,24 +135,18 @@ package enum TIFFEXIFBlock {
                       length <= reader.bytes.count - pointed else { continue }
                 valueStart = pointed
             }
-            budget -= length + 12
-            guard budget >= 0 else { throw TooLarge() }
-            found.append(Entry(tag: tag, type: type, count: valueCount, value: Array(reader.bytes[valueStart..<valueStart + length])))
+            found.append(Entry(tag: tag, type: type, count: valueCount, value: valueStart..<valueStart + length))
         }
         return found
     }
 
     /// The entries of the sub-directory a pointer entry (one LONG or IFD) names; none for
     /// a malformed pointer.
-    private static func pointedDirectory(
-        _ pointer: Entry,
-        _ reader: EXIFOrientationReader.IntegerReader<UnsafeRawBufferPointer>,
-        budget: inout Int
-    ) throws(TooLarge) -> [Entry] {
-        guard pointer.count == 1, pointer.type == 4 || pointer.type == 13 else { return [] }
-        let valueReader = EXIFOrientationReader.IntegerReader(bytes: pointer.value, littleEndian: reader.littleEndian)
-        guard let offset = valueReader.u32(0), offset >= 8 else { return [] }
-        return try entries(at: offset, reader, budget: &budget)
+    private static func pointedDirectory(_ pointer: Entry, _ reader: EXIFOrientationReader.IntegerReader<UnsafeRawBufferPointer>) -> [Entry] {
+        guard pointer.count == 1, pointer.type == 4 || pointer.type == 13,
+              let offset = reader.u32(pointer.value.lowerBound), offset >= 8
+        else { return [] }
+        return entries(at: offset, reader)
     }
 
     // MARK: - Writing
@@ -140,7 +154,7 @@ package enum TIFFEXIFBlock {
     /// IFD0 (with pointers to the sub-directories that have entries), then the EXIF
     /// sub-directory, then the GPS one, each followed by its long values, every value on
     /// an even offset as TIFF asks.
-    private static func write(main: [Entry], exif: [Entry], gps: [Entry], littleEndian: Bool) -> [UInt8] {
+    static func write(main: [Field], exif: [Field], gps: [Field], littleEndian: Bool) -> [UInt8] {
         var out: [UInt8] = littleEndian ? [0x49, 0x49, 0x2A, 0x00] : [0x4D, 0x4D, 0x00, 0x2A]
         func u16(_ value: Int) {
             let bytes = [UInt8(value & 0xFF), UInt8(value >> 8 & 0xFF)]
@@ -151,7 +165,7 @@ package enum TIFFEXIFBlock {
             u16(littleEndian ? low : high)
             u16(littleEndian ? high : low)
         }
-        func pointer(_ tag: Int) -> Entry { Entry(tag: tag, type: 4, count: 1, value: [0, 0, 0, 0]) }
+        func pointer(_ tag: Int) -> Field { Field(tag: tag, type: 4, count: 1, value: [0, 0, 0, 0]) }
         let directories = [
             main + (exif.isEmpty ? [] : [pointer(exifPointer)]) + (gps.isEmpty ? [] : [pointer(gpsPointer)]),
             exif,

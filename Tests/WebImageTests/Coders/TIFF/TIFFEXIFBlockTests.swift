@@ -18,15 +18,15 @@ import Testing
         return try TIFFCoder().decode(data, options: options)
     }
 
-    /// The EXIF block's entries in the directory at `offset`.
-    static func entries(_ block: [UInt8], at offset: Int) throws -> [TIFFEXIFBlock.Entry] {
+    /// The EXIF block's entries in the directory at `offset`, with their values.
+    static func entries(_ block: [UInt8], at offset: Int) throws -> [TIFFEXIFBlock.Field] {
         guard let littleEndian = EXIFOrientationReader.byteOrder(ofTIFF: block) else {
             Issue.record("not a TIFF structure")
             return []
         }
-        var budget = Int.max
-        return try block.withUnsafeBytes {
-            try TIFFEXIFBlock.entries(at: offset, EXIFOrientationReader.IntegerReader(bytes: $0, littleEndian: littleEndian), budget: &budget)
+        return block.withUnsafeBytes { bytes in
+            TIFFEXIFBlock.entries(at: offset, EXIFOrientationReader.IntegerReader(bytes: bytes, littleEndian: littleEndian))
+                .map { TIFFEXIFBlock.Field($0, from: bytes) }
         }
     }
 
@@ -141,6 +141,27 @@ import Testing
             // Its own fixed point (what the metadata fuzz target checks too).
             #expect(block.withUnsafeBytes { TIFFEXIFBlock.make(fromFile: $0) } == block)
         }
+    }
+
+    /// A large value that is not kept (an ICC profile, a strip table, an XMP packet in
+    /// IFD0) is never copied and costs nothing against the bound: a 2 MiB profile beside
+    /// Make still gives a block holding Make.
+    @Test func largeValuesLeftOutDoNotCountAgainstTheBound() throws {
+        let profileSize = 2 << 20
+        var file: [UInt8] = [0x49, 0x49, 0x2A, 0x00, 8, 0, 0, 0]
+        func u16(_ value: Int) { file += [UInt8(value & 0xFF), UInt8(value >> 8 & 0xFF)] }
+        func u32(_ value: Int) { u16(value & 0xFFFF); u16(value >> 16 & 0xFFFF) }
+        let valuesStart = 8 + 2 + 2 * 12 + 4
+        u16(2)
+        u16(0x010F); u16(2); u32(8); u32(valuesStart)                      // Make
+        u16(0x8773); u16(7); u32(profileSize); u32(valuesStart + 8)        // ICC profile
+        u32(0)
+        file += Array("Camera\0\0".utf8) + [UInt8](repeating: 0x41, count: profileSize)
+        let block = try #require(file.withUnsafeBytes { TIFFEXIFBlock.make(fromFile: $0) })
+        let main = try Self.entries(block, at: 8)
+        #expect(main.map(\.tag) == [0x010F])
+        #expect(main.first?.value == Array("Camera\0\0".utf8))
+        #expect(block.count < 64)
     }
 
     /// Thousands of entries all pointing at one large value would copy it thousands of
