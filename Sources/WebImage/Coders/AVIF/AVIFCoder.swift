@@ -43,28 +43,8 @@ public struct AVIFCoder: ImageCoder {
         guard !data.isEmpty else { throw WebImageError.badImageData("empty AVIF data") }
         guard let decoder = avifDecoderCreate() else { throw WebImageError.badImageData("libavif could not create a decoder") }
         defer { avifDecoderDestroy(decoder) }
-        Self.relaxStrictness(of: decoder)
-        decoder.pointee.maxThreads = Int32(maxThreads)
-        // libavif copies the blocks out of the file only when asked for them.
-        decoder.pointee.ignoreXMP = options.readsMetadata ? AVIF_FALSE : AVIF_TRUE
-        decoder.pointee.ignoreExif = options.readsMetadata ? AVIF_FALSE : AVIF_TRUE
-
         return try data.withUnsafeBytes { raw -> Image in
-            guard let base = raw.bindMemory(to: UInt8.self).baseAddress else {
-                throw WebImageError.badImageData("empty AVIF data")
-            }
-            try check(avifDecoderSetIOMemory(decoder, base, raw.count), decoder, "reading")
-            // libavif hands these limits to the AV1 decoder too: dav1d then refuses to
-            // allocate a frame above them, whatever size the AV1 payload claims.
-            let limit = UInt32(clamping: max(1, options.pixelLimit))
-            decoder.pointee.imageSizeLimit = min(UInt32(AVIF_DEFAULT_IMAGE_SIZE_LIMIT), limit)
-            decoder.pointee.imageDimensionLimit = min(UInt32(AVIF_DEFAULT_IMAGE_DIMENSION_LIMIT), limit)
-            let parsed = avifDecoderParse(decoder)
-            if parsed != AVIF_RESULT_OK, let declared = HEIFPropertyReader.size(in: raw) {
-                // libavif reports an oversized header as a parse failure; name it as such.
-                try DecodeGeometry.checkPixelLimit(width: declared.width, height: declared.height, options: options)
-            }
-            try check(parsed, decoder, "parsing")
+            try parse(raw, with: decoder, options: options, readsMetadata: options.readsMetadata)
             guard let image = decoder.pointee.image else { throw WebImageError.badImageData("AVIF has no image") }
             try DecodeGeometry.checkPixelLimit(width: Int(image.pointee.width), height: Int(image.pointee.height), options: options)
             return try decodeFrames(decoder, options: options)
@@ -206,12 +186,39 @@ public struct AVIFCoder: ImageCoder {
             && HDRToneMapping.describesHDR(primaries: Int(image.colorPrimaries), transfer: Int(image.transferCharacteristics))
     }
 
-    /// libavif's strict checks but one: an AV1 item without the `pixi` property is decoded.
-    /// libheif 1.11 and older wrote none, and libavif documents the flag as the one to drop
-    /// for such files; Pillow decodes them. The property only restates the bit depth and
-    /// channel count the AV1 sequence header gives anyway; the size and `clap` checks stay.
-    static func relaxStrictness(of decoder: UnsafeMutablePointer<avifDecoder>) {
+    /// Sets a new decoder up and parses `bytes` (which must outlive it) with it: what the
+    /// one-shot decode and ``AVIFFrameSource`` both do before reading frames.
+    /// - libavif's strict checks but one: an AV1 item without the `pixi` property is
+    ///   decoded. libheif 1.11 and older wrote none, and libavif documents the flag as the
+    ///   one to drop for such files; Pillow decodes them. The property only restates the bit
+    ///   depth and channel count the AV1 sequence header gives anyway; the size and `clap`
+    ///   checks stay.
+    /// - The pixel limit, which libavif hands to the AV1 decoder too: dav1d then refuses to
+    ///   allocate a frame above it, whatever size the AV1 payload claims. An oversized
+    ///   header, which libavif reports as a parse failure, is named as such.
+    /// - EXIF and XMP are copied out of the file only with `readsMetadata`.
+    func parse(
+        _ bytes: UnsafeRawBufferPointer,
+        with decoder: UnsafeMutablePointer<avifDecoder>,
+        options: ImageCoderOptions,
+        readsMetadata: Bool
+    ) throws {
         decoder.pointee.strictFlags = AVIF_STRICT_ENABLED.rawValue & ~AVIF_STRICT_PIXI_REQUIRED.rawValue
+        decoder.pointee.maxThreads = Int32(maxThreads)
+        decoder.pointee.ignoreXMP = readsMetadata ? AVIF_FALSE : AVIF_TRUE
+        decoder.pointee.ignoreExif = readsMetadata ? AVIF_FALSE : AVIF_TRUE
+        guard let base = bytes.bindMemory(to: UInt8.self).baseAddress else {
+            throw WebImageError.badImageData("empty AVIF data")
+        }
+        try check(avifDecoderSetIOMemory(decoder, base, bytes.count), decoder, "reading")
+        let limit = UInt32(clamping: max(1, options.pixelLimit))
+        decoder.pointee.imageSizeLimit = min(UInt32(AVIF_DEFAULT_IMAGE_SIZE_LIMIT), limit)
+        decoder.pointee.imageDimensionLimit = min(UInt32(AVIF_DEFAULT_IMAGE_DIMENSION_LIMIT), limit)
+        let parsed = avifDecoderParse(decoder)
+        if parsed != AVIF_RESULT_OK, let declared = HEIFPropertyReader.size(in: bytes) {
+            try DecodeGeometry.checkPixelLimit(width: declared.width, height: declared.height, options: options)
+        }
+        try check(parsed, decoder, "parsing")
     }
 
     /// The EXIF orientation equivalent to the image's `irot`/`imir` properties.

@@ -76,24 +76,7 @@ public final class AVIFFrameSource: SequentialFrameSource {
             self.bytes = bytes
             self.decoder = decoder
             // From here on, deinit frees both whatever fails below.
-            let coder = AVIFCoder()
-            AVIFCoder.relaxStrictness(of: decoder)
-            decoder.pointee.maxThreads = Int32(coder.maxThreads)
-            decoder.pointee.ignoreXMP = AVIF_TRUE
-            decoder.pointee.ignoreExif = AVIF_TRUE
-            guard let base = bytes.base else {
-                throw WebImageError.badImageData("empty AVIF data")
-            }
-            try coder.check(avifDecoderSetIOMemory(decoder, base, bytes.count), decoder, "reading")
-            // The same limits as the one-shot decode: dav1d refuses frames above them.
-            let limit = UInt32(clamping: max(1, options.pixelLimit))
-            decoder.pointee.imageSizeLimit = min(UInt32(AVIF_DEFAULT_IMAGE_SIZE_LIMIT), limit)
-            decoder.pointee.imageDimensionLimit = min(UInt32(AVIF_DEFAULT_IMAGE_DIMENSION_LIMIT), limit)
-            let parsed = avifDecoderParse(decoder)
-            if parsed != AVIF_RESULT_OK, let declared = HEIFPropertyReader.size(in: UnsafeRawBufferPointer(bytes.buffer)) {
-                try DecodeGeometry.checkPixelLimit(width: declared.width, height: declared.height, options: options)
-            }
-            try coder.check(parsed, decoder, "parsing")
+            try AVIFCoder().parse(UnsafeRawBufferPointer(bytes.buffer), with: decoder, options: options, readsMetadata: false)
         }
 
         deinit {
