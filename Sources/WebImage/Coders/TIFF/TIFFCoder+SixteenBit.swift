@@ -45,24 +45,13 @@ extension TIFFCoder {
             default: return nil
             }
             self.samples = Int(samples)
-            alpha = self.samples > colourSamples ? Self.alphaKind(tiff) : nil
-        }
-
-        /// The first extra sample's kind, when it is alpha; an unspecified extra sample is
-        /// not alpha (libtiff's RGBA reader ignores it too).
-        private static func alphaKind(_ tiff: OpaquePointer) -> Alpha? {
-            var count: UInt16 = 0
-            var values: UnsafeMutablePointer<UInt16>?
-            let found = withUnsafeMutablePointer(to: &count) { countPointer in
-                withUnsafeMutablePointer(to: &values) { valuesPointer in
-                    withVaList([countPointer, valuesPointer]) { TIFFVGetField(tiff, UInt32(TIFFTAG_EXTRASAMPLES), $0) }
-                }
-            }
-            guard found == 1, count > 0, let values else { return nil }
-            switch Int32(values[0]) {
-            case EXTRASAMPLE_ASSOCALPHA: return .associated
-            case EXTRASAMPLE_UNASSALPHA: return .unassociated
-            default: return nil
+            // The first extra sample is alpha when it says so; an unspecified one is not
+            // (libtiff's RGBA reader ignores it too).
+            let extra = self.samples > colourSamples ? TIFFCoder.extraSamples(tiff)?.first.map(Int32.init) : nil
+            switch extra {
+            case EXTRASAMPLE_ASSOCALPHA?: alpha = .associated
+            case EXTRASAMPLE_UNASSALPHA?: alpha = .unassociated
+            default: alpha = nil
             }
         }
     }

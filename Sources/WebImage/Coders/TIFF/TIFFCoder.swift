@@ -184,6 +184,20 @@ public struct TIFFCoder: DecodeOnlyCoder {
     /// colour through instead of premultiplying them, which would lose precision at low
     /// alpha. Returns whether it did.
     private static func markUnassociatedAlphaAsAssociated(_ tiff: OpaquePointer) throws -> Bool {
+        guard let values = extraSamples(tiff), values[0] == UInt16(EXTRASAMPLE_UNASSALPHA) else { return false }
+        var rewritten = Array(values)
+        rewritten[0] = UInt16(EXTRASAMPLE_ASSOCALPHA)
+        let set = rewritten.withUnsafeMutableBufferPointer { buffer -> Int32 in
+            guard let base = buffer.baseAddress else { return 0 }
+            return withVaList([Int32(buffer.count), base]) { TIFFVSetField(tiff, UInt32(TIFFTAG_EXTRASAMPLES), $0) }
+        }
+        guard set == 1 else { throw WebImageError.badImageData("TIFF ExtraSamples could not be read") }
+        return true
+    }
+
+    /// The directory's ExtraSamples values (what each sample after the colour ones is),
+    /// `nil` when it has none; libtiff's memory, valid while the handle is open.
+    static func extraSamples(_ tiff: OpaquePointer) -> UnsafeBufferPointer<UInt16>? {
         var count: UInt16 = 0
         var values: UnsafeMutablePointer<UInt16>?
         let found = withUnsafeMutablePointer(to: &count) { countPointer in
@@ -191,15 +205,8 @@ public struct TIFFCoder: DecodeOnlyCoder {
                 withVaList([countPointer, valuesPointer]) { TIFFVGetField(tiff, UInt32(TIFFTAG_EXTRASAMPLES), $0) }
             }
         }
-        guard found == 1, count > 0, let values, values[0] == UInt16(EXTRASAMPLE_UNASSALPHA) else { return false }
-        var rewritten = Array(UnsafeBufferPointer(start: values, count: Int(count)))
-        rewritten[0] = UInt16(EXTRASAMPLE_ASSOCALPHA)
-        let set = rewritten.withUnsafeMutableBufferPointer { buffer -> Int32 in
-            guard let base = buffer.baseAddress else { return 0 }
-            return withVaList([Int32(count), base]) { TIFFVSetField(tiff, UInt32(TIFFTAG_EXTRASAMPLES), $0) }
-        }
-        guard set == 1 else { throw WebImageError.badImageData("TIFF ExtraSamples could not be read") }
-        return true
+        guard found == 1, count > 0, let values else { return nil }
+        return UnsafeBufferPointer(start: values, count: Int(count))
     }
 
     /// Reads one scalar tag through libtiff's `va_list` getter (Swift cannot call the
