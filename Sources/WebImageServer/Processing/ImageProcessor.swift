@@ -72,7 +72,7 @@ public struct ImageProcessor: Sendable {
     public func process(_ data: Data, options: ProcessingOptions, format: ImageFormat?) throws(ImageServerError) -> Output {
         try validate(options)
         let sourceFormat = ImageFormat(sniffing: data)
-        let decoded = try decode(data, options: options, keepsAnimation: Self.keepsAnimation(format ?? sourceFormat, options))
+        let decoded = try decode(data, format: sourceFormat, options: options, keepsAnimation: Self.keepsAnimation(format ?? sourceFormat, options))
         var image = decoded
         // A PDF's decoder renders the page asked for (``ImageCoderOptions/pageIndex``);
         // other sources give their frames and the page is picked here.
@@ -148,10 +148,10 @@ public struct ImageProcessor: Sendable {
         return coderOptions
     }
 
-    private func decode(_ data: Data, options: ProcessingOptions, keepsAnimation: Bool) throws(ImageServerError) -> Image {
+    /// Decodes the source, whose sniffed format is `format`.
+    private func decode(_ data: Data, format: ImageFormat, options: ProcessingOptions, keepsAnimation: Bool) throws(ImageServerError) -> Image {
         let image: Image
         do {
-            let format = ImageFormat(sniffing: data)
             let decoding = decodeOptions(for: options, keepsAnimation: keepsAnimation, isVector: format == .svg || format == .pdf)
             image = try configuration.coder.decode(data, options: decoding)
         } catch {

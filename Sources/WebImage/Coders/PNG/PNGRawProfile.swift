@@ -53,8 +53,9 @@ enum PNGRawProfile {
     /// ``ImageMetadata/maximumBlockSize`` plus JPEG's prefix), then that many bytes in hex,
     /// white space anywhere between digits.
     static func decodedHex(_ text: [UInt8]) -> [UInt8]? {
+        let whiteSpace: [UInt8] = [0x20, 0x09, 0x0A, 0x0D]
         var at = 0
-        func skipSpace() { while at < text.count, [0x20, 0x09, 0x0A, 0x0D].contains(text[at]) { at += 1 } }
+        func skipSpace() { while at < text.count, whiteSpace.contains(text[at]) { at += 1 } }
         skipSpace()
         while at < text.count, text[at] != 0x0A { at += 1 }   // the profile's name
         skipSpace()
@@ -72,7 +73,7 @@ enum PNGRawProfile {
             let byte = text[at]
             at += 1
             guard let digit = byte.hexDigitValue else {
-                if [0x20, 0x09, 0x0A, 0x0D].contains(byte) { continue }
+                if whiteSpace.contains(byte) { continue }
                 return nil
             }
             if let first = high {
