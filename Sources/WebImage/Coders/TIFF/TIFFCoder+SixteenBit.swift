@@ -21,15 +21,13 @@ extension TIFFCoder {
         var colourSamples: Int
         /// The kind of the sample after the colour ones, when it is alpha.
         var alpha: Alpha?
-        /// Each sample in a plane of its own (`PlanarConfiguration` 2), so one block holds
-        /// one sample of each pixel instead of all of them.
-        var isPlanar: Bool
-        /// Tiles rather than strips.
-        var isTiled: Bool
+        /// `isPlanar`: each sample in a plane of its own (`PlanarConfiguration` 2), so one
+        /// block holds one sample of each pixel instead of all of them. `isTiled`: tiles
+        /// rather than strips.
+        var isPlanar: Bool, isTiled: Bool
         /// One block's pixels across and down: a tile's, or a strip's (the image's width by
         /// `RowsPerStrip`, at most the image's height).
-        var blockWidth: Int
-        var blockHeight: Int
+        var block: ImageSize
 
         enum Alpha: Equatable {
             case associated
@@ -65,12 +63,12 @@ extension TIFFCoder {
                       TIFFCoder.field(tiff, UInt32(TIFFTAG_TILELENGTH), &tileHeight),
                       tileWidth > 0, tileHeight > 0
                 else { return nil }
-                (blockWidth, blockHeight) = (Int(tileWidth), Int(tileHeight))
+                block = ImageSize(width: Int(tileWidth), height: Int(tileHeight))
             } else {
                 // libtiff's default for a missing tag is "the whole image in one strip".
                 var rowsPerStrip = UInt32.max
                 _ = TIFFCoder.field(tiff, UInt32(TIFFTAG_ROWSPERSTRIP), &rowsPerStrip)
-                (blockWidth, blockHeight) = (Int(width), Int(max(1, min(rowsPerStrip, height))))
+                block = ImageSize(width: Int(width), height: Int(max(1, min(rowsPerStrip, height))))
             }
             // The first extra sample is alpha when it says so; an unspecified one is not
             // (libtiff's RGBA reader ignores it too).
@@ -98,7 +96,7 @@ extension TIFFCoder {
         height: Int,
         stream: TIFFMemoryStream
     ) throws -> PixelBuffer {
-        let blockSamples = layout.blockWidth * layout.blockHeight * layout.samplesPerBlockPixel
+        let blockSamples = layout.block.width * layout.block.height * layout.samplesPerBlockPixel
         let blockBytes = layout.isTiled ? TIFFTileSize64(tiff) : TIFFStripSize64(tiff)
         guard blockBytes == UInt64(blockSamples * 2) else {
             throw WebImageError.badImageData("TIFF block size does not match its 16-bit layout")
@@ -106,16 +104,16 @@ extension TIFFCoder {
         // A tile may overhang its image, but a tile larger than both 16 MiB and the image's
         // own samples is no encoder's choice, only a cheap way to ask for a huge buffer.
         guard blockSamples <= max(8 << 20, width * height * layout.samples) else {
-            throw WebImageError.badImageData("TIFF tile of \(layout.blockWidth)×\(layout.blockHeight) is larger than the limit allows")
+            throw WebImageError.badImageData("TIFF tile of \(layout.block.width)×\(layout.block.height) is larger than the limit allows")
         }
-        let bandHeight = min(layout.blockHeight, height)
+        let bandHeight = min(layout.block.height, height)
         var block = [UInt16](repeating: 0, count: blockSamples)
         var band = [UInt16](repeating: 0, count: width * bandHeight * layout.samples)
         return try PixelBuffer(uninitializedWidth: width, height: height) { buffer in
             for top in stride(from: 0, to: height, by: bandHeight) {
                 let rows = min(bandHeight, height - top)
                 for plane in 0..<(layout.isPlanar ? layout.samples : 1) {
-                    for left in stride(from: 0, to: width, by: layout.blockWidth) {
+                    for left in stride(from: 0, to: width, by: layout.block.width) {
                         try readBlock(tiff, layout: layout, left: left, top: top, plane: plane, rows: rows, into: &block, stream: stream)
                         place(block, layout: layout, left: left, plane: plane, rows: rows, width: width, into: &band)
                     }
@@ -139,7 +137,7 @@ extension TIFFCoder {
         _ tiff: OpaquePointer, layout: SixteenBitLayout, left: Int, top: Int, plane: Int, rows: Int,
         into block: inout [UInt16], stream: TIFFMemoryStream
     ) throws {
-        let needed = (layout.isTiled ? layout.blockHeight : rows) * layout.blockWidth * layout.samplesPerBlockPixel * 2
+        let needed = (layout.isTiled ? layout.block.height : rows) * layout.block.width * layout.samplesPerBlockPixel * 2
         let read = block.withUnsafeMutableBytes { bytes -> Int64 in
             if layout.isTiled {
                 let tile = TIFFComputeTile(tiff, UInt32(left), UInt32(top), 0, UInt16(plane))
@@ -160,11 +158,11 @@ extension TIFFCoder {
         _ block: [UInt16], layout: SixteenBitLayout, left: Int, plane: Int, rows: Int, width: Int,
         into band: inout [UInt16]
     ) {
-        let columns = min(layout.blockWidth, width - left), samples = layout.samples
+        let columns = min(layout.block.width, width - left), samples = layout.samples
         block.withUnsafeBufferPointer { source in
             band.withUnsafeMutableBufferPointer { target in
                 for row in 0..<rows {
-                    let from = row * layout.blockWidth * layout.samplesPerBlockPixel
+                    let from = row * layout.block.width * layout.samplesPerBlockPixel
                     let to = (row * width + left) * samples
                     if layout.isPlanar {
                         for x in 0..<columns { target[to + x * samples + plane] = source[from + x] }

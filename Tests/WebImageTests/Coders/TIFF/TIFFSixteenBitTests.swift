@@ -124,10 +124,13 @@ import Testing
     }
 
     /// Premultiplied colour is divided by its alpha at 16 bits, then rounded: a faint pixel
-    /// (alpha 300 of 65,535) keeps its hue, which dividing 8-bit values could not do.
-    @Test func premultipliedAlphaIsUndoneBeforeRounding() throws {
+    /// (alpha 300 of 65,535) keeps its hue, which dividing 8-bit values could not do. Also
+    /// tiled with the alpha in a plane of its own, read before the colour is divided by it.
+    @Test(arguments: [(Blocks.strips(rows: .max), false), (Blocks.tiles(width: 16, height: 16), true)])
+    func premultipliedAlphaIsUndoneBeforeRounding(blocks: Blocks, planar: Bool) throws {
         let pixels: [[UInt16]] = [[150, 75, 0, 300], [32_768, 16_384, 0, 32_768], [0, 0, 0, 0], [7_000, 0, 0, 65_535]]
-        let data = Self.tiff(width: 4, height: 1, samples: 4, photometric: 2, extra: 1, littleEndian: true, values: pixels.flatMap { $0 })
+        let data = Self.tiff(width: 4, height: 1, samples: 4, photometric: 2, extra: 1, littleEndian: true,
+                             values: pixels.flatMap { $0 }, blocks: blocks, planar: planar)
         let image = try TIFFCoder().decode(data, options: ImageCoderOptions())
         #expect(image.pixels[pixel: 0, 0] == RGBAColor(red: 128, green: 64, blue: 0, alpha: 1))
         #expect(image.pixels[pixel: 1, 0] == RGBAColor(red: 255, green: 128, blue: 0, alpha: 128))
@@ -184,19 +187,6 @@ import Testing
                 #expect(image.pixels[pixel: x, y] == expected, "pixel \(x),\(y)")
             }
         }
-    }
-
-    /// Planar grey with alpha, tiled, premultiplied: the alpha plane is read before the
-    /// colour is divided by it.
-    @Test func planarTiledPremultipliedGrey() throws {
-        let values: [UInt16] = [150, 300, 32_768, 32_768, 0, 0, 7_000, 65_535]
-        let data = Self.tiff(width: 2, height: 2, samples: 2, photometric: 1, extra: 1, littleEndian: true,
-                             values: values, blocks: .tiles(width: 16, height: 16), planar: true)
-        let image = try TIFFCoder().decode(data, options: ImageCoderOptions())
-        #expect(image.pixels[pixel: 0, 0] == RGBAColor(red: 128, green: 128, blue: 128, alpha: 1))
-        #expect(image.pixels[pixel: 1, 0] == RGBAColor(red: 255, green: 255, blue: 255, alpha: 128))
-        #expect(image.pixels[pixel: 0, 1].alpha == 0)
-        #expect(image.pixels[pixel: 1, 1] == RGBAColor(red: 27, green: 27, blue: 27, alpha: 255))
     }
 
     /// A tile whose data stops short, and a second plane that is missing, are errors.
