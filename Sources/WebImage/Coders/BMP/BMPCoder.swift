@@ -4,8 +4,8 @@ import Foundation
 ///
 /// Decodes the OS/2 core header, BITMAPINFOHEADER and the V2–V5 headers: 1-, 4- and 8-bit
 /// colour tables, 16-bit (555, and bit fields such as 565), 24-bit, 32-bit (alpha from an
-/// alpha mask, or from the fourth byte of plain 32-bit pixels unless it is 0 everywhere),
-/// bottom-up and top-down rows, and RLE8/RLE4. Every offset and size is checked against
+/// alpha mask; plain 32-bit pixels are opaque, their fourth byte reserved, as browsers
+/// read them), bottom-up and top-down rows, and RLE8/RLE4. Every offset and size is checked against
 /// the data, and the size against the pixel limit before anything is allocated. See
 /// `BMPDecoder` for the rules where decoders differ. Embedded JPEG/PNG bitmaps are
 /// ``WebImageError/unsupportedFormat(_:)``.

@@ -1,10 +1,10 @@
 /// Turns a bitmap's stored pixels into RGBA, pure Swift.
 ///
 /// Rules that differ between decoders, chosen here:
-/// - Plain (`BI_RGB`) 32-bit pixels: the fourth byte is alpha unless it is 0 in every
-///   pixel, in which case the image is opaque. Writers use that byte either as padding
-///   (always 0) or as real alpha; this is what Chrome and Firefox do (Pillow always
-///   ignores it).
+/// - Plain (`BI_RGB`) 32-bit pixels are opaque: the fourth byte is reserved, and Chrome,
+///   Firefox and Pillow all ignore it (Firefox and Chrome read it as alpha only inside an
+///   ICO; bmpsuite's `rgb32fakealpha.bmp` checks exactly this). Alpha comes from a V3+
+///   header's alpha mask.
 /// - Bit-field channels narrower than 8 bits scale as `v * 255 / max` (as Pillow does).
 /// - Colour-table indices beyond the table are black.
 /// - Uncompressed data must hold every row (else ``WebImageError/badImageData(_:)``);
@@ -29,9 +29,7 @@ enum BMPDecoder {
             throw WebImageError.badImageData("BMP pixel data is truncated")
         }
         let channels = MaskedChannels(header: header)
-        var sawAlpha = false
-        let plain32 = header.bitCount == 32 && header.compression == .rgb
-        var pixels = PixelBuffer(uninitializedWidth: width, height: height) { out in
+        let pixels = PixelBuffer(uninitializedWidth: width, height: height) { out in
             for row in 0..<height {
                 let source = header.pixelOffset + (header.topDown ? row : height - 1 - row) * stride
                 var o = row * width * 4
@@ -61,21 +59,12 @@ enum BMPDecoder {
                         let s = source + x * 4
                         let value = UInt32(bytes[s]) | UInt32(bytes[s + 1]) << 8 | UInt32(bytes[s + 2]) << 16 | UInt32(bytes[s + 3]) << 24
                         channels.write(value, out, o)
-                        if plain32 {
-                            out[o + 3] = bytes[s + 3]
-                            sawAlpha = sawAlpha || bytes[s + 3] != 0
-                        }
                         o += 4
                     }
                 }
             }
         }
-        if plain32 && !sawAlpha {
-            pixels.bytes.withUnsafeMutableBufferPointer { p in
-                for i in Swift.stride(from: 3, to: p.count, by: 4) { p[i] = 255 }
-            }
-        }
-        return (pixels, header.hasAlphaMask || (plain32 && sawAlpha))
+        return (pixels, header.hasAlphaMask)
     }
 
     @inline(__always)

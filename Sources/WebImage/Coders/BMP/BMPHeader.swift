@@ -117,7 +117,7 @@ struct BMPHeader {
     /// Bytes per stored row: rows are padded to four bytes.
     var rowStride: Int { (width * bitCount + 31) / 32 * 4 }
 
-    /// Whether the pixels carry an alpha channel: an alpha mask for bit-field images.
-    /// Plain 32-bit data may still hold alpha in its fourth byte; see ``BMPDecoder``.
+    /// Whether the pixels carry an alpha channel: an alpha mask for bit-field images (the
+    /// fourth byte of plain 32-bit data is reserved; see ``BMPDecoder``).
     var hasAlphaMask: Bool { masks.alpha != 0 && (compression == .bitfields || compression == .alphaBitfields) }
 }

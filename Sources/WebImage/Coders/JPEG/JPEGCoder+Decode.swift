@@ -60,12 +60,15 @@ extension JPEGCoder {
         }
     }
 
-    /// The smallest M in 1...8 for which libjpeg's M/8 output covers `target` on both sides.
-    /// (libjpeg-turbo also offers 9/8...16/8, but a decoder never needs to scale up.)
+    /// The smallest M in 1...8 for which libjpeg's M/8 output covers `target` on both sides
+    /// and is smaller than the source. (libjpeg-turbo also offers 9/8...16/8, but a decoder
+    /// never needs to scale up.) The sides round up, so below 8 pixels a reduced scale can
+    /// give the full size back (4×4 at 7/8 is 4×4): that would be a coarser IDCT for
+    /// nothing, up to 73 levels off on a 4×4 photo.
     static func scaleNumerator(for source: ImageSize, covering target: ImageSize) -> Int {
         for numerator in 1..<8 {
             let scaled = scaledSize(source, numerator: numerator)
-            if scaled.width >= target.width, scaled.height >= target.height { return numerator }
+            if scaled.width >= target.width, scaled.height >= target.height, scaled != source { return numerator }
         }
         return 8
     }

@@ -91,6 +91,22 @@ import Testing
         #expect(full.mean <= 5, "mean difference \(full.mean)")
     }
 
+    /// A reduced scale is taken only when it makes the image smaller: below 8 pixels the
+    /// rounded-up sides of 7/8 are the full size again, and its coarser IDCT would cost
+    /// accuracy for nothing (Pillow's app13.jpg, 4×4, came out up to 73 levels off).
+    @Test func aScaleThatSavesNoPixelsIsNotTaken() throws {
+        let tiny = ImageSize(width: 4, height: 4)
+        #expect(JPEGCoder.scaleNumerator(for: tiny, covering: tiny) == 8)
+        #expect(JPEGCoder.scaleNumerator(for: ImageSize(width: 7, height: 7), covering: ImageSize(width: 7, height: 7)) == 8)
+        #expect(JPEGCoder.scaleNumerator(for: ImageSize(width: 16, height: 16), covering: ImageSize(width: 14, height: 14)) == 7)
+        // 4×100 into 4×50: 7/8 keeps the width but saves rows, so it is taken.
+        #expect(JPEGCoder.scaleNumerator(for: ImageSize(width: 4, height: 100), covering: ImageSize(width: 4, height: 50)) == 7)
+
+        let pattern = PixelBuffer(width: 4, height: 4, filling: .white)
+        let data = try coder.encode(Image(frames: [ImageFrame(pixels: pattern)]), as: .jpeg, options: ImageCoderOptions())
+        #expect(try coder.plan(for: data, options: ImageCoderOptions()).scaleNumerator == 8)
+    }
+
     @Test func thumbnailScaleIsChosenInStoredOrientation() throws {
         // Stored 32x48, shown 48x32 (orientation 6). A 24x16 box needs 16x24 stored: 4/8.
         let data = try Self.fixture("orientation-6.jpg")

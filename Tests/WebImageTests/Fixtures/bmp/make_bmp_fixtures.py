@@ -7,8 +7,9 @@ OS/2 core headers, RLE8/RLE4). references.json holds, per file, an FNV-1a 64 has
 RGBA bytes Pillow decodes plus a few pixels (same format as ../png/references.json).
 
 Where the coder's documented rules differ from Pillow's defaults, the reference says so:
-- plain 32-bit pixels with a non-zero fourth byte: Pillow is told to read it as alpha
-  (BmpImagePlugin.USE_RAW_ALPHA), as browsers do;
+- plain (BI_RGB) 32-bit pixels are opaque in both (Pillow's default, and browsers'),
+  whatever the fourth byte holds: pillow_32bit_alpha.bmp is Pillow's own RGBA save, whose
+  alpha only Pillow's USE_RAW_ALPHA would read;
 - pixels run-length data skips: Pillow gives them colour index 0, the coder makes them
   transparent; the RLE fixtures never use index 0 otherwise, so those pixels are found
   in Pillow's own decode and set to (0, 0, 0, 0).
@@ -21,7 +22,7 @@ import sys
 import random
 import struct
 
-from PIL import BmpImagePlugin, Image
+from PIL import Image
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))  # fixture_tools.py, shared with the other scripts
@@ -164,14 +165,9 @@ def describe(name):
     with open(os.path.join(HERE, name), "rb") as f:
         data = f.read()
     header_size = struct.unpack("<I", data[14:18])[0]
-    bits = struct.unpack("<H", data[24 if header_size == 12 else 28:][:2])[0]
     compression = 0 if header_size == 12 else struct.unpack("<I", data[30:34])[0]
-    offset = struct.unpack("<I", data[10:14])[0]
-    raw_alpha = bits == 32 and compression == 0 and any(data[offset + 3::4])
-    BmpImagePlugin.USE_RAW_ALPHA = raw_alpha
     im = Image.open(io.BytesIO(data))
     im.load()
-    BmpImagePlugin.USE_RAW_ALPHA = False
     rgba = bytearray(im.convert("RGBA").tobytes())
     if compression in (1, 2) and im.mode == "P":
         for i, index in enumerate(im.tobytes()):
