@@ -294,6 +294,21 @@ def write_hdr_cases():
     print("wrote", OUT / "hdr-pq.avif")
 
 
+def write_lab_case(rgb):
+    """A TIFF whose pixels are CIELab (Photometric 8, D50, a and b signed), as Pillow
+    writes mode LAB; the expectation is Little CMS's conversion of it to sRGB."""
+    lab_profile = ImageCms.createProfile("LAB")
+    lab = ImageCms.profileToProfile(rgb, SRGB, lab_profile, renderingIntent=ImageCms.Intent.PERCEPTUAL, outputMode="LAB")
+    path = OUT / "cielab.tiff"
+    lab.save(path, "TIFF")
+    decoded = Image.open(path)
+    decoded.load()
+    out = ImageCms.profileToProfile(decoded, lab_profile, SRGB, renderingIntent=ImageCms.Intent.PERCEPTUAL, outputMode="RGB")
+    out.info.pop("icc_profile", None)
+    out.save(OUT / "cielab.tiff.expected.png")
+    print("wrote", path)
+
+
 def main():
     OUT.mkdir(parents=True, exist_ok=True)
     srgb = (COLORD / "sRGB.icc").read_bytes()
@@ -347,6 +362,8 @@ def main():
     described = matrix_profile("gAMA/cHRM", primaries, D65, 1.8)
     expected(path, described).save(OUT / "gama-chrm.png.expected.png")
     print("wrote", path)
+
+    write_lab_case(rgb)
 
     # 16-bit grey: value = x * 1021 + y * 7 (so rounding and the high byte differ).
     img16 = Image.new("I;16", (64, 16))

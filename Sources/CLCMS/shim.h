@@ -8,3 +8,6 @@ static const cmsUInt32Number clcms_type_gray_8 = TYPE_GRAY_8;
 static const cmsUInt32Number clcms_type_cmyk_8 = TYPE_CMYK_8;
 /* Adobe's inverted CMYK (0 = full ink), as Photoshop writes it in JPEG. */
 static const cmsUInt32Number clcms_type_cmyk_8_rev = TYPE_CMYK_8_REV;
+/* 8-bit CIELab then alpha (lcms defines no such name): L 0-255 for 0-100, a and b offset
+ * by 128. */
+static const cmsUInt32Number clcms_type_laba_8 = (COLORSPACE_SH(PT_Lab)|EXTRA_SH(1)|CHANNELS_SH(3)|BYTES_SH(1));

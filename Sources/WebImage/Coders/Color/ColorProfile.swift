@@ -101,6 +101,13 @@ extension ColorProfile {
         return made
     }()
 
+    /// CIELab under D50, the ICC's connection space: what a TIFF with `Photometric` CIELab
+    /// holds, as Pillow's `ImageCms.createProfile("LAB")` describes it.
+    static let cieLab: ColorProfile? = {
+        guard let profile = cmsCreateLab4Profile(nil) else { return nil }
+        return try? saved(profile)
+    }()
+
     /// The chromaticity (CIE xy) of a white point or a primary.
     struct Chromaticity: Equatable {
         var x: Double

@@ -14,6 +14,7 @@ import Foundation
 ///   computed through lcms once, since a grey source has only 256 values.
 /// - CMYK pixels (JPEG) with a CMYK profile: lcms reads four ink bytes and writes RGB over
 ///   them, in place; alpha becomes opaque.
+/// - CIELab pixels (TIFF) with ``ColorProfile/cieLab``: lcms, in place, alpha copied.
 /// A profile that changes no value (sRGB itself, or a copy under another name) is found
 /// when the transform is made, by running a grid of colours through it, and then costs
 /// nothing per image.
@@ -41,6 +42,8 @@ package final class ColorTransform: @unchecked Sendable {
         case cmyk
         /// 8-bit CMYK stored inverted (0 = full ink), as Adobe writes it in JPEG.
         case invertedCMYK
+        /// 8-bit CIELab then alpha: L 0–255 for 0–100, a and b offset by 128.
+        case lab
     }
 
     /// The transform, or `nil` for a grey table, a matrix/shaper or an identity.
@@ -108,6 +111,15 @@ package final class ColorTransform: @unchecked Sendable {
             shaper = nil
             grayTable = nil
             isIdentity = false
+        case (.lab, cmsSigLabData):
+            guard let made = cmsCreateTransform(
+                source, clcms_type_laba_8, sRGB, clcms_type_rgba_8, cmsUInt32Number(INTENT_PERCEPTUAL),
+                flags | cmsUInt32Number(cmsFLAGS_COPY_ALPHA))
+            else { throw WebImageError.badImageData("no CIELab transform") }
+            handle = made
+            shaper = nil
+            grayTable = nil
+            isIdentity = false
         default:
             throw WebImageError.badImageData("ICC profile does not describe the image's pixels")
         }
@@ -146,7 +158,7 @@ package final class ColorTransform: @unchecked Sendable {
             cmsDoTransform(handle, start, start, cmsUInt32Number(n))
             done += n
         }
-        if input != .rgba {
+        if input == .cmyk || input == .invertedCMYK {
             var i = 3
             while i < count * 4 {
                 pixels[i] = 255

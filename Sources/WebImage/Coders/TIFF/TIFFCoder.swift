@@ -2,8 +2,9 @@ import CTIFF
 import Foundation
 
 /// Decodes TIFF images with libtiff: the first page, in any layout libtiff's RGBA reader
-/// handles (RGB, greyscale, palette, CMYK, YCbCr, 1–16 bits, any compression it was built
-/// with, strips or tiles).
+/// handles (RGB, greyscale, palette, CMYK, YCbCr, CIELab, 1–16 bits, any compression it
+/// was built with, strips or tiles). 16-bit samples are rounded to 8 bits, and 8-bit CIELab
+/// goes to sRGB through Little CMS, where libtiff's own reader would be less exact.
 ///
 /// The bytes are read in place through `TIFFClientOpenExt` callbacks, never copied to a
 /// file. Pixels come out as stored and are turned by the Orientation tag (values 1–8, the
@@ -102,6 +103,7 @@ public struct TIFFCoder: DecodeOnlyCoder {
         stream: TIFFMemoryStream
     ) throws -> (PixelBuffer, ImageOrientation, Bool) {
         let pretendedAssociated = try TIFFCoder.markUnassociatedAlphaAsAssociated(tiff)
+        let isLab = try TIFFCoder.markCIELabAsRGB(tiff)
 
         var message = [CChar](repeating: 0, count: 1024)
         guard TIFFRGBAImageOK(tiff, &message) == 1 else {
@@ -139,6 +141,7 @@ public struct TIFFCoder: DecodeOnlyCoder {
         if hasAlpha && !pretendedAssociated && reader.alpha == Int32(EXTRASAMPLE_ASSOCALPHA) {
             pixels.unpremultiplyAlpha()
         }
+        if isLab { try convertCIELab(&pixels) }
         return (pixels, orientation, hasAlpha)
     }
 
@@ -193,6 +196,38 @@ public struct TIFFCoder: DecodeOnlyCoder {
         }
         guard set == 1 else { throw WebImageError.badImageData("TIFF ExtraSamples could not be read") }
         return true
+    }
+
+    /// Rewrites an 8-bit CIELab directory's `Photometric` to RGB in libtiff's in-memory
+    /// directory (the file is untouched), so its RGBA reader, in any layout, hands over the
+    /// stored L, a, b bytes as they are, for ``convertCIELab(_:)``. libtiff's own Lab
+    /// conversion assumes a D50 display without adapting it to sRGB's D65 white: white came
+    /// out (255, 252, 222) and dark tones crushed, up to 49 levels from a colour-managed
+    /// conversion (Pillow's, through Little CMS). 16-bit Lab keeps libtiff's conversion.
+    /// Returns whether it did.
+    private static func markCIELabAsRGB(_ tiff: OpaquePointer) throws -> Bool {
+        var photometric: UInt16 = 0, bits: UInt16 = 0
+        guard field(tiff, UInt32(TIFFTAG_PHOTOMETRIC), &photometric), photometric == UInt16(PHOTOMETRIC_CIELAB),
+              field(tiff, UInt32(TIFFTAG_BITSPERSAMPLE), &bits), bits == 8
+        else { return false }
+        let set = withVaList([Int32(PHOTOMETRIC_RGB)]) { TIFFVSetField(tiff, UInt32(TIFFTAG_PHOTOMETRIC), $0) }
+        guard set == 1 else { throw WebImageError.badImageData("TIFF Photometric could not be read") }
+        return true
+    }
+
+    /// Converts pixels holding TIFF's 8-bit CIELab (L 0–255 for 0–100, a and b signed) and
+    /// alpha to sRGB through Little CMS: a and b are shifted to its unsigned encoding first.
+    private static func convertCIELab(_ pixels: inout PixelBuffer) throws {
+        guard let lab = ColorProfile.cieLab,
+              let transform = try? ColorTransform.cache.transform(for: lab, input: .lab)
+        else { throw WebImageError.badImageData("CIELab TIFF: no Lab transform") }
+        pixels.bytes.withUnsafeMutableBufferPointer { bytes in
+            for i in Swift.stride(from: 0, to: bytes.count, by: 4) {
+                bytes[i + 1] ^= 0x80
+                bytes[i + 2] ^= 0x80
+            }
+            transform.convert(bytes)
+        }
     }
 
     /// The directory's ExtraSamples values (what each sample after the colour ones is),
