@@ -1,7 +1,13 @@
 import CHEIF
 import Foundation
 
-/// Decodes HEIC and HEIF images (HEVC, and AV1 in a `mif1` file) with libheif.
+/// Decodes HEIC and HEIF images (HEVC-coded) with libheif.
+///
+/// AV1-coded images are ``AVIFCoder``'s: a file carrying the `avif` brand is sniffed as
+/// AVIF, and a HEIF file holding AV1 items without that brand (which browsers do not show
+/// either) fails with ``WebImageError/unsupportedFormat(_:)`` before libheif reads it, so
+/// libheif's dav1d plugin, which leaks on damaged AV1 data (Fuzz/README.md, finding 5),
+/// never runs.
 ///
 /// The primary image is decoded to 8-bit RGBA, 10- and 12-bit sources included. libheif
 /// applies the file's crop, rotation and mirroring while decoding; the coder reports that
@@ -52,6 +58,9 @@ public struct HEIFCoder: ImageCoder {
             // side by side only (see HEIFPropertyReader.derivedCanvasSize): check the area.
             if let canvas = HEIFPropertyReader.derivedCanvasSize(in: raw) {
                 try DecodeGeometry.checkPixelLimit(width: canvas.width, height: canvas.height, options: options)
+            }
+            guard !HEIFPropertyReader.hasAV1Item(in: raw) else {
+                throw WebImageError.unsupportedFormat(.heif)
             }
             let read = heif_context_read_from_memory_without_copy(context, base, raw.count, nil)
             if read.code == heif_error_Memory_allocation_error, read.subcode == heif_suberror_Security_limit_exceeded,

@@ -90,6 +90,20 @@ package enum HEIFPropertyReader {
         return ImageSize(width: width, height: height)
     }
 
+    /// Whether any item of the file is AV1-coded (`av01`): the primary image, a grid's
+    /// tile, a thumbnail. ``HEIFCoder`` leaves those files alone: libheif would hand the
+    /// payload to its dav1d plugin, which leaks its input on damaged data (Fuzz/README.md,
+    /// finding 5), and a file that is really AV1 carries the `avif` brand, which sends it
+    /// to ``AVIFCoder`` (libavif) instead. `false` when the item list cannot be read.
+    package static func hasAV1Item(in bytes: UnsafeRawBufferPointer) -> Bool {
+        let reader = Reader(bytes: bytes)
+        guard let (children, _) = primaryItem(reader),
+              let iinf = children.first(where: { $0.type == "iinf" }),
+              let types = reader.itemTypes(iinf.payload)
+        else { return false }
+        return types.contains { $0.type == "av01" }
+    }
+
     /// The property boxes associated with the primary item, in association order.
     private static func primaryItemProperties(_ reader: Reader) -> [Box]? {
         guard let (metaChildren, primary) = primaryItem(reader),
@@ -181,21 +195,26 @@ package enum HEIFPropertyReader {
             return id
         }
 
-        /// The four-character type `item` has in an `iinf` payload (its `infe` of version
-        /// 2 or 3; earlier versions name no type).
+        /// The four-character type `item` has in an `iinf` payload.
         func itemType(_ payload: Range<Int>, item: Int) -> String? {
+            itemTypes(payload)?.first { $0.id == item }?.type
+        }
+
+        /// Every item's ID and four-character type in an `iinf` payload (its `infe` boxes
+        /// of version 2 or 3; earlier versions name no type and are left out).
+        func itemTypes(_ payload: Range<Int>) -> [(id: Int, type: String)]? {
             guard let version = u8(payload.lowerBound) else { return nil }
             let entriesAt = payload.lowerBound + (version == 0 ? 6 : 8)
             guard entriesAt <= payload.upperBound, let entries = boxes(in: entriesAt..<payload.upperBound) else { return nil }
+            var types: [(id: Int, type: String)] = []
             for infe in entries where infe.type == "infe" {
                 guard let infeVersion = u8(infe.payload.lowerBound), infeVersion >= 2 else { continue }
                 let idAt = infe.payload.lowerBound + 4
-                let id = infeVersion == 2 ? u16(idAt) : u32(idAt)
                 let typeAt = idAt + (infeVersion == 2 ? 2 : 4) + 2
-                guard id == item, typeAt + 4 <= infe.payload.upperBound else { continue }
-                return String(decoding: bytes[typeAt..<typeAt + 4], as: UTF8.self)
+                guard let id = infeVersion == 2 ? u16(idAt) : u32(idAt), typeAt + 4 <= infe.payload.upperBound else { continue }
+                types.append((id, String(decoding: bytes[typeAt..<typeAt + 4], as: UTF8.self)))
             }
-            return nil
+            return types
         }
 
         /// Where `item`'s data starts according to an `iloc` payload: its first extent's

@@ -150,6 +150,27 @@ import Testing
         #expect(image.colorProfile == nil)
     }
 
+    /// AV1 images are libavif's: an AVIF file rebranded as plain HEIF (`mif1` without
+    /// `avif`, which browsers do not show either) and fuzz finding 5 (an HEVC brand over
+    /// a damaged AV1 item, on which libheif's dav1d plugin leaked 40 bytes) are refused
+    /// before libheif reads them; the same AVIF with its brand still decodes.
+    @Test func leavesAV1ImagesToTheAVIFCoder() throws {
+        let avif = try Data(contentsOf: Corpus.fixtures.appendingPathComponent("avif/alpha.avif"))
+        var rebranded = avif
+        rebranded.replaceSubrange(8..<12, with: Array("mif1".utf8))
+        rebranded.replaceSubrange(16..<20, with: Array("mif1".utf8))
+        #expect(ImageFormat(sniffing: rebranded) == .heif)
+        #expect(rebranded.withUnsafeBytes { HEIFPropertyReader.hasAV1Item(in: $0) })
+        #expect(throws: WebImageError.unsupportedFormat(.heif)) { try HEIFCoder().decode(rebranded, options: ImageCoderOptions()) }
+        #expect(throws: WebImageError.unsupportedFormat(.heif)) { try CodersManager.shared.decode(rebranded) }
+        #expect(try CodersManager.shared.decode(avif).format == .avif)
+
+        let finding = try Data(contentsOf: Corpus.fixtures.appendingPathComponent("fuzz/decode-avif-libheif-dav1d-leak.avif"))
+        #expect(ImageFormat(sniffing: finding) == .heic)
+        #expect(throws: WebImageError.unsupportedFormat(.heif)) { try HEIFCoder().decode(finding, options: ImageCoderOptions()) }
+        #expect(try Corpus.data("TestImage.heic").withUnsafeBytes { HEIFPropertyReader.hasAV1Item(in: $0) } == false)
+    }
+
     @Test func readsAGridCanvasAndNothingForAPlainItem() throws {
         let grid = try Corpus.data("TestImage.heic")
         let canvas = grid.withUnsafeBytes { HEIFPropertyReader.derivedCanvasSize(in: $0) }
