@@ -365,6 +365,16 @@ def main():
 
     write_lab_case(rgb)
 
+    # CMYK TIFF (print files) with a CMYK profile, and the same pixels without one (the
+    # naive conversion, as for cmyk.jpg).
+    write_case("cmyk-profile.tiff", rgb.convert("CMYK"), "TIFF", cmyk)
+    path = OUT / "cmyk.tiff"
+    rgb.convert("CMYK").save(path, "TIFF")
+    plain = Image.open(path).convert("RGB")
+    plain.info.pop("icc_profile", None)
+    plain.save(OUT / "cmyk.tiff.expected.png")
+    print("wrote", path)
+
     # 16-bit grey: value = x * 1021 + y * 7 (so rounding and the high byte differ).
     img16 = Image.new("I;16", (64, 16))
     img16.putdata([x * 1021 + y * 7 for y in range(16) for x in range(64)])

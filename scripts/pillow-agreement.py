@@ -5,7 +5,8 @@ Usage: scripts/pillow-agreement.py --webimage PATH/TO/webimage FOLDER [--list]
 
 For every file whose extension is a format both read (JPEG, PNG, GIF, WebP, BMP, TIFF,
 AVIF; HEIC through pillow-heif when installed), decodes the first frame twice:
-- Pillow: Image.open, ImageOps.exif_transpose, convert("RGBA");
+- Pillow: Image.open, ImageOps.exif_transpose, convert("RGBA") (16-bit grey: Pillow's
+  samples rounded to 8 bits here, where its own conversion clips; see SIXTEEN_BIT_GREY);
 - ours: `webimage decode FILE -o OUT.png --metadata icc` (source pixels kept, as Pillow
   keeps them without ImageCms), then that PNG read back by Pillow.
 Each file lands in one class: identical (the colour under a pixel both make fully
@@ -22,6 +23,7 @@ import subprocess
 import sys
 import tempfile
 
+import numpy
 from PIL import Image, ImageOps
 
 try:
@@ -34,12 +36,27 @@ except ImportError:
 EXTENSIONS = {".jpg", ".jpeg", ".mpo", ".png", ".apng", ".gif", ".webp", ".bmp", ".tif", ".tiff", ".avif"} | HEIF
 
 
+# Pillow's modes for 16-bit (and 32-bit integer) grey. Its own conversion of them to 8 bits
+# clips (a value above 255 becomes 255: a 16-bit photo turns white), which no browser does;
+# issue 14 asks for rounding, round(v / 257), as libpng's png_set_scale_16. For these the
+# reference keeps Pillow's decoded samples and its alpha, and rounds the grey itself.
+SIXTEEN_BIT_GREY = {"I;16", "I;16B", "I;16L", "I;16N", "I"}
+
+
 def pillow_pixels(path):
+    """Pillow's RGBA for the first frame, and whether its 16-bit grey was rounded here."""
     with Image.open(path) as image:
         image.seek(0)
         upright = ImageOps.exif_transpose(image)
         rgba = upright.convert("RGBA")
-        return rgba.size, rgba.tobytes()
+        if upright.mode not in SIXTEEN_BIT_GREY:
+            return rgba.size, rgba.tobytes(), False
+        values = numpy.asarray(upright).astype(numpy.int64)
+        grey = numpy.clip(numpy.rint(values / 257), 0, 255).astype(numpy.uint8)
+        pixels = numpy.array(rgba)
+        for channel in range(3):
+            pixels[..., channel] = grey
+        return rgba.size, pixels.tobytes(), True
 
 
 def our_pixels(binary, path, folder):
@@ -84,6 +101,7 @@ def main():
                    if os.path.splitext(f)[1].lower() in EXTENSIONS and os.path.isfile(os.path.join(args.folder, f)))
     classes = {}
     details = []
+    rounded = []
     with tempfile.TemporaryDirectory() as scratch:
         for name in files:
             path = os.path.join(args.folder, name)
@@ -92,6 +110,8 @@ def main():
             except Exception as error:  # Pillow refuses hostile files in many ways
                 theirs = None
                 their_error = type(error).__name__
+            if theirs is not None and theirs[2]:
+                rounded.append(name)
             status, ours = our_pixels(args.webimage, path, scratch)
             if status in ("crash", "hang"):
                 kind = f"ours {status}ed"
@@ -119,6 +139,8 @@ def main():
         print(f"  {kind:28} {len(classes[kind]):5}  {len(classes[kind]) / total:6.1%}")
     if both:
         print(f"identical where both decode: {len(classes.get('identical', [])) / both:.1%} of {both}")
+    if rounded:
+        print(f"16-bit grey, Pillow's samples rounded instead of clipped: {len(rounded)} files")
     for line in details:
         print("  " + line)
     for kind in ("only Pillow decodes", "only ours decodes", "different sizes", "ours crashed", "ours hanged"):

@@ -45,4 +45,34 @@ enum ColorConversion {
         guard !iccBytes.isEmpty, iccBytes.count <= ColorProfile.maximumSize else { return nil }
         return try? ColorProfile(iccData: Data(iccBytes))
     }
+
+    /// Converts CMYK pixels (four bytes each, 0 = no ink unless `inverted`) without a
+    /// profile to opaque RGBA in place: Pillow's naive formula, `R = (255 − C)(255 − K) /
+    /// 255`, rounded the same way, which is also what browsers do for CMYK without a
+    /// profile. JPEG passes `inverted` for Photoshop's files (0 = full ink, marked by an
+    /// Adobe APP14 marker; Pillow assumes inversion even without the marker, so there the
+    /// two differ).
+    static func convertNaiveCMYK(_ pixels: UnsafeMutableBufferPointer<UInt8>, inverted: Bool) {
+        // After optional inversion `value` is ink amount; Pillow's formula is
+        // nk − nk·C/255 with nk = 255 − K.
+        let flip: UInt32 = inverted ? 255 : 0
+        var i = 0
+        while i + 3 < pixels.count {
+            let black = UInt32(pixels[i + 3]) ^ flip           // K as ink (0...255)
+            let paper = 255 - black
+            for channel in 0..<3 {
+                let ink = UInt32(pixels[i + channel]) ^ flip
+                pixels[i + channel] = UInt8(truncatingIfNeeded: paper - divideBy255(ink * paper))
+            }
+            pixels[i + 3] = 255
+            i += 4
+        }
+    }
+
+    /// `value / 255` rounded to nearest, exact for products of two bytes (Pillow's MULDIV255).
+    @inline(__always)
+    private static func divideBy255(_ value: UInt32) -> UInt32 {
+        let t = value + 128
+        return ((t >> 8) + t) >> 8
+    }
 }

@@ -121,7 +121,7 @@ public final class JPEGProgressiveDecoder: CoreBackedProgressiveDecoder {
                         if let transform {
                             transform.convert(band)
                         } else {
-                            JPEGCoder.convertCMYKToRGBA(band, inverted: plan.isInvertedCMYK)
+                            ColorConversion.convertNaiveCMYK(band, inverted: plan.isInvertedCMYK)
                         }
                     }
                 }

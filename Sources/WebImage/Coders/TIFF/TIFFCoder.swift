@@ -4,7 +4,8 @@ import Foundation
 /// Decodes TIFF images with libtiff: the first page, in any layout libtiff's RGBA reader
 /// handles (RGB, greyscale, palette, CMYK, YCbCr, CIELab, 1–16 bits, any compression it
 /// was built with, strips or tiles). 16-bit samples are rounded to 8 bits, and 8-bit CIELab
-/// goes to sRGB through Little CMS, where libtiff's own reader would be less exact.
+/// and CMYK (through the file's CMYK profile when it has one) are converted by the coder,
+/// where libtiff's own reader would be less exact.
 ///
 /// The bytes are read in place through `TIFFClientOpenExt` callbacks, never copied to a
 /// file. Pixels come out as stored and are turned by the Orientation tag (values 1–8, the
@@ -103,7 +104,7 @@ public struct TIFFCoder: DecodeOnlyCoder {
         stream: TIFFMemoryStream
     ) throws -> (PixelBuffer, ImageOrientation, Bool) {
         let pretendedAssociated = try TIFFCoder.markUnassociatedAlphaAsAssociated(tiff)
-        let isLab = try TIFFCoder.markCIELabAsRGB(tiff)
+        let passedThrough = try TIFFCoder.passColourThrough(tiff)
 
         var message = [CChar](repeating: 0, count: 1024)
         guard TIFFRGBAImageOK(tiff, &message) == 1 else {
@@ -120,7 +121,7 @@ public struct TIFFCoder: DecodeOnlyCoder {
         // Asking for the file's own orientation makes libtiff copy rows in stored order.
         reader.req_orientation = reader.orientation
         let orientation = ImageOrientation(exifValue: Int(reader.orientation))
-        let hasAlpha = reader.alpha != 0
+        let hasAlpha = reader.alpha != 0 && passedThrough != .cmyk
 
         var pixels = try PixelBuffer(uninitializedWidth: Int(width), height: Int(height)) { buffer in
             // Zeroed first so a reader that skips a region can never expose old memory.
@@ -141,7 +142,7 @@ public struct TIFFCoder: DecodeOnlyCoder {
         if hasAlpha && !pretendedAssociated && reader.alpha == Int32(EXTRASAMPLE_ASSOCALPHA) {
             pixels.unpremultiplyAlpha()
         }
-        if isLab { try convertCIELab(&pixels) }
+        if let passedThrough { try convert(&pixels, from: passedThrough, profile: storedProfile(tiff)) }
         return (pixels, orientation, hasAlpha)
     }
 
@@ -171,15 +172,17 @@ public struct TIFFCoder: DecodeOnlyCoder {
         return UnsafeRawBufferPointer(start: bytes, count: Int(count))
     }
 
-    /// The ICC profile of the directory (tag 34675), if it holds a usable one. CMYK TIFFs
-    /// reach us as RGB through libtiff's own naive conversion, so a CMYK profile no longer
-    /// describes the pixels and is ignored.
+    /// The ICC profile of the directory (tag 34675) for RGB or grey pixels, if it holds a
+    /// usable one. A CMYK profile was used already, while reading (see
+    /// `TIFFCoder+PassedThroughColour.swift`), and describes the pixels no longer.
     private static func iccProfile(_ tiff: OpaquePointer) -> ColorProfile? {
-        guard let bytes = bytesField(tiff, UInt32(TIFFTAG_ICCPROFILE)),
-              let profile = ColorConversion.profile(iccBytes: bytes),
-              profile.colorSpace != .cmyk
-        else { return nil }
+        guard let profile = storedProfile(tiff), profile.colorSpace != .cmyk else { return nil }
         return profile
+    }
+
+    /// The directory's ICC profile whatever its colour space, if it holds a usable one.
+    static func storedProfile(_ tiff: OpaquePointer) -> ColorProfile? {
+        bytesField(tiff, UInt32(TIFFTAG_ICCPROFILE)).flatMap(ColorConversion.profile(iccBytes:))
     }
 
     /// Rewrites an ExtraSamples value of "unassociated alpha" to "associated" in libtiff's
@@ -190,44 +193,18 @@ public struct TIFFCoder: DecodeOnlyCoder {
         guard let values = extraSamples(tiff), values[0] == UInt16(EXTRASAMPLE_UNASSALPHA) else { return false }
         var rewritten = Array(values)
         rewritten[0] = UInt16(EXTRASAMPLE_ASSOCALPHA)
-        let set = rewritten.withUnsafeMutableBufferPointer { buffer -> Int32 in
+        try setExtraSamples(tiff, rewritten)
+        return true
+    }
+
+    /// Replaces the ExtraSamples values in libtiff's in-memory directory.
+    static func setExtraSamples(_ tiff: OpaquePointer, _ values: [UInt16]) throws {
+        var values = values
+        let set = values.withUnsafeMutableBufferPointer { buffer -> Int32 in
             guard let base = buffer.baseAddress else { return 0 }
             return withVaList([Int32(buffer.count), base]) { TIFFVSetField(tiff, UInt32(TIFFTAG_EXTRASAMPLES), $0) }
         }
         guard set == 1 else { throw WebImageError.badImageData("TIFF ExtraSamples could not be read") }
-        return true
-    }
-
-    /// Rewrites an 8-bit CIELab directory's `Photometric` to RGB in libtiff's in-memory
-    /// directory (the file is untouched), so its RGBA reader, in any layout, hands over the
-    /// stored L, a, b bytes as they are, for ``convertCIELab(_:)``. libtiff's own Lab
-    /// conversion assumes a D50 display without adapting it to sRGB's D65 white: white came
-    /// out (255, 252, 222) and dark tones crushed, up to 49 levels from a colour-managed
-    /// conversion (Pillow's, through Little CMS). 16-bit Lab keeps libtiff's conversion.
-    /// Returns whether it did.
-    private static func markCIELabAsRGB(_ tiff: OpaquePointer) throws -> Bool {
-        var photometric: UInt16 = 0, bits: UInt16 = 0
-        guard field(tiff, UInt32(TIFFTAG_PHOTOMETRIC), &photometric), photometric == UInt16(PHOTOMETRIC_CIELAB),
-              field(tiff, UInt32(TIFFTAG_BITSPERSAMPLE), &bits), bits == 8
-        else { return false }
-        let set = withVaList([Int32(PHOTOMETRIC_RGB)]) { TIFFVSetField(tiff, UInt32(TIFFTAG_PHOTOMETRIC), $0) }
-        guard set == 1 else { throw WebImageError.badImageData("TIFF Photometric could not be read") }
-        return true
-    }
-
-    /// Converts pixels holding TIFF's 8-bit CIELab (L 0–255 for 0–100, a and b signed) and
-    /// alpha to sRGB through Little CMS: a and b are shifted to its unsigned encoding first.
-    private static func convertCIELab(_ pixels: inout PixelBuffer) throws {
-        guard let lab = ColorProfile.cieLab,
-              let transform = try? ColorTransform.cache.transform(for: lab, input: .lab)
-        else { throw WebImageError.badImageData("CIELab TIFF: no Lab transform") }
-        pixels.bytes.withUnsafeMutableBufferPointer { bytes in
-            for i in Swift.stride(from: 0, to: bytes.count, by: 4) {
-                bytes[i + 1] ^= 0x80
-                bytes[i + 2] ^= 0x80
-            }
-            transform.convert(bytes)
-        }
     }
 
     /// The directory's ExtraSamples values (what each sample after the colour ones is),

@@ -32,6 +32,10 @@ import Testing
         // CIELab pixels are converted whatever the options say (they cannot be shown as
         // they are); libtiff's own Lab conversion, used before, scored 22 dB here.
         Case(file: "cielab.tiff", unconvertedBelow: nil),
+        // CMYK is converted whatever the options say; cmyk.tiff holds the same pixels as
+        // cmyk-profile.tiff without the profile (``cmykTIFFIsConvertedThroughItsProfile``).
+        Case(file: "cmyk-profile.tiff", unconvertedBelow: nil),
+        Case(file: "cmyk.tiff", unconvertedBelow: nil),
         // HDR (BT.2020, 10 bits) written from a picture kept under the tone curve's knee:
         // the expectation is that picture (not Little CMS's, which has no PQ or HLG), and
         // HDR is tone-mapped whether or not a profile is kept (HDRToneMappingTests).
@@ -68,6 +72,16 @@ import Testing
             let unconverted = try Self.unconverted(testCase.file)
             #expect(Self.psnr(unconverted.pixels, expected.pixels) < below, "\(testCase.file) needs no conversion")
         }
+    }
+
+    /// A CMYK TIFF goes through its own profile: its expectation is far from the naive
+    /// conversion of the same pixels (cmyk.tiff, no profile), which libtiff's reader gave.
+    @Test func cmykTIFFIsConvertedThroughItsProfile() throws {
+        let profiled = try CodersManager.shared.decode(try Self.fixture("cmyk-profile.tiff"))
+        let naive = try PNGCoder().decode(try Self.fixture("cmyk.tiff.expected.png"), options: ImageCoderOptions())
+        #expect(Self.psnr(profiled.pixels, naive.pixels) < 35)
+        #expect(!profiled.hasAlpha)
+        #expect(!profiled.pixels.containsTransparency)
     }
 
     /// The fixture decoded without its colour description: a JPEG with its APP2 markers
