@@ -196,7 +196,8 @@ public struct AVIFCoder: ImageCoder {
     /// - The pixel limit, which libavif hands to the AV1 decoder too: dav1d then refuses to
     ///   allocate a frame above it, whatever size the AV1 payload claims. An oversized
     ///   header, which libavif reports as a parse failure, is named as such.
-    /// - EXIF and XMP are copied out of the file only with `readsMetadata`.
+    /// - EXIF is copied out of the file only with `readsMetadata`; XMP always, since it may
+    ///   hold the orientation (``orientation(of:)``).
     func parse(
         _ bytes: UnsafeRawBufferPointer,
         with decoder: UnsafeMutablePointer<avifDecoder>,
@@ -205,7 +206,7 @@ public struct AVIFCoder: ImageCoder {
     ) throws {
         decoder.pointee.strictFlags = AVIF_STRICT_ENABLED.rawValue & ~AVIF_STRICT_PIXI_REQUIRED.rawValue
         decoder.pointee.maxThreads = Int32(maxThreads)
-        decoder.pointee.ignoreXMP = readsMetadata ? AVIF_FALSE : AVIF_TRUE
+        decoder.pointee.ignoreXMP = AVIF_FALSE
         decoder.pointee.ignoreExif = readsMetadata ? AVIF_FALSE : AVIF_TRUE
         guard let base = bytes.bindMemory(to: UInt8.self).baseAddress else {
             throw WebImageError.badImageData("empty AVIF data")
@@ -221,9 +222,16 @@ public struct AVIFCoder: ImageCoder {
         try check(parsed, decoder, "parsing")
     }
 
-    /// The EXIF orientation equivalent to the image's `irot`/`imir` properties.
+    /// The EXIF orientation equivalent to the image's `irot`/`imir` properties, which rule
+    /// over EXIF in AVIF. An image with neither takes its XMP packet's `tiff:Orientation`
+    /// if it has one, as Pillow's `exif_transpose` does (issue 14; JPEG, PNG and WebP read
+    /// XMP's where their EXIF has none).
     static func orientation(of image: avifImage) -> ImageOrientation {
         let flags = image.transformFlags
+        guard flags & (AVIF_TRANSFORM_IROT.rawValue | AVIF_TRANSFORM_IMIR.rawValue) != 0 else {
+            guard image.xmp.size > 0, let data = image.xmp.data else { return .up }
+            return ImageMetadata.xmpOrientation(in: UnsafeRawBufferPointer(start: data, count: image.xmp.size)) ?? .up
+        }
         let rotation = flags & AVIF_TRANSFORM_IROT.rawValue != 0 ? Int(image.irot.angle) : nil
         let mirror = flags & AVIF_TRANSFORM_IMIR.rawValue != 0 ? Int(image.imir.mode) : nil
         return HEIFOrientation.orientation(rotation: rotation, mirror: mirror)

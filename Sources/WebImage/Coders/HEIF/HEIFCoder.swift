@@ -78,7 +78,12 @@ public struct HEIFCoder: ImageCoder {
             // The handle's size is the displayed one, after crop and rotation.
             let width = Int(heif_image_handle_get_width(handle)), height = Int(heif_image_handle_get_height(handle))
             try DecodeGeometry.checkPixelLimit(width: width, height: height, options: options)
-            let orientation = HEIFPropertyReader.orientation(in: raw) ?? .up
+            // What libheif turns while decoding (`irot`/`imir`); a file whose properties
+            // leave it as stored may give its orientation in XMP instead, as Pillow's
+            // `exif_transpose` reads it (issue 14), which is ours to apply.
+            let turnedByLibheif = HEIFPropertyReader.orientation(in: raw) ?? .up
+            let fromXMP = turnedByLibheif == .up ? HEIFCoder.xmpOrientation(handle) : nil
+            let orientation = fromXMP ?? turnedByLibheif
             let hasAlpha = heif_image_handle_has_alpha_channel(handle) != 0
             // The nclx box decides both the decode's depth (HDR) and the conversion after it.
             let nclx = HEIFCoder.nclxCodePoints(handle)
@@ -88,12 +93,12 @@ public struct HEIFCoder: ImageCoder {
             // the caller wants them as stored.
             let stored = ImageSize(width: width, height: height)
             if !options.applyOrientation {
-                pixels = HEIFOrientation.inverse(of: orientation).apply(to: pixels)
+                pixels = HEIFOrientation.inverse(of: turnedByLibheif).apply(to: pixels)
             }
             let source = options.applyOrientation ? stored : pixels.size
-            let target = DecodeGeometry.targetSize(sourceSize: source, orientation: .up, frameCount: 1, options: options)
+            let target = DecodeGeometry.targetSize(sourceSize: source, orientation: fromXMP ?? .up, frameCount: 1, options: options)
             // Converted after the resize, so a thumbnail converts only its own pixels.
-            var finished = DecodeGeometry.finish(pixels, orientation: .up, target: target, options: options)
+            var finished = DecodeGeometry.finish(pixels, orientation: fromXMP ?? .up, target: target, options: options)
             let kept = ColorConversion.apply(HEIFCoder.colorProfile(handle, nclx: nclx), to: &finished, options: options)
             return Image(
                 frames: [ImageFrame(pixels: finished)],
@@ -214,28 +219,12 @@ public struct HEIFCoder: ImageCoder {
     /// orientation is reset when the decode applies the file's turn: HEIF's `irot`/`imir`
     /// are authoritative, and the pixels are upright by them.
     static func metadata(_ handle: OpaquePointer, options: ImageCoderOptions) -> ImageMetadata {
-        func block(_ type: String, contentType: String?) -> [UInt8]? {
-            var ids = [heif_item_id](repeating: 0, count: 16)
-            let count = Int(heif_image_handle_get_list_of_metadata_block_IDs(handle, type, &ids, Int32(ids.count)))
-            for id in ids.prefix(max(0, min(count, ids.count))) {
-                if let contentType {
-                    guard let found = heif_image_handle_get_metadata_content_type(handle, id),
-                          String(cString: found) == contentType else { continue }
-                }
-                let size = heif_image_handle_get_metadata_size(handle, id)
-                guard size > 0, size <= ImageMetadata.maximumBlockSize + 4 else { continue }
-                var bytes = [UInt8](repeating: 0, count: size)
-                guard heif_image_handle_get_metadata(handle, id, &bytes).code == heif_error_Ok else { continue }
-                return bytes
-            }
-            return nil
-        }
         var exif: [UInt8] = []
-        if let item = block("Exif", contentType: nil), item.count > 4 {
+        if let item = metadataBlock(handle, "Exif", contentType: nil), item.count > 4 {
             let offset = Int(item[0]) << 24 | Int(item[1]) << 16 | Int(item[2]) << 8 | Int(item[3])
             if offset < item.count - 4 { exif = Array(item[(4 + offset)...]) }
         }
-        let xmp = block("mime", contentType: "application/rdf+xml") ?? []
+        let xmp = metadataBlock(handle, "mime", contentType: "application/rdf+xml") ?? []
         return exif.withUnsafeBytes { exifBytes in
             xmp.withUnsafeBytes { xmpBytes in
                 ImageMetadata.read(
@@ -243,6 +232,31 @@ public struct HEIFCoder: ImageCoder {
                     resetOrientation: options.applyOrientation)
             }
         }
+    }
+
+    /// The primary image's XMP `tiff:Orientation`, if it has one.
+    private static func xmpOrientation(_ handle: OpaquePointer) -> ImageOrientation? {
+        metadataBlock(handle, "mime", contentType: "application/rdf+xml")?.withUnsafeBytes { ImageMetadata.xmpOrientation(in: $0) }
+    }
+
+    /// The first metadata item of `type` (and `contentType`, for `mime` items) attached to
+    /// the primary image, unless larger than ``ImageMetadata/maximumBlockSize`` (then not
+    /// even copied out of libheif).
+    private static func metadataBlock(_ handle: OpaquePointer, _ type: String, contentType: String?) -> [UInt8]? {
+        var ids = [heif_item_id](repeating: 0, count: 16)
+        let count = Int(heif_image_handle_get_list_of_metadata_block_IDs(handle, type, &ids, Int32(ids.count)))
+        for id in ids.prefix(max(0, min(count, ids.count))) {
+            if let contentType {
+                guard let found = heif_image_handle_get_metadata_content_type(handle, id),
+                      String(cString: found) == contentType else { continue }
+            }
+            let size = heif_image_handle_get_metadata_size(handle, id)
+            guard size > 0, size <= ImageMetadata.maximumBlockSize + 4 else { continue }
+            var bytes = [UInt8](repeating: 0, count: size)
+            guard heif_image_handle_get_metadata(handle, id, &bytes).code == heif_error_Ok else { continue }
+            return bytes
+        }
+        return nil
     }
 
     /// Turns a libheif failure into `failure` (by default ``WebImageError/badImageData(_:)``,

@@ -5,7 +5,8 @@ import Testing
 /// A PNG or WebP whose orientation is given only in XMP (`tiff:Orientation`, no EXIF
 /// orientation) is turned upright by it, as Pillow's `exif_transpose` and our JPEG decode
 /// do; EXIF's orientation, when there is one, still rules. The files are written by our
-/// encoders and read back by exiftool first, so the test knows what they hold.
+/// encoders and read back by exiftool first, so the test knows what they hold. AVIF and
+/// HEIF files without `irot`/`imir` take XMP's too (exiftool wrote those fixtures).
 @Suite struct XMPOrientationTests {
     static func packet(orientation: Int) -> Data {
         Data("""
@@ -55,5 +56,29 @@ import Testing
         let image = try CodersManager.shared.decode(data)
         #expect(image.orientation == .up)
         #expect(image.size == ImageSize(width: 12, height: 8))
+    }
+
+    /// Fixtures/metadata/xmp-orientation.*: the 64 × 48 quadrant picture (stored top left
+    /// yellow-white, bottom right black), no `irot`/`imir`, no EXIF, XMP's orientation 6.
+    @Test(arguments: ["xmp-orientation.avif", "xmp-orientation.heic"])
+    func anAVIFOrHEIFWithoutTransformsTakesXMPs(file: String) throws {
+        let data = try Data(contentsOf: Corpus.fixtures.appendingPathComponent("metadata").appendingPathComponent(file))
+        let upright = try CodersManager.shared.decode(data)
+        #expect(upright.orientation == .right)
+        #expect(upright.size == ImageSize(width: 48, height: 64))
+        // Turned 90° clockwise: the stored top left is at the top right, the stored bottom
+        // right at the bottom left (lossy coding: near, not exact).
+        let topRight = upright.pixels[pixel: 47, 0], bottomLeft = upright.pixels[pixel: 0, 63]
+        #expect(topRight.red > 200 && topRight.green > 200, "\(topRight)")
+        #expect(bottomLeft.red < 50 && bottomLeft.green < 50, "\(bottomLeft)")
+
+        var stored = ImageCoderOptions()
+        stored.applyOrientation = false
+        let asStored = try CodersManager.shared.decode(data, options: stored)
+        #expect(asStored.size == ImageSize(width: 64, height: 48))
+        #expect(asStored.orientation == .right)
+        var thumbnail = ImageCoderOptions()
+        thumbnail.thumbnailPixelSize = ImageSize(width: 24, height: 32)
+        #expect(try CodersManager.shared.decode(data, options: thumbnail).size == ImageSize(width: 24, height: 32))
     }
 }

@@ -34,3 +34,12 @@ exiftool -q -o "$here/exif-subifd.tiff" \
     -GPSLatitude=35.6586 -GPSLatitudeRef=N -GPSLongitude=139.7454 -GPSLongitudeRef=E \
     -Artist="Metadata Fixture" -Copyright="CC0 swift-web-image" \
     "$root/Tests/WebImageTests/Fixtures/color/adobe-rgb.tiff"
+# xmp-orientation.avif and .heic: the quadrant image of ../avif and ../heif (no irot/imir),
+# its EXIF removed and XMP's tiff:Orientation set to 6: the only orientation these files
+# give is XMP's.
+for source in avif/orientation-1.avif heif/orientation-1.heic; do
+    ext=${source##*.}
+    rm -f "$here/xmp-orientation.$ext"
+    exiftool -q -o "$here/xmp-orientation.$ext" -EXIF:all= -XMP-tiff:Orientation#=6 \
+        "$root/Tests/WebImageTests/Fixtures/$source"
+done
