@@ -365,6 +365,10 @@ def main():
 
     write_lab_case(rgb)
 
+    # The CMYK profile itself, for ImageCoderOptions.defaultCMYKProfile's test.
+    (OUT / "cmyk-lut.icc").write_bytes(cmyk)
+    print("wrote", OUT / "cmyk-lut.icc")
+
     # CMYK TIFF (print files) with a CMYK profile, and the same pixels without one (the
     # naive conversion, as for cmyk.jpg).
     write_case("cmyk-profile.tiff", rgb.convert("CMYK"), "TIFF", cmyk)

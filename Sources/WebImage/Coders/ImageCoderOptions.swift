@@ -53,6 +53,18 @@ public struct ImageCoderOptions: Sendable, Equatable {
     /// (perceptual intent, alpha untouched), so pixels look as a browser shows them. Grey
     /// and CMYK sources are converted either way, since their pixels become RGB.
     public var keepsColorProfile = false
+    /// The profile CMYK sources without a CMYK profile of their own (JPEG, TIFF) are
+    /// converted to sRGB through. Default `nil`: the naive conversion, `R = (255 − C)(255 −
+    /// K) / 255`, which browsers and Pillow use too. Print work that wants a press's colours
+    /// sets a CMYK profile it holds: no freely licensed one ships with this library or with
+    /// Debian, except Ghostscript's "Artifex CMYK SWOP Profile" (package `libgs-common`,
+    /// `/usr/share/color/icc/ghostscript/default_cmyk.icc`, under the AGPL). A profile that
+    /// is not CMYK is ignored.
+    ///
+    /// ```swift
+    /// options.defaultCMYKProfile = try ColorProfile(iccData: Data(contentsOf: swopProfileURL))
+    /// ```
+    public var defaultCMYKProfile: ColorProfile?
     /// Read the source's EXIF and XMP blocks into ``Image/metadata``, so that an encoder
     /// told ``MetadataPolicy/all`` can write them again. Default `false`: a decode reads
     /// and allocates nothing for metadata it would drop (the orientation is read either

@@ -46,6 +46,21 @@ enum ColorConversion {
         return try? ColorProfile(iccData: Data(iccBytes))
     }
 
+    /// The profile CMYK pixels convert through: the source's own when it describes CMYK,
+    /// else ``ImageCoderOptions/defaultCMYKProfile``; `nil` for the naive conversion.
+    static func cmykProfile(embedded: ColorProfile?, options: ImageCoderOptions) -> ColorProfile? {
+        if let embedded, embedded.colorSpace == .cmyk { return embedded }
+        guard let fallback = options.defaultCMYKProfile, fallback.colorSpace == .cmyk else { return nil }
+        return fallback
+    }
+
+    /// The transform for CMYK pixels from `profile` (as ``cmykProfile(embedded:options:)``
+    /// chose it), or `nil` for ``convertNaiveCMYK(_:inverted:)``: no profile, or one Little
+    /// CMS cannot use.
+    static func cmykTransform(_ profile: ColorProfile?, inverted: Bool) -> ColorTransform? {
+        profile.flatMap { try? ColorTransform.cache.transform(for: $0, input: inverted ? .invertedCMYK : .cmyk) }
+    }
+
     /// Converts CMYK pixels (four bytes each, 0 = no ink unless `inverted`) without a
     /// profile to opaque RGBA in place: Pillow's naive formula, `R = (255 − C)(255 − K) /
     /// 255`, rounded the same way, which is also what browsers do for CMYK without a

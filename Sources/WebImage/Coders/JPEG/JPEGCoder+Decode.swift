@@ -19,7 +19,8 @@ extension JPEGCoder {
         var isInvertedCMYK: Bool
         /// The final, upright size.
         var target: ImageSize
-        /// The embedded ICC profile, when there is a usable one.
+        /// The embedded ICC profile, when there is a usable one; for CMYK, the profile the
+        /// pixels convert through (``ColorConversion/cmykProfile(embedded:options:)``).
         var colorProfile: ColorProfile?
         /// libjpeg-turbo's DCT-domain scale is `scaleNumerator / 8`.
         var scaleNumerator: Int
@@ -125,7 +126,7 @@ extension JPEGCoder {
             isCMYK: isCMYK,
             isInvertedCMYK: isCMYK && header.saw_adobe_marker != 0,
             target: target,
-            colorProfile: iccProfile(decoder),
+            colorProfile: isCMYK ? ColorConversion.cmykProfile(embedded: iccProfile(decoder), options: options) : iccProfile(decoder),
             scaleNumerator: numerator,
             scaledSize: scaledSize(source, numerator: numerator)
         )
@@ -153,9 +154,7 @@ extension JPEGCoder {
 
         // CMYK becomes RGB band by band through its profile, or by Pillow's formula when
         // there is none (or Little CMS cannot use it).
-        let cmykTransform = plan.isCMYK ? plan.colorProfile.flatMap {
-            try? ColorTransform.cache.transform(for: $0, input: plan.isInvertedCMYK ? .invertedCMYK : .cmyk)
-        } : nil
+        let cmykTransform = plan.isCMYK ? ColorConversion.cmykTransform(plan.colorProfile, inverted: plan.isInvertedCMYK) : nil
         // With no resize to follow, RGB converts to sRGB band by band too, while the rows are
         // in cache (and, for a large image, on another core while libjpeg decodes the next
         // band). A resize converts afterwards instead, so a thumbnail converts only its pixels.

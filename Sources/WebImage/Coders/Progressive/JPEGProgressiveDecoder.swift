@@ -113,9 +113,7 @@ public final class JPEGProgressiveDecoder: CoreBackedProgressiveDecoder {
                 guard top + rows <= height else { throw WebImageError.badImageData("libjpeg wrote past the last row") }
                 hasRows = true
                 if plan.isCMYK {
-                    let transform = plan.colorProfile.flatMap {
-                        try? ColorTransform.cache.transform(for: $0, input: plan.isInvertedCMYK ? .invertedCMYK : .cmyk)
-                    }
+                    let transform = ColorConversion.cmykTransform(plan.colorProfile, inverted: plan.isInvertedCMYK)
                     pixels.withUnsafeMutableBufferPointer { out in
                         let band = UnsafeMutableBufferPointer(rebasing: out[top * rowBytes..<(top + rows) * rowBytes])
                         if let transform {

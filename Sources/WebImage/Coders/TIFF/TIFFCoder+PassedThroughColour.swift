@@ -11,8 +11,9 @@ import CTIFF
 ///   as Pillow does. 16-bit Lab keeps libtiff's conversion.
 /// - 8-bit CMYK (four samples, no extra ones): libtiff's naive formula truncates and cannot
 ///   use the file's profile. Converted here through the file's CMYK ICC profile when it
-///   has one (print files: the profile is what makes their colours right), else with the
-///   naive formula rounded, as Pillow and the JPEG decoder do.
+///   has one (print files: the profile is what makes their colours right), else
+///   ``ImageCoderOptions/defaultCMYKProfile``, else with the naive formula rounded, as
+///   Pillow and the JPEG decoder do.
 extension TIFFCoder {
     /// What the reader was told to pass through, to convert afterwards.
     enum PassedThroughColour: Equatable {
@@ -47,9 +48,10 @@ extension TIFFCoder {
         return passed
     }
 
-    /// Converts the passed-through pixels to sRGB RGBA in place; `profile` is the file's,
-    /// used when it describes CMYK.
-    static func convert(_ pixels: inout PixelBuffer, from colour: PassedThroughColour, profile: ColorProfile?) throws {
+    /// Converts the passed-through pixels to sRGB RGBA in place; `profile` is the file's.
+    static func convert(
+        _ pixels: inout PixelBuffer, from colour: PassedThroughColour, profile: ColorProfile?, options: ImageCoderOptions
+    ) throws {
         switch colour {
         case .cieLab:
             guard let lab = ColorProfile.cieLab,
@@ -64,7 +66,7 @@ extension TIFFCoder {
                 transform.convert(bytes)
             }
         case .cmyk:
-            let transform = profile.flatMap { $0.colorSpace == .cmyk ? try? ColorTransform.cache.transform(for: $0, input: .cmyk) : nil }
+            let transform = ColorConversion.cmykTransform(ColorConversion.cmykProfile(embedded: profile, options: options), inverted: false)
             pixels.bytes.withUnsafeMutableBufferPointer { bytes in
                 if let transform {
                     transform.convert(bytes)

@@ -73,7 +73,7 @@ public struct TIFFCoder: DecodeOnlyCoder {
             orientation = ImageOrientation(exifValue: Int(stored))
             hasAlpha = layout.alpha != nil
         } else {
-            (pixels, orientation, hasAlpha) = try TIFFCoder.readThroughRGBAImage(tiff, width: width, height: height, stream: stream)
+            (pixels, orientation, hasAlpha) = try TIFFCoder.readThroughRGBAImage(tiff, width: width, height: height, stream: stream, options: options)
         }
 
         let source = ImageSize(width: Int(width), height: Int(height))
@@ -101,7 +101,8 @@ public struct TIFFCoder: DecodeOnlyCoder {
         _ tiff: OpaquePointer,
         width: UInt32,
         height: UInt32,
-        stream: TIFFMemoryStream
+        stream: TIFFMemoryStream,
+        options: ImageCoderOptions
     ) throws -> (PixelBuffer, ImageOrientation, Bool) {
         let pretendedAssociated = try TIFFCoder.markUnassociatedAlphaAsAssociated(tiff)
         let passedThrough = try TIFFCoder.passColourThrough(tiff)
@@ -142,7 +143,7 @@ public struct TIFFCoder: DecodeOnlyCoder {
         if hasAlpha && !pretendedAssociated && reader.alpha == Int32(EXTRASAMPLE_ASSOCALPHA) {
             pixels.unpremultiplyAlpha()
         }
-        if let passedThrough { try convert(&pixels, from: passedThrough, profile: storedProfile(tiff)) }
+        if let passedThrough { try convert(&pixels, from: passedThrough, profile: storedProfile(tiff), options: options) }
         return (pixels, orientation, hasAlpha)
     }
 

@@ -84,6 +84,45 @@ import Testing
         #expect(!profiled.pixels.containsTransparency)
     }
 
+    /// CMYK without a profile of its own goes through ``ImageCoderOptions/defaultCMYKProfile``
+    /// when one is set: cmyk.jpg and cmyk.tiff (no profile) with cmyk-lut.icc as the default
+    /// decode to what the same pixels carrying that profile give; without the option, to
+    /// the naive conversion. A default that is not CMYK is ignored.
+    @Test(arguments: ["jpg", "tiff"])
+    func cmykWithoutAProfileTakesTheDefaultOne(ext: String) throws {
+        var options = ImageCoderOptions()
+        options.defaultCMYKProfile = try ColorProfile(iccData: try Self.fixture("cmyk-lut.icc"))
+        let profiled = try PNGCoder().decode(try Self.fixture("cmyk-profile.\(ext).expected.png"), options: ImageCoderOptions())
+        let naive = try PNGCoder().decode(try Self.fixture("cmyk.\(ext).expected.png"), options: ImageCoderOptions())
+        let withDefault = try CodersManager.shared.decode(try Self.fixture("cmyk.\(ext)"), options: options)
+        #expect(Self.psnr(withDefault.pixels, profiled.pixels) >= 40)
+        #expect(Self.psnr(withDefault.pixels, naive.pixels) < 35)
+
+        options.defaultCMYKProfile = .sRGB
+        #expect(Self.psnr(try CodersManager.shared.decode(try Self.fixture("cmyk.\(ext)"), options: options).pixels, naive.pixels) >= 40)
+    }
+
+    /// Which profile CMYK converts through: the file's own CMYK one, else the default if it
+    /// is CMYK, else none (the naive conversion).
+    @Test func theFilesOwnCMYKProfileRulesOverTheDefault() throws {
+        let own = try ColorProfile(iccData: try Self.fixture("cmyk-lut.icc"))
+        // Another CMYK profile: the same bytes with one byte of its description changed.
+        var bytes = try Self.fixture("cmyk-lut.icc")
+        let description = try #require(bytes.firstRange(of: Data("Fixture CMYK".utf8)))
+        bytes[description.lowerBound] = UInt8(ascii: "f")
+        let other = try ColorProfile(iccData: bytes)
+        #expect(other != own)
+        var options = ImageCoderOptions()
+        #expect(ColorConversion.cmykProfile(embedded: own, options: options) == own)
+        #expect(ColorConversion.cmykProfile(embedded: nil, options: options) == nil)
+        options.defaultCMYKProfile = other
+        #expect(ColorConversion.cmykProfile(embedded: own, options: options) == own)
+        #expect(ColorConversion.cmykProfile(embedded: nil, options: options) == other)
+        #expect(ColorConversion.cmykProfile(embedded: .sRGB, options: options) == other)
+        options.defaultCMYKProfile = .sRGB
+        #expect(ColorConversion.cmykProfile(embedded: nil, options: options) == nil)
+    }
+
     /// The fixture decoded without its colour description: a JPEG with its APP2 markers
     /// removed (grey and CMYK are converted even when a profile is kept), others with
     /// ``ImageCoderOptions/keepsColorProfile``.
