@@ -8,6 +8,8 @@
 #   FUZZ_NO_BUILD=1 runs the binaries of the last build as they are.
 #   FUZZ_SEED=N fixes libFuzzer's seed (see below).
 #   FUZZ_EXECUTIONS=N ends each run after N executions, SECONDS being then only a cap.
+#   FUZZ_JOBS=N runs N fuzzer processes of each run at once on the same corpus (each with
+#   its own seed and log), for N cores; the summary adds up their executions and rates.
 #
 # Everything it writes is under .build-fuzz/ (git-ignored): the build, the seeds it makes
 # from the repository's fixtures (Fuzz/make-seeds.py), the corpora libFuzzer grows (kept
@@ -114,13 +116,29 @@ for run in "${runs[@]}"; do
     mkdir -p "$corpus" "$artifacts"
     seeds=()
     [ -d "$work/seeds/$run" ] && seeds=("$work/seeds/$run")
-    echo "== $run: fuzz-$target for ${seconds}s"
+    jobs=${FUZZ_JOBS:-1}
+    echo "== $run: fuzz-$target for ${seconds}s$( ((jobs > 1)) && echo ", $jobs processes")"
     status=0
-    "$bin/fuzz-$target" "${limits[@]}" -max_total_time="$seconds" -max_len="$max_len" \
-        -dict="$work/dict/$dict.dict" -artifact_prefix="$artifacts/" -print_final_stats=1 \
-        "$corpus" "${seeds[@]}" > "$log" 2>&1 || status=$?
-    executions=$(awk '/^stat::number_of_executed_units:/ { print $2 }' "$log" | tail -1)
-    rate=$(awk '/^stat::average_exec_per_sec:/ { print $2 }' "$log" | tail -1)
+    if ((jobs > 1)); then
+        # Each process gets its own seed (a fixed seed would repeat the same inputs).
+        pids=()
+        rm -f "$log".[0-9]*
+        for job in $(seq "$jobs"); do
+            "$bin/fuzz-$target" "${limits[@]}" -max_total_time="$seconds" -max_len="$max_len" \
+                -dict="$work/dict/$dict.dict" -artifact_prefix="$artifacts/" -print_final_stats=1 \
+                -seed="$(( ${FUZZ_SEED:-$RANDOM} + job ))" "$corpus" "${seeds[@]}" > "$log.$job" 2>&1 &
+            pids+=($!)
+        done
+        for pid in "${pids[@]}"; do wait "$pid" || status=$?; done
+        cat "$log".[0-9]* > "$log"
+    else
+        "$bin/fuzz-$target" "${limits[@]}" -max_total_time="$seconds" -max_len="$max_len" \
+            -dict="$work/dict/$dict.dict" -artifact_prefix="$artifacts/" -print_final_stats=1 \
+            "$corpus" "${seeds[@]}" > "$log" 2>&1 || status=$?
+    fi
+    # Added up over the processes (one line each).
+    executions=$(awk '/^stat::number_of_executed_units:/ { sum += $2 } END { if (NR) print sum }' "$log")
+    rate=$(awk '/^stat::average_exec_per_sec:/ { sum += $2 } END { if (NR) print sum }' "$log")
     last=$(grep -E '^#[0-9]+' "$log" | tail -1 || true)
     cov=$(sed -nE 's/.* cov: ([0-9]+).*/\1/p' <<< "$last")
     ft=$(sed -nE 's/.* ft: ([0-9]+).*/\1/p' <<< "$last")

@@ -8,7 +8,7 @@ import CTIFF
 /// - 8-bit CIELab: libtiff assumes a D50 display and does not adapt to sRGB's D65 white:
 ///   white came out (255, 252, 222) and dark tones crushed, up to 49 levels from a
 ///   colour-managed conversion. Converted here through Little CMS (D50 Lab, perceptual),
-///   as Pillow does. 16-bit Lab keeps libtiff's conversion.
+///   as Pillow does. 16-bit and premultiplied Lab keep libtiff's conversion.
 /// - 8-bit CMYK (four samples, no extra ones): libtiff's naive formula truncates and cannot
 ///   use the file's profile. Converted here through the file's CMYK ICC profile when it
 ///   has one (print files: the profile is what makes their colours right), else
@@ -34,7 +34,8 @@ extension TIFFCoder {
         _ = field(tiff, UInt32(TIFFTAG_INKSET), &inks)
         let passed: PassedThroughColour
         switch Int32(photometric) {
-        case PHOTOMETRIC_CIELAB:
+        case PHOTOMETRIC_CIELAB where extraSamples(tiff)?.first != UInt16(EXTRASAMPLE_ASSOCALPHA):
+            // Premultiplied Lab (signed a and b scaled by alpha) is left to libtiff.
             passed = .cieLab
         case PHOTOMETRIC_SEPARATED where samples == 4 && inks == UInt16(INKSET_CMYK) && extraSamples(tiff) == nil:
             // K as an associated alpha: the reader copies it as it is, never premultiplying.

@@ -104,8 +104,9 @@ public struct TIFFCoder: DecodeOnlyCoder {
         stream: TIFFMemoryStream,
         options: ImageCoderOptions
     ) throws -> (PixelBuffer, ImageOrientation, Bool) {
-        let pretendedAssociated = try TIFFCoder.markUnassociatedAlphaAsAssociated(tiff)
+        // First, while ExtraSamples still says what the file says.
         let passedThrough = try TIFFCoder.passColourThrough(tiff)
+        let pretendedAssociated = try TIFFCoder.markUnassociatedAlphaAsAssociated(tiff)
 
         var message = [CChar](repeating: 0, count: 1024)
         guard TIFFRGBAImageOK(tiff, &message) == 1 else {
