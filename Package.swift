@@ -46,12 +46,15 @@ let package = Package(
         // SVG (librsvg) and PDF (poppler-glib): opened with dlopen on first use, not linked,
         // so a process that never decodes one never loads them (Sources/CVector/include/cvector.h).
         .target(name: "CVector"),
+        // The CMYK profile for CMYK images that carry none ("Coated FOGRA39"), compiled in
+        // with #embed (scripts/make-cmyk-profile.sh made it; the .icc is not a source).
+        .target(name: "CColorProfiles", exclude: ["fogra39.icc"]),
         // JPEG XL (libjxl 0.7 in Debian 12).
         .systemLibrary(name: "CJXL", path: "Sources/CJXL"),
         .target(
             name: "WebImage",
             dependencies: [
-                "CJPEG", "CPNG", "CGIF", "CWebP", "CAVIF", "CHEIF", "CTIFF", "CLCMS", "CVector", "CJXL",
+                "CJPEG", "CPNG", "CGIF", "CWebP", "CAVIF", "CHEIF", "CTIFF", "CLCMS", "CColorProfiles", "CVector", "CJXL",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),

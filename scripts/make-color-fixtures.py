@@ -10,10 +10,11 @@ Python; run this only to change them: scripts/make-color-fixtures.sh sets up wha
 Profiles: sRGB, Adobe RGB (1998) and ProPhoto from colord's data, a grey profile from
 icc-profiles-free. Display P3 is in neither, so it is written here from its published
 primaries (SMPTE EG 432-1, D65) and sRGB's transfer curve, a matrix/TRC profile like
-Apple's. No free CMYK profile is packaged in Debian (Ghostscript's is AGPL, which we do
-not copy into fixtures), so the CMYK case uses a lookup-table profile written here too:
-a printer-like model (dot gain, ink interaction) sampled on a 9^4 grid, the kind of
-profile (lut16 A2B0 to Lab) real press profiles are.
+Apple's. The embedded-CMYK case uses a lookup-table profile written here too: a
+printer-like model (dot gain, ink interaction) sampled on a 9^4 grid, the kind of profile
+(lut16 A2B0 to Lab) real press profiles are, and unlike the library's default CMYK
+profile (Sources/CColorProfiles/fogra39.icc, which the profile-less CMYK cases go through),
+so that a decoder using the wrong one fails.
 """
 import io
 import math
@@ -309,6 +310,21 @@ def write_lab_case(rgb):
     print("wrote", path)
 
 
+def write_cmyk_without_profile(rgb):
+    """CMYK JPEG and TIFF without a profile. The expectation goes through the default CMYK
+    profile the library compiles in (Sources/CColorProfiles/fogra39.icc); `.naive.png` is
+    the naive conversion browsers and Pillow's convert use, which a nil default gives."""
+    fogra39 = (Path(__file__).resolve().parent.parent / "Sources/CColorProfiles/fogra39.icc").read_bytes()
+    for name, fmt, save in [("cmyk.jpg", "JPEG", {"quality": 95}), ("cmyk.tiff", "TIFF", {})]:
+        path = OUT / name
+        rgb.convert("CMYK").save(path, fmt, **save)
+        expected(path, fogra39).save(OUT / (name + ".expected.png"))
+        plain = Image.open(path).convert("RGB")
+        plain.info.pop("icc_profile", None)
+        plain.save(OUT / (name + ".naive.png"))
+        print("wrote", path)
+
+
 def main():
     OUT.mkdir(parents=True, exist_ok=True)
     srgb = (COLORD / "sRGB.icc").read_bytes()
@@ -342,13 +358,6 @@ def main():
         expected(path, DISPLAY_P3).save(OUT / (name + ".expected.png"))
         print("wrote", path)
 
-    # CMYK without a profile: the naive conversion browsers use (and Pillow's convert).
-    path = OUT / "cmyk.jpg"
-    rgb.convert("CMYK").save(path, "JPEG", quality=95)
-    plain = Image.open(path).convert("RGB")
-    plain.info.pop("icc_profile", None)
-    plain.save(OUT / "cmyk.jpg.expected.png")
-    print("wrote", path)
 
     # PNG with only gAMA and cHRM (Adobe RGB's primaries, gamma 1.8): the expected result
     # goes through the profile those chunks describe.
@@ -369,15 +378,9 @@ def main():
     (OUT / "cmyk-lut.icc").write_bytes(cmyk)
     print("wrote", OUT / "cmyk-lut.icc")
 
-    # CMYK TIFF (print files) with a CMYK profile, and the same pixels without one (the
-    # naive conversion, as for cmyk.jpg).
+    # CMYK TIFF (print files) with a CMYK profile.
     write_case("cmyk-profile.tiff", rgb.convert("CMYK"), "TIFF", cmyk)
-    path = OUT / "cmyk.tiff"
-    rgb.convert("CMYK").save(path, "TIFF")
-    plain = Image.open(path).convert("RGB")
-    plain.info.pop("icc_profile", None)
-    plain.save(OUT / "cmyk.tiff.expected.png")
-    print("wrote", path)
+    write_cmyk_without_profile(rgb)
 
     # 16-bit grey: value = x * 1021 + y * 7 (so rounding and the high byte differ).
     img16 = Image.new("I;16", (64, 16))

@@ -7,8 +7,10 @@ For every file whose extension is a format both read (JPEG, PNG, GIF, WebP, BMP,
 AVIF; HEIC through pillow-heif when installed), decodes the first frame twice:
 - Pillow: Image.open, ImageOps.exif_transpose, convert("RGBA") (16-bit grey: Pillow's
   samples rounded to 8 bits here, where its own conversion clips; see SIXTEEN_BIT_GREY);
-- ours: `webimage decode FILE -o OUT.png --metadata icc` (source pixels kept, as Pillow
-  keeps them without ImageCms), then that PNG read back by Pillow.
+- ours: `webimage decode FILE -o OUT.png --metadata icc --cmyk-profile naive` (source
+  pixels kept, and CMYK without a profile converted by the naive formula rather than our
+  default CMYK profile, as Pillow does both without ImageCms), then that PNG read back by
+  Pillow.
 Each file lands in one class: identical (the colour under a pixel both make fully
 transparent aside); same size but different pixels (the largest
 difference printed); different sizes; only Pillow decodes; only we decode; neither; and
@@ -64,7 +66,7 @@ def our_pixels(binary, path, folder):
     if os.path.exists(out):
         os.remove(out)
     try:
-        run = subprocess.run([binary, "decode", path, "-o", out, "--metadata", "icc"],
+        run = subprocess.run([binary, "decode", path, "-o", out, "--metadata", "icc", "--cmyk-profile", "naive"],
                              capture_output=True, timeout=20)
     except subprocess.TimeoutExpired:
         return "hang", None

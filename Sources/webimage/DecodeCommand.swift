@@ -42,7 +42,7 @@ struct DecodeCommand: ParsableCommand {
             options.preserveAspectRatio = !stretch
             options.scaleDownLimitBytes = scaleDownLimit
             options.applyOrientation = !noOrientation
-            metadata.applyToDecode(&options)
+            try metadata.applyToDecode(&options)
             options.pageIndex = page ?? 0
             let image: Image
             if let frame {

@@ -36,7 +36,7 @@ struct EncodeCommand: ParsableCommand {
     func run() throws {
         try reportingFailures {
             var decodeOptions = ImageCoderOptions()
-            metadata.applyToDecode(&decodeOptions)
+            try metadata.applyToDecode(&decodeOptions)
             let image = try CodersManager.shared.decode(files.read(), options: decodeOptions)
             var options = ImageCoderOptions()
             metadata.applyToEncode(&options)

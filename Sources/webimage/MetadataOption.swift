@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import WebImage
 
 /// `--metadata strip|icc|all`, shared by `decode` and `encode`: what the written file keeps
@@ -7,6 +8,9 @@ import WebImage
 /// Keeping something starts at the decode: `icc` keeps the source's pixels and profile
 /// instead of converting them to sRGB, `all` also reads the EXIF and XMP blocks. Without
 /// the option the pixels are converted to sRGB and nothing else is written.
+///
+/// `--cmyk-profile FILE|naive` is the other colour choice made at the decode: what CMYK
+/// without a profile of its own converts through (``ImageCoderOptions/defaultCMYKProfile``).
 struct MetadataOption: ParsableArguments {
     /// The choices, named as a user types them.
     enum Choice: String, ExpressibleByArgument, CaseIterable {
@@ -24,8 +28,19 @@ struct MetadataOption: ParsableArguments {
     @Option(help: "What the output keeps of the source's metadata: strip (nothing; colours converted to sRGB), icc (the colour profile) or all (profile, EXIF and XMP).")
     var metadata: Choice?
 
-    /// Sets what the decode must keep for the chosen policy.
-    func applyToDecode(_ options: inout ImageCoderOptions) {
+    @Option(name: .customLong("cmyk-profile"), help: "What CMYK without a profile of its own converts through: an ICC profile file, or naive for the formula browsers and Pillow use (default: Coated FOGRA39).")
+    var cmykProfile: String?
+
+    /// Sets what the decode must keep for the chosen policy, and the CMYK profile; fails
+    /// when the profile file cannot be read or is not an ICC profile.
+    func applyToDecode(_ options: inout ImageCoderOptions) throws {
+        if let cmykProfile, cmykProfile == "naive" {
+            options.defaultCMYKProfile = nil
+        } else if let cmykProfile {
+            let profile = try ColorProfile(iccData: Data(contentsOf: URL(fileURLWithPath: cmykProfile)))
+            guard profile.colorSpace == .cmyk else { throw ValidationError("--cmyk-profile \(cmykProfile) is not a CMYK profile") }
+            options.defaultCMYKProfile = profile
+        }
         guard let metadata else { return }
         options.keepsColorProfile = metadata != .strip
         options.readsMetadata = metadata == .all

@@ -54,17 +54,19 @@ public struct ImageCoderOptions: Sendable, Equatable {
     /// and CMYK sources are converted either way, since their pixels become RGB.
     public var keepsColorProfile = false
     /// The profile CMYK sources without a CMYK profile of their own (JPEG, TIFF) are
-    /// converted to sRGB through. Default `nil`: the naive conversion, `R = (255 − C)(255 −
-    /// K) / 255`, which browsers and Pillow use too. Print work that wants a press's colours
-    /// sets a CMYK profile it holds: no freely licensed one ships with this library or with
-    /// Debian, except Ghostscript's "Artifex CMYK SWOP Profile" (package `libgs-common`,
-    /// `/usr/share/color/icc/ghostscript/default_cmyk.icc`, under the AGPL). A profile that
-    /// is not CMYK is ignored.
+    /// converted to sRGB through. Default ``ColorProfile/coatedFOGRA39``, the press
+    /// condition most print files are made for, so that such a file shows the colours it
+    /// would print with (what SDWebImage's ImageIO and imgproxy's libvips do with their own
+    /// default CMYK profiles). `nil` gives the naive conversion instead, `R = (255 − C)(255
+    /// − K) / 255`, which browsers and Pillow use: brighter and more saturated than any
+    /// press prints. Print work aimed at another press sets that press's profile (U.S. Web
+    /// Coated SWOP, Japan Color). A profile that is not CMYK counts as `nil`.
     ///
     /// ```swift
     /// options.defaultCMYKProfile = try ColorProfile(iccData: Data(contentsOf: swopProfileURL))
+    /// options.defaultCMYKProfile = nil   // as browsers and Pillow show it
     /// ```
-    public var defaultCMYKProfile: ColorProfile?
+    public var defaultCMYKProfile: ColorProfile? = .coatedFOGRA39
     /// Read the source's EXIF and XMP blocks into ``Image/metadata``, so that an encoder
     /// told ``MetadataPolicy/all`` can write them again. Default `false`: a decode reads
     /// and allocates nothing for metadata it would drop (the orientation is read either

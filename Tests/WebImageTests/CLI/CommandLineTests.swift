@@ -79,6 +79,34 @@ import Testing
         #expect(try WebImageCommand.run("encode", fixture, "-o", output.path, "--format", "png", "--metadata", "exif").status != 0)
     }
 
+    /// `--cmyk-profile`: CMYK without a profile converts through Coated FOGRA39 by default,
+    /// through a profile file given, or naively with `naive`; a file that is not a CMYK
+    /// profile fails with one line and status 1.
+    @Test func decodeConvertsProfilelessCMYKThroughTheChosenProfile() throws {
+        let color = Corpus.fixtures.appendingPathComponent("color")
+        let output = temporaryFile("cmyk.png")
+        defer { try? FileManager.default.removeItem(at: output) }
+        let choices: [(arguments: [String], expected: String)] = [
+            ([], "cmyk.jpg.expected.png"),
+            (["--cmyk-profile", "naive"], "cmyk.jpg.naive.png"),
+            (["--cmyk-profile", color.appendingPathComponent("cmyk-lut.icc").path], "cmyk-profile.jpg.expected.png"),
+        ]
+        for (arguments, expected) in choices {
+            let result = try WebImageCommand.run(["decode", color.appendingPathComponent("cmyk.jpg").path, "-o", output.path] + arguments)
+            #expect(result.status == 0, "\(result.stderr)")
+            let reference = try CodersManager.shared.decode(Data(contentsOf: color.appendingPathComponent(expected)))
+            #expect(ColorFixtureTests.psnr(try decodedFile(output).pixels, reference.pixels) >= 40, "\(arguments)")
+        }
+        let rgbProfile = temporaryFile("srgb.icc")
+        defer { try? FileManager.default.removeItem(at: rgbProfile) }
+        try ColorProfile.sRGB.data.write(to: rgbProfile)
+        for notCMYK in [rgbProfile.path, color.appendingPathComponent("srgb.jpg").path, "/nonexistent/profile.icc"] {
+            let result = try WebImageCommand.run("decode", color.appendingPathComponent("cmyk.jpg").path, "-o", output.path, "--cmyk-profile", notCMYK)
+            #expect(result.status == 1)
+            #expect(result.stderr.split(separator: "\n").count == 1, "\(result.stderr)")
+        }
+    }
+
     @Test func infoCountsFramesAndLoops() throws {
         let result = try WebImageCommand.run("info", corpusPath("TestLoopCount.gif"), "--json")
         let object = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])

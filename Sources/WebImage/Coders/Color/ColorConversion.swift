@@ -47,7 +47,8 @@ enum ColorConversion {
     }
 
     /// The profile CMYK pixels convert through: the source's own when it describes CMYK,
-    /// else ``ImageCoderOptions/defaultCMYKProfile``; `nil` for the naive conversion.
+    /// else ``ImageCoderOptions/defaultCMYKProfile`` (FOGRA39 unless set otherwise); `nil`
+    /// for the naive conversion.
     static func cmykProfile(embedded: ColorProfile?, options: ImageCoderOptions) -> ColorProfile? {
         if let embedded, embedded.colorSpace == .cmyk { return embedded }
         guard let fallback = options.defaultCMYKProfile, fallback.colorSpace == .cmyk else { return nil }

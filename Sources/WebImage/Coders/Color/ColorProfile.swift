@@ -1,3 +1,4 @@
+import CColorProfiles
 import CLCMS
 import Crypto
 import Foundation
@@ -99,6 +100,20 @@ extension ColorProfile {
             preconditionFailure("Little CMS could not build its own sRGB profile")
         }
         return made
+    }()
+
+    /// "Coated FOGRA39": the CMYK profile of offset printing on coated paper (ISO 12647-2,
+    /// the condition of Photoshop's "Coated FOGRA39" and of "ISO Coated v2"), fitted to
+    /// Fogra's published measurements. The default ``ImageCoderOptions/defaultCMYKProfile``:
+    /// a CMYK print file without a profile of its own shows the colours a press would give,
+    /// as SDWebImage's ImageIO and imgproxy's libvips show them with their own default CMYK
+    /// profiles, instead of the over-saturated naive conversion.
+    public static let coatedFOGRA39: ColorProfile = {
+        let bytes = Data(bytes: webimage_fogra39_profile_bytes(), count: webimage_fogra39_profile_size())
+        guard let profile = try? ColorProfile(iccData: bytes), profile.colorSpace == .cmyk else {
+            preconditionFailure("the compiled-in FOGRA39 profile is not a CMYK ICC profile")
+        }
+        return profile
     }()
 
     /// CIELab under D50, the ICC's connection space: what a TIFF with `Photometric` CIELab

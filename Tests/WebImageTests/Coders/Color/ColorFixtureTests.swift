@@ -78,28 +78,49 @@ import Testing
     /// conversion of the same pixels (cmyk.tiff, no profile), which libtiff's reader gave.
     @Test func cmykTIFFIsConvertedThroughItsProfile() throws {
         let profiled = try CodersManager.shared.decode(try Self.fixture("cmyk-profile.tiff"))
-        let naive = try PNGCoder().decode(try Self.fixture("cmyk.tiff.expected.png"), options: ImageCoderOptions())
+        let naive = try PNGCoder().decode(try Self.fixture("cmyk.tiff.naive.png"), options: ImageCoderOptions())
+        let fogra39 = try PNGCoder().decode(try Self.fixture("cmyk.tiff.expected.png"), options: ImageCoderOptions())
         #expect(Self.psnr(profiled.pixels, naive.pixels) < 35)
+        #expect(Self.psnr(profiled.pixels, fogra39.pixels) < 35)
         #expect(!profiled.hasAlpha)
         #expect(!profiled.pixels.containsTransparency)
     }
 
-    /// CMYK without a profile of its own goes through ``ImageCoderOptions/defaultCMYKProfile``
-    /// when one is set: cmyk.jpg and cmyk.tiff (no profile) with cmyk-lut.icc as the default
-    /// decode to what the same pixels carrying that profile give; without the option, to
-    /// the naive conversion. A default that is not CMYK is ignored.
+    /// CMYK without a profile of its own goes through ``ImageCoderOptions/defaultCMYKProfile``:
+    /// by default ``ColorProfile/coatedFOGRA39`` (cmyk.jpg's and cmyk.tiff's expectations,
+    /// the `cases` above, are Little CMS's conversion through it, far from the naive one);
+    /// with cmyk-lut.icc as the default, what the same pixels carrying that profile give;
+    /// with `nil`, or a default that is not CMYK, the naive conversion.
     @Test(arguments: ["jpg", "tiff"])
     func cmykWithoutAProfileTakesTheDefaultOne(ext: String) throws {
+        let source = try Self.fixture("cmyk.\(ext)")
+        let profiled = try PNGCoder().decode(try Self.fixture("cmyk-profile.\(ext).expected.png"), options: ImageCoderOptions())
+        let naive = try PNGCoder().decode(try Self.fixture("cmyk.\(ext).naive.png"), options: ImageCoderOptions())
+        let fogra39 = try PNGCoder().decode(try Self.fixture("cmyk.\(ext).expected.png"), options: ImageCoderOptions())
+        #expect(Self.psnr(naive.pixels, fogra39.pixels) < 35)
+
+        let byDefault = try CodersManager.shared.decode(source)
+        #expect(Self.psnr(byDefault.pixels, fogra39.pixels) >= 40)
+        #expect(Self.psnr(byDefault.pixels, naive.pixels) < 35)
+
         var options = ImageCoderOptions()
         options.defaultCMYKProfile = try ColorProfile(iccData: try Self.fixture("cmyk-lut.icc"))
-        let profiled = try PNGCoder().decode(try Self.fixture("cmyk-profile.\(ext).expected.png"), options: ImageCoderOptions())
-        let naive = try PNGCoder().decode(try Self.fixture("cmyk.\(ext).expected.png"), options: ImageCoderOptions())
-        let withDefault = try CodersManager.shared.decode(try Self.fixture("cmyk.\(ext)"), options: options)
-        #expect(Self.psnr(withDefault.pixels, profiled.pixels) >= 40)
-        #expect(Self.psnr(withDefault.pixels, naive.pixels) < 35)
+        let withLUT = try CodersManager.shared.decode(source, options: options)
+        #expect(Self.psnr(withLUT.pixels, profiled.pixels) >= 40)
+        #expect(Self.psnr(withLUT.pixels, naive.pixels) < 35)
 
-        options.defaultCMYKProfile = .sRGB
-        #expect(Self.psnr(try CodersManager.shared.decode(try Self.fixture("cmyk.\(ext)"), options: options).pixels, naive.pixels) >= 40)
+        for notCMYK in [nil, ColorProfile.sRGB] {
+            options.defaultCMYKProfile = notCMYK
+            #expect(Self.psnr(try CodersManager.shared.decode(source, options: options).pixels, naive.pixels) >= 40)
+        }
+    }
+
+    /// The compiled-in default is the CMYK profile its fixtures were made with: it parses,
+    /// describes CMYK and names itself.
+    @Test func theDefaultCMYKProfileIsCoatedFOGRA39() throws {
+        #expect(ColorProfile.coatedFOGRA39.colorSpace == .cmyk)
+        #expect(ColorProfile.coatedFOGRA39.name == "Coated FOGRA39 (swift-web-image)")
+        #expect(ImageCoderOptions().defaultCMYKProfile == .coatedFOGRA39)
     }
 
     /// Which profile CMYK converts through: the file's own CMYK one, else the default if it
@@ -113,6 +134,9 @@ import Testing
         let other = try ColorProfile(iccData: bytes)
         #expect(other != own)
         var options = ImageCoderOptions()
+        #expect(ColorConversion.cmykProfile(embedded: own, options: options) == own)
+        #expect(ColorConversion.cmykProfile(embedded: nil, options: options) == .coatedFOGRA39)
+        options.defaultCMYKProfile = nil
         #expect(ColorConversion.cmykProfile(embedded: own, options: options) == own)
         #expect(ColorConversion.cmykProfile(embedded: nil, options: options) == nil)
         options.defaultCMYKProfile = other
