@@ -36,6 +36,36 @@ public enum ImageCacheKey {
         transformed(key, transformerKey: "Thumbnail({\(pixelSize.width),\(pixelSize.height)},\(preserveAspectRatio ? 1 : 0))")
     }
 
+    /// The key of `key`'s image decoded with `options`, where they change the decoded image
+    /// beyond its size (which ``thumbnailed(_:pixelSize:preserveAspectRatio:)`` names):
+    /// orientation not applied, a covering thumbnail, the colour profile kept, a CMYK
+    /// profile other than the default, metadata read, another PDF page. `key` itself for
+    /// the default decode, so that loads which ask for nothing special share one entry,
+    /// and a load asking for, say, the source's colours never gets the sRGB image another
+    /// load stored (nor the reverse).
+    ///
+    /// ```swift
+    /// var options = ImageCoderOptions()
+    /// options.keepsColorProfile = true
+    /// ImageCacheKey.decoded("https://a.com/b.jpg", options: options)
+    /// // "https://a.com/b-Decode(profile=1).jpg"
+    /// ```
+    public static func decoded(_ key: String, options: ImageCoderOptions) -> String {
+        var parts: [String] = []
+        if !options.applyOrientation { parts.append("orientation=0") }
+        if options.thumbnailCoversBox { parts.append("cover=1") }
+        if options.keepsColorProfile { parts.append("profile=1") }
+        if options.defaultCMYKProfile != .coatedFOGRA39 {
+            // A profile that is not CMYK converts as none does (the naive formula).
+            let cmyk = options.defaultCMYKProfile.flatMap { $0.colorSpace == .cmyk ? $0 : nil }
+            parts.append("cmyk=" + (cmyk.map { $0.digest.prefix(6).map { String(format: "%02x", $0) }.joined() } ?? "naive"))
+        }
+        if options.readsMetadata { parts.append("metadata=1") }
+        if options.pageIndex != 0 { parts.append("page=\(options.pageIndex)") }
+        guard !parts.isEmpty else { return key }
+        return transformed(key, transformerKey: "Decode(" + parts.joined(separator: ",") + ")")
+    }
+
     /// The key of `key`'s image after the transformer whose key is `transformerKey`.
     public static func transformed(_ key: String, transformerKey: String) -> String {
         let fileExtension = DiskCache.pathExtension(ofKey: key)

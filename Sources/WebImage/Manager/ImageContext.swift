@@ -71,6 +71,18 @@ public struct ImageContext: Sendable {
     /// have to pick the format itself. Default `nil`: ``ImageCoderOptions``' defaults
     /// (quality 1). A ``cacheSerializer``, when set, decides the bytes instead.
     public var imageEncodeOptions: ImageCoderOptions?
+    /// How this load decodes (SDWebImage's `imageDecodeOptions`): the base every decode
+    /// of it starts from, downloads, disk hits and files alike. For what no field above
+    /// says: ``ImageCoderOptions/keepsColorProfile``,
+    /// ``ImageCoderOptions/defaultCMYKProfile``, ``ImageCoderOptions/readsMetadata``,
+    /// ``ImageCoderOptions/applyOrientation``, ``ImageCoderOptions/pixelLimit``,
+    /// ``ImageCoderOptions/pageIndex``, ``ImageCoderOptions/thumbnailCoversBox``. The
+    /// fields above and the ``ImageOptions`` flags set theirs on top (a flag only turns
+    /// its option on; a thumbnail given here counts when ``thumbnailPixelSize`` is `nil`).
+    /// Encoding fields are not read (see ``imageEncodeOptions``). Options that change the
+    /// decoded image add a part to the cache key (``ImageCacheKey/decoded(_:options:)``),
+    /// so each variant has its own entry. Default `nil`: ``ImageCoderOptions``' defaults.
+    public var imageDecodeOptions: ImageCoderOptions?
     /// Where the callback form of `loadImage` calls its completion. Default `nil`: on an
     /// arbitrary thread (synchronously, on the calling thread, for a memory hit).
     public var callbackQueue: DispatchQueue?

@@ -38,18 +38,23 @@ struct ImageLoadPlan: Sendable {
         originalKey = ImageManager.originalKey(for: url, context: context, filter: settings.cacheKeyFilter)
         key = originalKey.map { ImageManager.derivedKey($0, context: context, transformer: transformer) }
 
-        var decode = ImageCoderOptions()
-        decode.thumbnailPixelSize = context.thumbnailPixelSize
-        decode.preserveAspectRatio = context.preserveAspectRatio ?? true
-        // SDWebImage's rule: the context's scale, else the one the key's name claims.
-        decode.scaleFactor = context.scaleFactor ?? ImageCacheKey.scaleFactor(forKey: originalKey ?? url.absoluteString)
+        // The context's decode options, then its own fields and the flags on top; their
+        // encoding fields would otherwise leak into how the cache encodes a store.
+        var decode = context.imageDecodeOptions ?? ImageCoderOptions()
+        decode.takeEncodeSettings(of: ImageCoderOptions())
+        decode.thumbnailPixelSize = context.thumbnailPixelSize ?? decode.thumbnailPixelSize
+        decode.preserveAspectRatio = context.preserveAspectRatio ?? decode.preserveAspectRatio
+        // SDWebImage's rule: the context's scale, else the one the key's name claims (a
+        // scale other than 1 in the decode options counts as the context's).
+        decode.scaleFactor = context.scaleFactor
+            ?? (decode.scaleFactor != 1 ? decode.scaleFactor : ImageCacheKey.scaleFactor(forKey: originalKey ?? url.absoluteString))
         if options.contains(.scaleDownLargeImages) {
-            decode.scaleDownLimitBytes = context.scaleDownLimitBytes ?? Self.defaultScaleDownLimitBytes
+            decode.scaleDownLimitBytes = context.scaleDownLimitBytes ?? decode.scaleDownLimitBytes ?? Self.defaultScaleDownLimitBytes
         }
-        decode.decodeFirstFrameOnly = options.contains(.decodeFirstFrameOnly)
-        decode.preloadAllFrames = options.contains(.preloadAllFrames)
-        decode.decodesFramesOnDemand = context.decodesFramesOnDemand ?? false
-        decode.formatHint = context.imageFormatHint
+        decode.decodeFirstFrameOnly = decode.decodeFirstFrameOnly || options.contains(.decodeFirstFrameOnly)
+        decode.preloadAllFrames = decode.preloadAllFrames || options.contains(.preloadAllFrames)
+        decode.decodesFramesOnDemand = context.decodesFramesOnDemand ?? decode.decodesFramesOnDemand
+        decode.formatHint = context.imageFormatHint ?? decode.formatHint
         decodeOptions = decode
     }
 

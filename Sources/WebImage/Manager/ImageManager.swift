@@ -95,8 +95,8 @@ public final class ImageManager: ImageManaging {
     // MARK: Keys
 
     /// The key a load of `url` with `context` reads and writes: the key filter's output
-    /// (the absolute string by default), then `-Thumbnail({W,H},P)` for a thumbnail and
-    /// `-KEY` for a transformer, inserted before the path extension
+    /// (the absolute string by default), then `-Thumbnail({W,H},P)` for a thumbnail,
+    /// `-Decode(...)` for decode options that change the image and `-KEY` for a transformer, inserted before the path extension
     /// (`http://foo/image.png?x#m` → `http://foo/image-KEY.png?x#m`). `nil` when the URL is
     /// `nil` or the filter says "do not cache".
     public func cacheKey(for url: URL?, context: ImageContext = ImageContext()) -> String? {
@@ -112,11 +112,18 @@ public final class ImageManager: ImageManaging {
         return filter.cacheKey(for: url)
     }
 
-    /// `key` with the thumbnail part, then the transformer part, as SDWebImage appends them.
+    /// `key` with the thumbnail part, then the transformer part, as SDWebImage appends them;
+    /// between the two, the part of decode options that change the image
+    /// (``ImageContext/imageDecodeOptions``).
     static func derivedKey(_ key: String, context: ImageContext, transformer: (any ImageTransformer)?) -> String {
         var result = key
-        if let size = context.thumbnailPixelSize, size.pixelCount > 0 {
-            result = ImageCacheKey.thumbnailed(result, pixelSize: size, preserveAspectRatio: context.preserveAspectRatio ?? true)
+        let decode = context.imageDecodeOptions
+        if let size = context.thumbnailPixelSize ?? decode?.thumbnailPixelSize, size.pixelCount > 0 {
+            let preserveAspectRatio = context.preserveAspectRatio ?? decode?.preserveAspectRatio ?? true
+            result = ImageCacheKey.thumbnailed(result, pixelSize: size, preserveAspectRatio: preserveAspectRatio)
+        }
+        if let decode {
+            result = ImageCacheKey.decoded(result, options: decode)
         }
         if let transformer {
             result = ImageCacheKey.transformed(result, transformerKey: transformer.key)

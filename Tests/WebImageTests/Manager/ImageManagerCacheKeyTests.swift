@@ -28,6 +28,42 @@ import Testing
         #expect(manager.cacheKey(for: url, context: context) == "http://foo/image-Thumbnail(%7B64,48%7D,0)-KEY.png?x#m")
     }
 
+    /// Decode options add a part only for what changes the decoded image beyond its size;
+    /// it stands between the thumbnail part and the transformer part.
+    @Test func decodeOptionsThatChangeTheImageAddTheirPart() throws {
+        var options = ImageCoderOptions()
+        #expect(ImageCacheKey.decoded("a.png", options: options) == "a.png")
+        options.pixelLimit = 10
+        options.decodeFirstFrameOnly = true
+        options.compressionQuality = 0.1
+        #expect(ImageCacheKey.decoded("a.png", options: options) == "a.png")
+        options.applyOrientation = false
+        options.thumbnailCoversBox = true
+        options.keepsColorProfile = true
+        options.readsMetadata = true
+        options.pageIndex = 2
+        #expect(ImageCacheKey.decoded("a.png", options: options) == "a-Decode(orientation=0,cover=1,profile=1,metadata=1,page=2).png")
+
+        var cmyk = ImageCoderOptions()
+        cmyk.defaultCMYKProfile = nil
+        #expect(ImageCacheKey.decoded("a.png", options: cmyk) == "a-Decode(cmyk=naive).png")
+        cmyk.defaultCMYKProfile = .sRGB
+        #expect(ImageCacheKey.decoded("a.png", options: cmyk) == "a-Decode(cmyk=naive).png", "not CMYK: converts as none does")
+        let lut = try ColorProfile(iccData: ColorFixtureTests.fixture("cmyk-lut.icc"))
+        cmyk.defaultCMYKProfile = lut
+        let hex = lut.digest.prefix(6).map { String(format: "%02x", $0) }.joined()
+        #expect(hex.count == 12)
+        #expect(ImageCacheKey.decoded("a.png", options: cmyk) == "a-Decode(cmyk=\(hex)).png")
+
+        var context = ImageContext()
+        context.thumbnailPixelSize = ImageSize(width: 64, height: 48)
+        var kept = ImageCoderOptions()
+        kept.keepsColorProfile = true
+        context.imageDecodeOptions = kept
+        context.transformer = KeyedFlip("KEY")
+        #expect(manager.cacheKey(for: url, context: context) == "http://foo/image-Thumbnail(%7B64,48%7D,1)-Decode(profile=1)-KEY.png?x#m")
+    }
+
     @Test func keyFilterRunsFirstAndNilMeansNoCaching() {
         var context = ImageContext()
         context.cacheKeyFilter = BlockCacheKeyFilter { url in
