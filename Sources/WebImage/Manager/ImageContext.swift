@@ -42,6 +42,18 @@ public struct ImageContext: Sendable {
     /// an origin known to serve, say, SVGs that start with a byte-order mark. Bytes that
     /// do name a format decode as that format whatever the hint. Default `nil`.
     public var imageFormatHint: ImageFormat?
+    /// How this load decodes (SDWebImage's `imageDecodeOptions`): the base every decode
+    /// of it starts from, downloads, disk hits and files alike. For what no field above
+    /// says: ``ImageCoderOptions/keepsColorProfile``,
+    /// ``ImageCoderOptions/defaultCMYKProfile``, ``ImageCoderOptions/readsMetadata``,
+    /// ``ImageCoderOptions/applyOrientation``, ``ImageCoderOptions/pixelLimit``,
+    /// ``ImageCoderOptions/pageIndex``, ``ImageCoderOptions/thumbnailCoversBox``. The
+    /// fields above and the ``ImageOptions`` flags set theirs on top (a flag only turns
+    /// its option on; a thumbnail given here counts when ``thumbnailPixelSize`` is `nil`).
+    /// Encoding fields are not read (see ``imageEncodeOptions``). Options that change the
+    /// decoded image add a part to the cache key (``ImageCacheKey/decoded(_:options:)``),
+    /// so each variant has its own entry. Default `nil`: ``ImageCoderOptions``' defaults.
+    public var imageDecodeOptions: ImageCoderOptions?
     /// Which caches to query for the final (transformed/thumbnail) image.
     public var queryCacheType: ImageCacheType?
     /// Which caches to store the final image in.
@@ -71,18 +83,6 @@ public struct ImageContext: Sendable {
     /// have to pick the format itself. Default `nil`: ``ImageCoderOptions``' defaults
     /// (quality 1). A ``cacheSerializer``, when set, decides the bytes instead.
     public var imageEncodeOptions: ImageCoderOptions?
-    /// How this load decodes (SDWebImage's `imageDecodeOptions`): the base every decode
-    /// of it starts from, downloads, disk hits and files alike. For what no field above
-    /// says: ``ImageCoderOptions/keepsColorProfile``,
-    /// ``ImageCoderOptions/defaultCMYKProfile``, ``ImageCoderOptions/readsMetadata``,
-    /// ``ImageCoderOptions/applyOrientation``, ``ImageCoderOptions/pixelLimit``,
-    /// ``ImageCoderOptions/pageIndex``, ``ImageCoderOptions/thumbnailCoversBox``. The
-    /// fields above and the ``ImageOptions`` flags set theirs on top (a flag only turns
-    /// its option on; a thumbnail given here counts when ``thumbnailPixelSize`` is `nil`).
-    /// Encoding fields are not read (see ``imageEncodeOptions``). Options that change the
-    /// decoded image add a part to the cache key (``ImageCacheKey/decoded(_:options:)``),
-    /// so each variant has its own entry. Default `nil`: ``ImageCoderOptions``' defaults.
-    public var imageDecodeOptions: ImageCoderOptions?
     /// Where the callback form of `loadImage` calls its completion. Default `nil`: on an
     /// arbitrary thread (synchronously, on the calling thread, for a memory hit).
     public var callbackQueue: DispatchQueue?
