@@ -7,7 +7,11 @@ each in one run and alternating so both see the same machine:
 - a 512-pixel thumbnail with the conversion vs without;
 - Pillow doing the same: decode (draft + thumbnail for the thumbnail) and
   ImageCms.applyTransform with a transform built once, as our cache does.
-Usage: python3 Benchmarks/color.py --bin .build/release   (Benchmarks/color.sh sets it up)
+With --cmyk, the same for the default CMYK profile instead: the picture as a 12 MP CMYK
+JPEG without a profile, converted through Coated FOGRA39 (our default) against the naive
+formula (`--naive-cmyk`), and Pillow doing each: convert("RGB") (naive) and ImageCms
+through the same profile file.
+Usage: python3 Benchmarks/color.py --bin .build/release [--cmyk]   (Benchmarks/color.sh sets it up)
 """
 import argparse
 import io
@@ -59,14 +63,72 @@ def timed_median(fn, minimum=5):
     return statistics.median(times)
 
 
+def measure(bench, path, flags, pillow, rounds):
+    """Best of `rounds` medians (ms), taking turns: ours for each set of flags (wall and
+    CPU time), then each Pillow function."""
+    rows = {key: [] for key in [*flags, *pillow]}
+    cpu = {key: [] for key in flags}
+    for _ in range(rounds):
+        for key, extra in flags.items():
+            wall, busy = ours(bench, path, *extra)
+            rows[key].append(wall)
+            cpu[key].append(busy)
+        for key, run in pillow.items():
+            rows[key].append(timed_median(run))
+    return {key: min(values) for key, values in rows.items()}, {key: min(values) for key, values in cpu.items()}
+
+
+def print_table(title, m, pairs):
+    """One line per (label, our key, Pillow's key), with the ratio."""
+    print(title)
+    print(f"{'':34} {'ours':>8} {'Pillow':>8} {'ours/Pillow':>12}")
+    for label, a, b in pairs:
+        print(f"{label:34} {m[a]:8.1f} {m[b]:8.1f} {m[a] / m[b]:12.2f}")
+
+
+def cmyk(bench, rounds):
+    """The default CMYK profile's price: ours and Pillow, profile against naive."""
+    fogra39 = os.path.join(ROOT, "Sources", "CColorProfiles", "fogra39.icc")
+    with tempfile.TemporaryDirectory() as tmp:
+        rgb_path = os.path.join(tmp, "rgb.jpg")
+        make_photo(rgb_path)
+        path = os.path.join(tmp, "cmyk-12mp.jpg")
+        Image.open(rgb_path).convert("CMYK").save(path, "JPEG", quality=90)
+        transform = ImageCms.buildTransform(ImageCms.getOpenProfile(fogra39), ImageCms.createProfile("sRGB"),
+                                            "CMYK", "RGB", renderingIntent=ImageCms.Intent.PERCEPTUAL)
+
+        def pillow(profile):
+            def run():
+                im = Image.open(path)
+                im.load()
+                if profile:
+                    ImageCms.applyTransform(im, transform)
+                else:
+                    im.convert("RGB")
+            return run
+
+        m, c = measure(bench, path, {"full": [], "full_naive": ["--naive-cmyk"]},
+                       {"p_full": pillow(True), "p_full_naive": pillow(False)}, rounds)
+        print_table(f"12 MP CMYK JPEG without a profile, best of {rounds} medians (ms)", m,
+                    [("full decode, naive CMYK", "full_naive", "p_full_naive"),
+                     ("full decode, Coated FOGRA39", "full", "p_full")])
+        print(f"the profile adds: ours {100 * (m['full'] / m['full_naive'] - 1):+.1f} % "
+              f"(CPU {100 * (c['full'] / c['full_naive'] - 1):+.1f} %), "
+              f"Pillow {100 * (m['p_full'] / m['p_full_naive'] - 1):+.1f} %")
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--bin", required=True)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--seconds", type=float, default=3.0, help="time budget of each measurement")
+    parser.add_argument("--cmyk", action="store_true", help="price the default CMYK profile instead")
     args = parser.parse_args()
     SECONDS[0] = args.seconds
     bench = os.path.join(args.bin, "webimage-bench")
+    if args.cmyk:
+        cmyk(bench, args.rounds)
+        return
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "p3-12mp.jpg")
         make_photo(path)
@@ -91,29 +153,16 @@ def main():
                     ImageCms.applyTransform(im, transform, inPlace=True)
             return run
 
-        rows = {key: [] for key in ("full", "full_keep", "thumb", "thumb_keep",
-                                    "p_full", "p_full_plain", "p_thumb", "p_thumb_plain")}
-        cpu = {key: [] for key in ("full", "full_keep", "thumb", "thumb_keep")}
         flags = {"full": [], "full_keep": ["--keep-profile"], "thumb": ["--thumbnail", "512"],
                  "thumb_keep": ["--thumbnail", "512", "--keep-profile"]}
-        for _ in range(args.rounds):
-            for key, extra in flags.items():
-                wall, busy = ours(bench, path, *extra)
-                rows[key].append(wall)
-                cpu[key].append(busy)
-            rows["p_full"].append(timed_median(pillow_full(True)))
-            rows["p_full_plain"].append(timed_median(pillow_full(False)))
-            rows["p_thumb"].append(timed_median(pillow_thumb(True)))
-            rows["p_thumb_plain"].append(timed_median(pillow_thumb(False)))
-        m = {key: min(values) for key, values in rows.items()}
-        c = {key: min(values) for key, values in cpu.items()}
-        print(f"12 MP Display P3 JPEG, best of {args.rounds} medians (ms)")
-        print(f"{'':34} {'ours':>8} {'Pillow':>8} {'ours/Pillow':>12}")
-        for label, a, b in [("full decode, kept pixels", "full_keep", "p_full_plain"),
-                            ("full decode + to sRGB", "full", "p_full"),
-                            ("thumbnail 512, kept pixels", "thumb_keep", "p_thumb_plain"),
-                            ("thumbnail 512 + to sRGB", "thumb", "p_thumb")]:
-            print(f"{label:34} {m[a]:8.1f} {m[b]:8.1f} {m[a] / m[b]:12.2f}")
+        pillow = {"p_full": pillow_full(True), "p_full_plain": pillow_full(False),
+                  "p_thumb": pillow_thumb(True), "p_thumb_plain": pillow_thumb(False)}
+        m, c = measure(bench, path, flags, pillow, args.rounds)
+        print_table(f"12 MP Display P3 JPEG, best of {args.rounds} medians (ms)", m,
+                    [("full decode, kept pixels", "full_keep", "p_full_plain"),
+                     ("full decode + to sRGB", "full", "p_full"),
+                     ("thumbnail 512, kept pixels", "thumb_keep", "p_thumb_plain"),
+                     ("thumbnail 512 + to sRGB", "thumb", "p_thumb")])
         print(f"conversion adds: ours full {100 * (m['full'] / m['full_keep'] - 1):+.1f} %, "
               f"thumbnail {100 * (m['thumb'] / m['thumb_keep'] - 1):+.1f} %; "
               f"Pillow full {100 * (m['p_full'] / m['p_full_plain'] - 1):+.1f} %, "

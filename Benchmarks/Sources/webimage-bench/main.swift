@@ -1,10 +1,12 @@
 // Times one decode configuration in-process and prints one JSON line, so the driver
 // (Benchmarks/compare.py) can set it beside the reference tools' numbers.
 //
-//   webimage-bench FILE [--thumbnail N] [--first-frame-only] [--no-orientation] [--keep-profile] [--seconds S]
+//   webimage-bench FILE [--thumbnail N] [--first-frame-only] [--no-orientation] [--keep-profile] [--naive-cmyk] [--seconds S]
 //
 // --keep-profile decodes without the conversion to sRGB (the profile is only attached),
-// which Benchmarks/color.py sets beside the default decode to price the conversion.
+// which Benchmarks/color.py sets beside the default decode to price the conversion;
+// --naive-cmyk converts CMYK without a profile by the naive formula instead of the default
+// CMYK profile (color.py --cmyk prices that profile the same way).
 import Foundation
 import WebImage
 
@@ -15,6 +17,7 @@ struct Arguments {
     var seconds = 3.0
     var applyOrientation = true
     var keepProfile = false
+    var naiveCMYK = false
 
     init(_ arguments: [String]) throws {
         var rest = arguments[...]
@@ -24,11 +27,12 @@ struct Arguments {
             case "--first-frame-only": firstFrameOnly = true
             case "--no-orientation": applyOrientation = false
             case "--keep-profile": keepProfile = true
+            case "--naive-cmyk": naiveCMYK = true
             case "--seconds": seconds = rest.popFirst().flatMap { Double($0) } ?? seconds
             default: file = argument
             }
         }
-        if file.isEmpty { throw WebImageError.invalidURL("usage: webimage-bench FILE [--thumbnail N] [--first-frame-only] [--no-orientation] [--keep-profile] [--seconds S]") }
+        if file.isEmpty { throw WebImageError.invalidURL("usage: webimage-bench FILE [--thumbnail N] [--first-frame-only] [--no-orientation] [--keep-profile] [--naive-cmyk] [--seconds S]") }
     }
 }
 
@@ -45,6 +49,7 @@ do {
     options.decodeFirstFrameOnly = arguments.firstFrameOnly
     options.applyOrientation = arguments.applyOrientation
     options.keepsColorProfile = arguments.keepProfile
+    if arguments.naiveCMYK { options.defaultCMYKProfile = nil }
     if let side = arguments.thumbnail { options.thumbnailPixelSize = ImageSize(width: side, height: side) }
     var timings: [Double] = []
     // CPU time of the whole process (all threads) per decode: beside the wall time, what

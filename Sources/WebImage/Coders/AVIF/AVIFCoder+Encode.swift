@@ -61,7 +61,7 @@ extension AVIFCoder {
             // items of their own. Setting EXIF also sets `irot`/`imir` from its orientation,
             // which is 1 once a decoder turned the pixels upright, and right otherwise.
             if let profile = metadata.colorProfile {
-                [UInt8](profile.data).withUnsafeBufferPointer { avifImageSetProfileICC(yuv, $0.baseAddress, $0.count) }
+                profile.bytes.withUnsafeBufferPointer { avifImageSetProfileICC(yuv, $0.baseAddress, $0.count) }
             }
             if let exif = metadata.exif {
                 [UInt8](exif).withUnsafeBufferPointer { avifImageSetMetadataExif(yuv, $0.baseAddress, $0.count) }

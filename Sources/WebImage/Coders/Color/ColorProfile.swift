@@ -33,7 +33,13 @@ public struct ColorProfile: Sendable, Hashable {
     }
 
     /// The profile as it is stored in files (the ICC format).
-    public let data: Data
+    public var data: Data { Data(bytes) }
+    /// The ICC bytes. An array, not a `Data`: the built-in profiles (``sRGB``,
+    /// ``coatedFOGRA39``, CIELab) live in globals for the life of the process, and
+    /// LeakSanitizer (which the fuzz targets run after every input) cannot follow a
+    /// `Data`'s storage pointer, whose enum case sits in the pointer's spare bits, so it
+    /// reported them as leaked; an array's buffer pointer is a plain one.
+    let bytes: [UInt8]
     /// The colour space of the pixel values the profile describes.
     public let colorSpace: ColorSpace
     /// SHA-256 of ``data``: the key under which transforms are cached, so that one
@@ -52,25 +58,25 @@ public struct ColorProfile: Sendable, Hashable {
         guard iccData.count >= 132, iccData.count <= Self.maximumSize else {
             throw WebImageError.badImageData("ICC profile of \(iccData.count) bytes")
         }
-        let bytes = [UInt8](iccData.prefix(40))
-        let declared = Int(bytes[0]) << 24 | Int(bytes[1]) << 16 | Int(bytes[2]) << 8 | Int(bytes[3])
-        guard declared >= 132, declared <= iccData.count, Array(bytes[36..<40]) == Array("acsp".utf8) else {
+        let header = [UInt8](iccData.prefix(40))
+        let declared = Int(header[0]) << 24 | Int(header[1]) << 16 | Int(header[2]) << 8 | Int(header[3])
+        guard declared >= 132, declared <= iccData.count, Array(header[36..<40]) == Array("acsp".utf8) else {
             throw WebImageError.badImageData("not an ICC profile")
         }
-        self.data = Data(iccData.prefix(declared))
-        switch String(decoding: bytes[16..<20], as: UTF8.self) {
+        bytes = [UInt8](iccData.prefix(declared))
+        switch String(decoding: header[16..<20], as: UTF8.self) {
         case "RGB ": colorSpace = .rgb
         case "GRAY": colorSpace = .gray
         case "CMYK": colorSpace = .cmyk
         default: colorSpace = .other
         }
-        digest = Array(SHA256.hash(data: self.data))
+        digest = Array(SHA256.hash(data: bytes))
     }
 
     /// The profile's description tag (`desc`), e.g. "Display P3"; `nil` when it has none
     /// or Little CMS cannot read the profile.
     public var name: String? {
-        data.withUnsafeBytes { raw -> String? in
+        bytes.withUnsafeBytes { raw -> String? in
             guard let profile = cmsOpenProfileFromMem(raw.baseAddress, cmsUInt32Number(raw.count)) else { return nil }
             defer { cmsCloseProfile(profile) }
             let length = cmsGetProfileInfoASCII(profile, cmsInfoDescription, "en", "US", nil, 0)
@@ -90,6 +96,14 @@ public struct ColorProfile: Sendable, Hashable {
     /// Hashes the bytes' digest.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(digest)
+    }
+}
+
+extension ColorProfile: CustomStringConvertible {
+    /// The name, colour space and size, e.g. `ColorProfile("Display P3", rgb, 536 bytes)`:
+    /// what a failed test or a log shows, rather than every byte.
+    public var description: String {
+        "ColorProfile(\(name.map { "\"\($0)\"" } ?? "unnamed"), \(colorSpace), \(bytes.count) bytes)"
     }
 }
 

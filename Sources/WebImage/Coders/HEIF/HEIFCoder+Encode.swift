@@ -49,7 +49,7 @@ extension HEIFCoder {
         defer { heif_image_release(image) }
         if let profile = metadata.colorProfile {
             // libheif copies the bytes; "prof" is a restricted ICC profile's `colr` type.
-            try [UInt8](profile.data).withUnsafeBytes { icc in
+            try profile.bytes.withUnsafeBytes { icc in
                 try Self.checkEncoding(heif_image_set_raw_color_profile(image, "prof", icc.baseAddress, icc.count), "adding the profile")
             }
         }

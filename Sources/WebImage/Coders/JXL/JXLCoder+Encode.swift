@@ -65,7 +65,7 @@ extension JXLCoder {
         try check(JxlEncoderSetBasicInfo(encoder, &info), encoder, "setting the header")
         try addBoxes(settings.metadata, to: encoder)
         if let profile = settings.metadata.colorProfile {
-            let bytes = [UInt8](profile.data)
+            let bytes = profile.bytes
             try check(JxlEncoderSetICCProfile(encoder, bytes, bytes.count), encoder, "setting the colour profile")
         } else {
             var srgb = JxlColorEncoding()
