@@ -11,3 +11,7 @@ static const cmsUInt32Number clcms_type_cmyk_8_rev = TYPE_CMYK_8_REV;
 /* 8-bit CIELab then alpha (lcms defines no such name): L 0-255 for 0-100, a and b offset
  * by 128. */
 static const cmsUInt32Number clcms_type_laba_8 = (COLORSPACE_SH(PT_Lab)|EXTRA_SH(1)|CHANNELS_SH(3)|BYTES_SH(1));
+/* 16-bit CMYK in, 16-bit RGB out: how ColorTransform.CMYKTable samples a CMYK transform at
+ * Little CMS's own grid nodes. */
+static const cmsUInt32Number clcms_type_cmyk_16 = TYPE_CMYK_16;
+static const cmsUInt32Number clcms_type_rgb_16 = TYPE_RGB_16;

@@ -12,8 +12,8 @@ import Foundation
 /// - RGB pixels with another RGB profile (lookup tables): one lcms transform on RGBA, in place.
 /// - RGB pixels whose source was grey (R = G = B) with a grey profile: a 256-entry table,
 ///   computed through lcms once, since a grey source has only 256 values.
-/// - CMYK pixels (JPEG) with a CMYK profile: lcms reads four ink bytes and writes RGB over
-///   them, in place; alpha becomes opaque.
+/// - CMYK pixels (JPEG, TIFF) with a CMYK profile: ``CMYKTable``, lcms's transform sampled
+///   on a grid once and interpolated, RGB written over the four ink bytes; alpha opaque.
 /// - CIELab pixels (TIFF) with ``ColorProfile/cieLab``: lcms, in place, alpha copied.
 /// A profile that changes no value (sRGB itself, or a copy under another name) is found
 /// when the transform is made, by running a grid of colours through it, and then costs
@@ -52,6 +52,8 @@ package final class ColorTransform: @unchecked Sendable {
     private let shaper: MatrixShaper?
     /// For a grey source: the sRGB triple of each grey value, 256 × 3 bytes.
     private let grayTable: [UInt8]?
+    /// For CMYK pixels: the transform sampled on a grid.
+    private let cmykTable: CMYKTable?
     /// Whether converting changes no pixel, so callers skip it.
     let isIdentity: Bool
     /// Whether the conversion runs ``MatrixShaper`` rather than Little CMS: tests compare it
@@ -87,6 +89,7 @@ package final class ColorTransform: @unchecked Sendable {
             if identity || shaper != nil { cmsDeleteTransform(made) }
             handle = identity || shaper != nil ? nil : made
             grayTable = nil
+            cmykTable = nil
             isIdentity = identity
         case (.rgba, cmsSigGrayData):
             guard let made = cmsCreateTransform(
@@ -98,16 +101,18 @@ package final class ColorTransform: @unchecked Sendable {
             cmsDoTransform(made, greys, &table, 256)
             handle = nil
             shaper = nil
+            cmykTable = nil
             isIdentity = (0..<256).allSatisfy { grey in
                 (0..<3).allSatisfy { abs(Int(table[grey * 3 + $0]) - grey) <= 1 }
             }
             grayTable = isIdentity ? nil : table
         case (.cmyk, cmsSigCmykData), (.invertedCMYK, cmsSigCmykData):
-            let format = input == .cmyk ? clcms_type_cmyk_8 : clcms_type_cmyk_8_rev
             guard let made = cmsCreateTransform(
-                source, format, sRGB, clcms_type_rgba_8, cmsUInt32Number(INTENT_PERCEPTUAL), flags)
+                source, clcms_type_cmyk_16, sRGB, clcms_type_rgb_16, cmsUInt32Number(INTENT_PERCEPTUAL), flags)
             else { throw WebImageError.badImageData("ICC profile gives no CMYK transform") }
-            handle = made
+            defer { cmsDeleteTransform(made) }
+            cmykTable = CMYKTable(sampling: made, inverted: input == .invertedCMYK)
+            handle = nil
             shaper = nil
             grayTable = nil
             isIdentity = false
@@ -119,6 +124,7 @@ package final class ColorTransform: @unchecked Sendable {
             handle = made
             shaper = nil
             grayTable = nil
+            cmykTable = nil
             isIdentity = false
         default:
             throw WebImageError.badImageData("ICC profile does not describe the image's pixels")
@@ -148,6 +154,10 @@ package final class ColorTransform: @unchecked Sendable {
             Self.inParts(pixels, shaper)
             return
         }
+        if let cmykTable {
+            cmykTable.convert(pixels)
+            return
+        }
         guard let handle else { return }
         // cmsDoTransform counts pixels in 32 bits; a bounded slice also keeps each call short.
         let slice = 1 << 20
@@ -157,13 +167,6 @@ package final class ColorTransform: @unchecked Sendable {
             let start = base + done * 4
             cmsDoTransform(handle, start, start, cmsUInt32Number(n))
             done += n
-        }
-        if input == .cmyk || input == .invertedCMYK {
-            var i = 3
-            while i < count * 4 {
-                pixels[i] = 255
-                i += 4
-            }
         }
     }
 
