@@ -96,9 +96,10 @@ public final class ImageManager: ImageManaging {
 
     /// The key a load of `url` with `context` reads and writes: the key filter's output
     /// (the absolute string by default), then `-Thumbnail({W,H},P)` for a thumbnail,
-    /// `-Decode(...)` for decode options that change the image and `-KEY` for a transformer, inserted before the path extension
-    /// (`http://foo/image.png?x#m` → `http://foo/image-KEY.png?x#m`). `nil` when the URL is
-    /// `nil` or the filter says "do not cache".
+    /// `-Decode(...)` for decode options that change the image and `-KEY` for a
+    /// transformer, inserted before the path extension (`http://foo/image.png?x#m` →
+    /// `http://foo/image-KEY.png?x#m`). `nil` when the URL is `nil` or the filter says
+    /// "do not cache".
     public func cacheKey(for url: URL?, context: ImageContext = ImageContext()) -> String? {
         guard let url else { return nil }
         let settings = currentSettings
