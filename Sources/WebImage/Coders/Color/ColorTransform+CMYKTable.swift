@@ -28,7 +28,18 @@ extension ColorTransform {
             let levels = (0..<n).map { UInt16((Double($0) * 65535 / Double(n - 1)).rounded()) }
             var inks = [UInt16]()
             inks.reserveCapacity(n * n * n * n * 4)
-            for k in levels { for c in levels { for m in levels { for y in levels { inks += [c, m, y, k] } } } }
+            for k in levels {
+                for c in levels {
+                    for m in levels {
+                        for y in levels {
+                            inks.append(c)
+                            inks.append(m)
+                            inks.append(y)
+                            inks.append(k)
+                        }
+                    }
+                }
+            }
             var sampled = [UInt16](repeating: 0, count: n * n * n * n * 3)
             cmsDoTransform(transform, inks, &sampled, cmsUInt32Number(n * n * n * n))
             samples = sampled
