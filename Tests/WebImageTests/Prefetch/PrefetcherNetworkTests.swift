@@ -24,7 +24,8 @@ import Testing
     @Test func serverSeesAtMostTheConcurrencyLimitAndMissingImagesAreSkipped() async throws {
         let png = try Corpus.data("TestImage.png")
         var routes: [String: LoopbackServer.Reply] = [:]
-        for index in 0..<8 { routes["/\(index).png"] = .delayed(.milliseconds(40), then: .ok(png)) }
+        // Long enough that two requests overlap even under the thread sanitizer (scaled).
+        for index in 0..<8 { routes["/\(index).png"] = .delayed(Duration.milliseconds(40).scaled, then: .ok(png)) }
         try await LoopbackServer.with(routes) { server in
             try await LoaderTesting.withDownloader { downloader in
                 let prefetcher = Prefetcher(manager: DownloaderImageManager(downloader: downloader), maxConcurrentPrefetchCount: 2)
