@@ -55,9 +55,10 @@ public enum ImageCacheKey {
         if !options.applyOrientation { parts.append("orientation=0") }
         if options.thumbnailCoversBox { parts.append("cover=1") }
         if options.keepsColorProfile { parts.append("profile=1") }
-        if options.defaultCMYKProfile != .coatedFOGRA39 {
-            // A profile that is not CMYK converts as none does (the naive formula).
-            let cmyk = options.defaultCMYKProfile.flatMap { $0.colorSpace == .cmyk ? $0 : nil }
+        // What CMYK without a profile of its own converts through, by the decoders' rule
+        // (a default that is not CMYK counts as none: the naive formula).
+        let cmyk = ColorConversion.cmykProfile(embedded: nil, options: options)
+        if cmyk != .coatedFOGRA39 {
             parts.append("cmyk=" + (cmyk.map { $0.digest.prefix(6).map { String(format: "%02x", $0) }.joined() } ?? "naive"))
         }
         if options.readsMetadata { parts.append("metadata=1") }

@@ -92,3 +92,17 @@ public struct ImageContext: Sendable {
     /// A context with every field `nil`.
     public init() {}
 }
+
+extension ImageContext {
+    /// The thumbnail a load decodes to: ``thumbnailPixelSize``, else the one in
+    /// ``imageDecodeOptions``. What the cache key names and the decode uses, alike.
+    var resolvedThumbnailPixelSize: ImageSize? {
+        thumbnailPixelSize ?? imageDecodeOptions?.thumbnailPixelSize
+    }
+
+    /// Whether that thumbnail keeps the aspect ratio: ``preserveAspectRatio``, else the
+    /// choice in ``imageDecodeOptions``, else `true`.
+    var resolvedPreserveAspectRatio: Bool {
+        preserveAspectRatio ?? imageDecodeOptions?.preserveAspectRatio ?? true
+    }
+}

@@ -42,8 +42,8 @@ struct ImageLoadPlan: Sendable {
         // encoding fields would otherwise leak into how the cache encodes a store.
         var decode = context.imageDecodeOptions ?? ImageCoderOptions()
         decode.takeEncodeSettings(of: ImageCoderOptions())
-        decode.thumbnailPixelSize = context.thumbnailPixelSize ?? decode.thumbnailPixelSize
-        decode.preserveAspectRatio = context.preserveAspectRatio ?? decode.preserveAspectRatio
+        decode.thumbnailPixelSize = context.resolvedThumbnailPixelSize
+        decode.preserveAspectRatio = context.resolvedPreserveAspectRatio
         // SDWebImage's rule: the context's scale, else the one the key's name claims (a
         // scale other than 1 in the decode options counts as the context's).
         decode.scaleFactor = context.scaleFactor

@@ -118,12 +118,10 @@ public final class ImageManager: ImageManaging {
     /// (``ImageContext/imageDecodeOptions``).
     static func derivedKey(_ key: String, context: ImageContext, transformer: (any ImageTransformer)?) -> String {
         var result = key
-        let decode = context.imageDecodeOptions
-        if let size = context.thumbnailPixelSize ?? decode?.thumbnailPixelSize, size.pixelCount > 0 {
-            let preserveAspectRatio = context.preserveAspectRatio ?? decode?.preserveAspectRatio ?? true
-            result = ImageCacheKey.thumbnailed(result, pixelSize: size, preserveAspectRatio: preserveAspectRatio)
+        if let size = context.resolvedThumbnailPixelSize, size.pixelCount > 0 {
+            result = ImageCacheKey.thumbnailed(result, pixelSize: size, preserveAspectRatio: context.resolvedPreserveAspectRatio)
         }
-        if let decode {
+        if let decode = context.imageDecodeOptions {
             result = ImageCacheKey.decoded(result, options: decode)
         }
         if let transformer {
