@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// One network request that any number of callers share (SDWebImage's
 /// `SDWebImageDownloaderOperation`): what to fetch and how, fixed when it is created.
@@ -58,6 +59,11 @@ final class DownloadOperation: Hashable, Sendable {
     /// The options of the caller that started the download; its request-level fields
     /// (modifiers, decryptor, cached data) shape the one request.
     let requestOptions: DownloadRequestOptions
+    /// Whether a caller with a progress handler ever subscribed. Set under the downloader's
+    /// lock as one subscribes, never cleared: the transfer reports progress (taking that
+    /// lock) only when it is set. A caller that subscribes just after a report was skipped
+    /// misses it, as it would have missed it by subscribing just after the report ran.
+    private let progressWanted = Atomic(false)
 
     init(key: Key, requestOptions: DownloadRequestOptions) {
         self.key = key
@@ -65,6 +71,14 @@ final class DownloadOperation: Hashable, Sendable {
     }
 
     var url: URL { key.url }
+
+    /// Whether any caller ever asked for progress (see ``markProgressWanted()``).
+    var isProgressWanted: Bool { progressWanted.load(ordering: .acquiring) }
+
+    /// A caller with a progress handler subscribed.
+    func markProgressWanted() {
+        progressWanted.store(true, ordering: .releasing)
+    }
 
     static func == (lhs: DownloadOperation, rhs: DownloadOperation) -> Bool {
         lhs === rhs

@@ -74,6 +74,7 @@ extension Downloader {
     /// `operation` no longer uses its pinned client (if it had one); idle clients beyond the
     /// kept number are shut down.
     func releasePinnedClient(of operation: DownloadOperation) {
+        guard operation.requestOptions.pinnedAddress != nil else { return }
         let evicted = state.withLock { $0.pinnedClients.release(operation) }
         for client in evicted { client.shutdown { _ in } }
     }
@@ -108,7 +109,8 @@ extension Downloader {
             tlsConfiguration: tls,
             redirectConfiguration: config.maximumRedirects > 0 && dnsOverride.isEmpty
                 ? .follow(max: config.maximumRedirects, allowCycles: false) : .disallow,
-            timeout: HTTPClient.Configuration.Timeout(connect: timeout, read: timeout),
+            // No read time-out: each ResponseReader's watchdog enforces the idle limit.
+            timeout: HTTPClient.Configuration.Timeout(connect: timeout, read: nil),
             proxy: proxy?.clientProxy,
             decompression: .disabled
         )

@@ -30,10 +30,11 @@ extension Downloader {
 
         /// How many downloads run at once; the rest wait in the queue. Default 6.
         public var maxConcurrentDownloads = 6
-        /// How long a request may go without receiving a byte (connecting, waiting for the
-        /// head, or between body chunks) before it fails with ``WebImageError/timedOut``.
-        /// Like `NSURLRequest.timeoutInterval` it is an idle limit, so a slow but steady
-        /// download is not cut off. Default 15 seconds.
+        /// How long a request may take to connect, and then go without receiving its head
+        /// or a body chunk, before it fails with ``WebImageError/timedOut``. Like
+        /// `NSURLRequest.timeoutInterval` it is an idle limit, so a slow but steady download
+        /// is not cut off; a head trickled in a byte at a time must still be whole within it.
+        /// Default 15 seconds.
         public var timeout: Duration = .seconds(15)
         /// FIFO or LIFO among queued downloads of one priority. Default ``ExecutionOrder/fifo``.
         public var executionOrder: ExecutionOrder = .fifo

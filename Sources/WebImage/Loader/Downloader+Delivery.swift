@@ -11,6 +11,7 @@ extension Downloader {
         data: Data? = nil,
         partials: PartialImageSource? = nil
     ) {
+        guard operation.isProgressWanted else { return }
         let subscribers = state.withLock { $0.scheduler.progressSubscribers(of: operation) }
         guard !subscribers.isEmpty else { return }
         let ready = partials?.takeReady() ?? []

@@ -45,6 +45,8 @@ extension Downloader {
 
         /// The proxy a download of `url` goes through; `nil` when it connects directly.
         public func proxy(for url: URL) -> Proxy? {
+            // Most downloaders have no proxy: no URL parsing then, as this runs per download.
+            guard http != nil || https != nil else { return nil }
             let proxy: Proxy?
             switch url.scheme?.lowercased() {
             case "http": proxy = http

@@ -33,14 +33,16 @@ extension Downloader {
         let options = operation.requestOptions
         let headers = state.withLock { $0.headers }
         var request = DownloadRequest(url: operation.url, headers: HTTPHeaders(headers.map { ($0.key, $0.value) }))
+        // The operation's URL was checked when its first caller subscribed; only a request
+        // modifier can point the request elsewhere.
         if let modifier = options.requestModifier {
             guard let modified = modifier.modified(request) else {
                 log("request refused by the request modifier", operation.url)
                 return .failure(.invalidDownloadOperation)
             }
+            guard Self.isDownloadable(modified.url) else { return .failure(.invalidURL(modified.url.absoluteString)) }
             request = modified
         }
-        guard Self.isDownloadable(request.url) else { return .failure(.invalidURL(request.url.absoluteString)) }
         addStoredHeaders(to: &request, options: options)
         guard !state.withLock({ $0.scheduler.isStopping(operation) }) else { return .failure(.cancelled) }
         let client: HTTPClient
@@ -95,15 +97,12 @@ extension Downloader {
         // The current loop when the transfer starts from the end of another one, so the
         // delegate and (usually) the reused connection stay on one thread.
         let eventLoop = client.eventLoopGroup.any()
+        // The configured timeout is an idle limit: the client's connect time-out until the
+        // request is sent, then the reader's watchdog.
         let task = client.execute(request: outgoing, delegate: reader, eventLoop: .delegate(on: eventLoop), deadline: nil, logger: nil)
-        // The configured timeout is an idle limit, enforced by the client's connect and read
-        // timeouts; this deadline only backs them up for a request that never gets a head.
-        reader.armHeadDeadline(eventLoop.scheduleTask(in: (config.timeout * 4).timeAmount) {
-            task.fail(reason: HTTPClientError.deadlineExceeded)
-        })
         if !setRequest(task, of: operation) { task.cancel() }
         task.futureResult.whenComplete { result in
-            reader.disarmHeadDeadline()
+            reader.stopWatchdog()
             if case .failure = result { reader.abandonBody() }
             if case .success(let exchange) = result, let sink = exchange.sink {
                 // The body is in the sink's temporary file: committing it (fsync, rename) is

@@ -185,7 +185,12 @@ public final class Downloader: ImageLoader {
             allowsInvalidCertificates: options.allowInvalidCertificates || config.allowInvalidCertificates,
             isPinned: options.pinnedAddress != nil
         )
-        switch state.withLock({ $0.scheduler.subscribe(subscriber, key: key, options: options) }) {
+        let action = state.withLock { state in
+            let action = state.scheduler.subscribe(subscriber, key: key, options: options)
+            if progress != nil, case .wait(let subscription, _) = action { subscription.operation.markProgressWanted() }
+            return action
+        }
+        switch action {
         case .reject:
             completion(.failure(.invalidDownloadOperation))
             return nil

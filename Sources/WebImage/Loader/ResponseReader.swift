@@ -8,6 +8,13 @@ import NIOHTTP1
 /// one `Data`, and reports progress and partial images as chunks arrive, so a download
 /// costs one hop to Swift concurrency (its end) instead of one per head and body chunk.
 ///
+/// It also enforces the downloader's idle time-out (``Downloader/Configuration/timeout``):
+/// one watchdog timer per transfer, armed when the request is sent, fails the exchange
+/// when nothing arrived (head or body) for that long. The HTTP client's own read time-out
+/// is off: it re-arms a timer on every socket read, which cost as much as the rest of the
+/// reader (Benchmarks/README.md, "Downloader"), and it cannot see a head that trickles in a
+/// byte at a time, which the watchdog, counting only whole heads and body parts, cuts off.
+///
 /// AsyncHTTPClient calls a delegate on the event loop the task is pinned to (the
 /// downloader passes `.delegate(on:)`, which redirects keep), one call at a time; the lock
 /// only makes that proof unnecessary, it is never contended. Handlers and modifiers run
@@ -40,6 +47,17 @@ final class ResponseReader: HTTPClientResponseDelegate {
         case notModified(Data)
     }
 
+    /// Where the idle watchdog is.
+    private enum Watchdog {
+        /// The request is not sent yet.
+        case unarmed
+        /// Being scheduled (or rescheduled) outside the lock.
+        case arming
+        case armed(Scheduled<Void>)
+        /// The exchange ended, or the watchdog failed it: nothing more to watch.
+        case stopped
+    }
+
     private struct State {
         var phase = Phase.awaitingHead
         var record = Downloader.TransferRecord()
@@ -51,8 +69,9 @@ final class ResponseReader: HTTPClientResponseDelegate {
         /// Body bytes received, whether kept in ``data`` or streamed.
         var received = 0
         var throttle: ProgressThrottle
-        var headArrived = false
-        var headDeadline: Scheduled<Void>?
+        var watchdog = Watchdog.unarmed
+        /// When the request was sent or a head or body part last arrived.
+        var lastActivity = NIODeadline.now()
         var isSending = true
         var endedWhileSending: Result<Downloader.TransferredBody, WebImageError>?
     }
@@ -63,6 +82,8 @@ final class ResponseReader: HTTPClientResponseDelegate {
     private let start: ContinuousClock.Instant
     private let answersBasicChallenge: Bool
     private let limit: Int
+    /// The idle time-out: the longest silence before the exchange fails with a time-out.
+    private let idleLimit: TimeAmount
     private let partials: PartialImageSource
     private let state: LockedValue<State>
 
@@ -75,6 +96,7 @@ final class ResponseReader: HTTPClientResponseDelegate {
         self.start = start
         self.answersBasicChallenge = answersBasicChallenge
         limit = downloader.config.maximumResponseSize
+        idleLimit = downloader.config.timeout.timeAmount
         partials = PartialImageSource(isWanted: downloader.wantsPartialImages(operation), makeDecoder: downloader.config.partialImageDecoder)
         state = LockedValue(State(throttle: ProgressThrottle(expectedSize: nil, minimumInterval: downloader.config.minimumProgressInterval)))
     }
@@ -82,23 +104,60 @@ final class ResponseReader: HTTPClientResponseDelegate {
     /// What is known about the transfer so far, for its metrics.
     var record: Downloader.TransferRecord { state.withLock { $0.record } }
 
-    /// Cancels `deadline` when the response head arrives (at once if it already has): the
-    /// deadline only backs up the connect and read time-outs until then, so a slow but
-    /// steady body is never cut off by it.
-    func armHeadDeadline(_ deadline: Scheduled<Void>) {
-        let arrived = state.withLock { state in
-            if !state.headArrived { state.headDeadline = deadline }
-            return state.headArrived
+    /// The request is on the wire: arms the idle watchdog (a redirect's request, sent by
+    /// the same reader, only counts as activity).
+    func didSendRequest(task: HTTPClient.Task<Outcome>) {
+        let now = NIODeadline.now()
+        let arms = state.withLock { state in
+            state.lastActivity = now
+            guard case .unarmed = state.watchdog else { return false }
+            state.watchdog = .arming
+            return true
         }
-        if arrived { deadline.cancel() }
+        if arms { armWatchdog(task, at: now + idleLimit) }
     }
 
-    /// Cancels the head deadline, for a transfer that ended before its head arrived.
-    func disarmHeadDeadline() {
-        state.withLock { state in
-            defer { state.headDeadline = nil }
-            return state.headDeadline
+    /// Stops the idle watchdog, for an exchange that ended (however it ended).
+    func stopWatchdog() {
+        state.withLock { state -> Scheduled<Void>? in
+            defer { state.watchdog = .stopped }
+            guard case .armed(let scheduled) = state.watchdog else { return nil }
+            return scheduled
         }?.cancel()
+    }
+
+    /// Schedules the watchdog's next look at `deadline`, on the task's event loop (where
+    /// the delegate runs: no thread is woken for it).
+    private func armWatchdog(_ task: HTTPClient.Task<Outcome>, at deadline: NIODeadline) {
+        let scheduled = task.eventLoop.scheduleTask(deadline: deadline) { self.watch(task) }
+        let stopped = state.withLock { state in
+            guard case .arming = state.watchdog else { return true }
+            state.watchdog = .armed(scheduled)
+            return false
+        }
+        if stopped { scheduled.cancel() }
+    }
+
+    /// Fails the exchange when it was silent for the idle limit; otherwise looks again
+    /// when it would be. One timer per transfer, re-armed only when it fires, instead of
+    /// one per read.
+    private func watch(_ task: HTTPClient.Task<Outcome>) {
+        let now = NIODeadline.now()
+        let next: NIODeadline?? = state.withLock { state in
+            guard case .armed = state.watchdog else { return .none }
+            let due = state.lastActivity + idleLimit
+            guard due > now else {
+                state.watchdog = .stopped
+                return .some(nil)
+            }
+            state.watchdog = .arming
+            return .some(due)
+        }
+        switch next {
+        case .none: return
+        case .some(nil): task.fail(reason: HTTPClientError.readTimeout)
+        case .some(let due?): armWatchdog(task, at: due)
+        }
     }
 
     /// Hands the exchange's outcome to the downloader's `send` when that call is still
@@ -126,7 +185,9 @@ final class ResponseReader: HTTPClientResponseDelegate {
     /// Called for every response head, redirects included: counts them, remembers the
     /// URL that answered last, and with `handleCookies` stores the cookies each one sets.
     func didVisitURL(task: HTTPClient.Task<Outcome>, _ request: HTTPClient.Request, _ head: HTTPResponseHead) {
+        let now = NIODeadline.now()
         state.withLock { state in
+            state.lastActivity = now
             state.visits += 1
             state.finalURL = request.url
         }
@@ -139,14 +200,14 @@ final class ResponseReader: HTTPClientResponseDelegate {
 
     func didReceiveHead(task: HTTPClient.Task<Outcome>, _ head: HTTPResponseHead) -> EventLoopFuture<Void> {
         let now = ContinuousClock.now
+        let activity = NIODeadline.now()
         let url = state.withLock { state in
-            state.headArrived = true
+            state.lastActivity = activity
             state.record.timeToFirstByte = now - start
             state.record.statusCode = Int(head.status.code)
             state.record.redirectCount = max(0, state.visits - 1)
             return state.finalURL ?? requestURL
         }
-        disarmHeadDeadline()
         if answersBasicChallenge, head.status == .unauthorized, Self.acceptsBasic(head.headers) {
             return task.eventLoop.makeFailedFuture(BasicChallenge())
         }
@@ -200,7 +261,9 @@ final class ResponseReader: HTTPClientResponseDelegate {
 
     func didReceiveBodyPart(task: HTTPClient.Task<Outcome>, _ buffer: ByteBuffer) -> EventLoopFuture<Void> {
         let wantsData = partials.isActive
+        let now = NIODeadline.now()
         let step: Result<BodyStep, WebImageError> = state.withLock { state in
+            state.lastActivity = now
             let sink: BodyFileSink?
             switch state.phase {
             case .reading: sink = nil

@@ -62,6 +62,28 @@ struct DownloaderMisbehavingServerTests {
         #expect(elapsed < .seconds(3).scaled)
     }
 
+    @Test func headTrickledAByteAtATimeTimesOutAtTheIdleLimit() async throws {
+        // A byte every 50 ms never leaves the socket idle for the 400 ms limit; the
+        // downloader counts only whole heads and body parts as activity, so it gives up
+        // once no head came for that long.
+        try await TricklingHeadServer.with(interval: .milliseconds(50)) { server in
+            let start = ContinuousClock.now
+            let error = try await LoaderTesting.withDownloader(LoaderTesting.config(timeout: .milliseconds(400))) { downloader in
+                await LoaderTesting.error(loading: server.url, with: downloader)
+            }
+            #expect(error == .timedOut)
+            #expect(ContinuousClock.now - start < .seconds(3).scaled)
+        }
+    }
+
+    @Test func stallAfterARedirectTimesOut() async throws {
+        // The idle limit watches the whole exchange: the redirected request too.
+        let routes: [String: LoopbackServer.Reply] = ["/r1": .redirect(to: "/stall.png"), "/stall.png": .stallBeforeHeaders]
+        let (result, elapsed) = try await outcome("/r1", routes: routes, config: LoaderTesting.config(timeout: .milliseconds(400)))
+        #expect(error(result) == .timedOut)
+        #expect(elapsed < .seconds(3).scaled)
+    }
+
     @Test func connectionResetMidBodyIsANetworkError() async throws {
         let (result, _) = try await outcome("/reset.png", routes: ["/reset.png": .resetMidBody(png, after: 4000)])
         guard case .network = error(result) else {
