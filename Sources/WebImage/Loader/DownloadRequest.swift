@@ -61,7 +61,7 @@ public struct DownloadResponse: Sendable {
     /// `nil` when the header is missing.
     public var mimeType: String? {
         guard let value = headers.first(name: "Content-Type") else { return nil }
-        let type = value.split(separator: ";", maxSplits: 1).first ?? Substring(value)
+        let type = value.split(separator: ";", maxSplits: 1, omittingEmptySubsequences: false).first ?? Substring(value)
         let trimmed = Self.trimmingSpaces(type).lowercased()
         return trimmed.isEmpty ? nil : trimmed
     }
@@ -74,14 +74,16 @@ public struct DownloadResponse: Sendable {
         return length
     }
 
-    /// `text` without leading and trailing spaces and tabs (HTTP's optional whitespace);
-    /// cheaper than Foundation's trimming, which bridges through `NSString` on Linux and
-    /// runs for every response.
+    /// `text` without leading and trailing spaces and tabs (HTTP's optional whitespace).
+    /// Runs for every response, so it scans bytes: Foundation's trimming bridges through
+    /// `NSString` on Linux, and a scan by `Character` pays for grapheme breaking. The
+    /// bytes kept start and end on whole characters: a space is never inside one.
     private static func trimmingSpaces(_ text: Substring) -> Substring {
-        let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" }
-        guard let first = text.firstIndex(where: { !isSpace($0) }), let last = text.lastIndex(where: { !isSpace($0) }) else {
+        let bytes = text.utf8
+        let isSpace = { (byte: UInt8) in byte == 0x20 || byte == 0x09 }
+        guard let first = bytes.firstIndex(where: { !isSpace($0) }), let last = bytes.lastIndex(where: { !isSpace($0) }) else {
             return ""
         }
-        return text[first...last]
+        return Substring(bytes[first...last])
     }
 }

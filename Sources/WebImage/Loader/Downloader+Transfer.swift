@@ -31,8 +31,7 @@ extension Downloader {
     /// without nesting calls. Called outside the lock.
     func beginTransfer(_ operation: DownloadOperation) -> Result<TransferredBody, WebImageError>? {
         let options = operation.requestOptions
-        let headers = state.withLock { $0.headers }
-        var request = DownloadRequest(url: operation.url, headers: HTTPHeaders(headers.map { ($0.key, $0.value) }))
+        var request = DownloadRequest(url: operation.url, headers: state.withLock { $0.requestHeaders })
         // The operation's URL was checked when its first caller subscribed; only a request
         // modifier can point the request elsewhere.
         if let modifier = options.requestModifier {

@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import NIOHTTP1
 
 /// Downloads images over HTTP and HTTPS (SDWebImage's `SDWebImageDownloader`), on
 /// AsyncHTTPClient.
@@ -33,7 +34,13 @@ public final class Downloader: ImageLoader {
     /// after the lock is released.
     struct State {
         var scheduler: DownloadScheduler
-        var headers: [String: String]
+        /// The headers sent with every request (``setValue(_:forHTTPHeaderField:)``).
+        var headers: [String: String] {
+            didSet { requestHeaders = Self.httpHeaders(headers) }
+        }
+        /// ``headers`` as the HTTP client takes them, rebuilt when one changes rather than
+        /// for every request.
+        private(set) var requestHeaders: HTTPHeaders
         /// The clients of unpinned downloads, one per route (see ``SharedClientKey``).
         var sharedClients: [SharedClientKey: HTTPClient] = [:]
         /// The request in flight of each running operation, so that its last caller's
@@ -43,6 +50,16 @@ public final class Downloader: ImageLoader {
         var pinnedClients = PinnedClients<HTTPClient>()
         /// Who waits (``shutdown()``) for an operation to be forgotten by the scheduler.
         var doneWaiters: [DownloadOperation: [CheckedContinuation<Void, Never>]] = [:]
+
+        init(scheduler: DownloadScheduler, headers: [String: String]) {
+            self.scheduler = scheduler
+            self.headers = headers
+            requestHeaders = Self.httpHeaders(headers)
+        }
+
+        private static func httpHeaders(_ headers: [String: String]) -> HTTPHeaders {
+            HTTPHeaders(headers.map { ($0.key, $0.value) })
+        }
     }
 
     /// The configuration the downloader was created with.

@@ -97,7 +97,9 @@ final class ResponseReader: HTTPClientResponseDelegate {
         self.answersBasicChallenge = answersBasicChallenge
         limit = downloader.config.maximumResponseSize
         idleLimit = downloader.config.timeout.timeAmount
-        partials = PartialImageSource(isWanted: downloader.wantsPartialImages(operation), makeDecoder: downloader.config.partialImageDecoder)
+        // Partial images reach callers through their progress handlers only.
+        let wantsPartials = operation.isProgressWanted && downloader.wantsPartialImages(operation)
+        partials = PartialImageSource(isWanted: wantsPartials, makeDecoder: downloader.config.partialImageDecoder)
         state = LockedValue(State(throttle: ProgressThrottle(expectedSize: nil, minimumInterval: downloader.config.minimumProgressInterval)))
     }
 
