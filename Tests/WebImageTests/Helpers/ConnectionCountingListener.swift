@@ -40,13 +40,6 @@ final class ConnectionCountingListener: Sendable {
             .bind(host: host, port: 0)
             .get()
         let listener = ConnectionCountingListener(port: channel.localAddress?.port ?? 0, counter: counter)
-        do {
-            let value = try await body(listener)
-            try? await channel.close()
-            return value
-        } catch {
-            try? await channel.close()
-            throw error
-        }
+        return try await channel.closingAfter { try await body(listener) }
     }
 }

@@ -35,14 +35,7 @@ final class TricklingHeadServer: Sendable {
             .bind(host: "127.0.0.1", port: 0)
             .get()
         let server = TricklingHeadServer(port: channel.localAddress?.port ?? 0)
-        do {
-            let value = try await body(server)
-            try? await channel.close()
-            return value
-        } catch {
-            try? await channel.close()
-            throw error
-        }
+        return try await channel.closingAfter { try await body(server) }
     }
 
     /// Starts trickling at the first bytes of a request; stops when the channel closes.
