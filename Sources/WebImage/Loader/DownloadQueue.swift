@@ -61,7 +61,9 @@ struct DownloadQueue {
 
     /// Takes the download to start next, or `nil` when none waits.
     mutating func takeNext(lifo: Bool) -> DownloadOperation? {
-        for level in DownloadPriority.allCases.reversed().map(\.rawValue) {
+        // Highest priority first; `lists` has one list per priority, indexed by raw value
+        // (a range, not an array of the levels: this runs for every download).
+        for level in lists.indices.reversed() {
             while heads[level] < lists[level].count {
                 let entry = lifo ? lists[level].removeLast() : lists[level][heads[level]]
                 if !lifo { heads[level] += 1 }

@@ -21,6 +21,17 @@ import Testing
         #expect(other.isEmpty)
     }
 
+    @Test func headerNamesMatchInAnyCaseAndOnlyWhole() throws {
+        let store = HTTPValidatorStore()
+        store.record(HTTPHeaders([
+            ("X-ETag", "\"no\""), ("ETags", "\"no\""), ("Last-Modifie", "no"), ("etag", "\"v1\""),
+            ("LAST-MODIFIED", "Wed, 21 Oct 2015 07:28:00 GMT"), ("ETag", "\"second\""),
+        ]), for: try url(1))
+        let validators = store.validators(for: try url(1))
+        #expect(validators?.entityTag == "\"v1\"")
+        #expect(validators?.lastModified == "Wed, 21 Oct 2015 07:28:00 GMT")
+    }
+
     @Test func aRequestsOwnConditionWinsAndIsNotDuplicated() throws {
         let store = HTTPValidatorStore()
         store.record(HTTPHeaders([("ETag", "\"v1\"")]), for: try url(1))
