@@ -11,9 +11,10 @@ import NIOHTTP1
 /// It also enforces the downloader's idle time-out (``Downloader/Configuration/timeout``):
 /// one watchdog timer per transfer, armed when the request is sent, fails the exchange
 /// when nothing arrived (head or body) for that long. The HTTP client's own read time-out
-/// is off: it re-arms a timer on every socket read, which cost as much as the rest of the
-/// reader (Benchmarks/README.md, "Downloader"), and it cannot see a head that trickles in a
-/// byte at a time, which the watchdog, counting only whole heads and body parts, cuts off.
+/// is off: it re-arms a timer on every socket read, the largest single item in a
+/// download's profile (Benchmarks/README.md, "Downloader"), and any byte resets it, so a
+/// head trickled in a byte at a time never trips it; the watchdog counts only whole heads
+/// and body parts.
 ///
 /// AsyncHTTPClient calls a delegate on the event loop the task is pinned to (the
 /// downloader passes `.delegate(on:)`, which redirects keep), one call at a time; the lock
