@@ -31,17 +31,10 @@ final class HTTPValidatorStore: Sendable {
     /// Remembers the validators of a successful response for `url`, or forgets the URL's
     /// old ones when the response has none.
     func record(_ headers: HTTPHeaders, for url: URL) {
-        // One pass over the headers for both (this runs for every successful download).
-        var entityTag: String?
-        var lastModified: String?
-        for (name, value) in headers {
-            if entityTag == nil, Self.isName(name, "etag") {
-                entityTag = value
-            } else if lastModified == nil, Self.isName(name, "last-modified") {
-                lastModified = value
-            }
-        }
-        let validators = Validators(entityTag: Self.usable(entityTag), lastModified: Self.usable(lastModified))
+        let validators = Validators(
+            entityTag: Self.usable(headers.first(name: "ETag")),
+            lastModified: Self.usable(headers.first(name: "Last-Modified"))
+        )
         entries.withLock { list in
             guard validators.entityTag != nil || validators.lastModified != nil else {
                 _ = list.remove(url)
@@ -66,15 +59,6 @@ final class HTTPValidatorStore: Sendable {
         }
         if let date = validators.lastModified, !headers.contains(name: "If-Modified-Since") {
             headers.add(name: "If-Modified-Since", value: date)
-        }
-    }
-
-    /// Whether the header name `name` is `lowercased` in any letter case (ASCII only, as
-    /// header names are; no `NSString` bridging).
-    private static func isName(_ name: String, _ lowercased: StaticString) -> Bool {
-        let target = UnsafeBufferPointer(start: lowercased.utf8Start, count: lowercased.utf8CodeUnitCount)
-        return name.utf8.elementsEqual(target) { byte, wanted in
-            byte == wanted || (wanted >= 0x61 && wanted <= 0x7A && byte == wanted - 0x20)
         }
     }
 
