@@ -50,13 +50,13 @@ if ((${#runs[@]} == 0)); then
     runs=($(awk 'NF { print $1 }' <<< "$table"))
 fi
 
-# Limits: the targets decode with a pixel limit of 16 megapixels (Fuzz.pixelLimit), 64 MiB
-# of RGBA for all frames together. A decoder may hold a few buffers of that size at once
-# (the compressed input, libjpeg's coefficients for a progressive file, the RGBA, a resized
-# copy), and AddressSanitizer keeps freed memory in quarantine, so 2 GiB of resident memory
-# is the ceiling; one allocation over 256 MiB (four times the RGBA budget) means a size
-# the limits should have refused. A single input taking 10 s is a hang.
-limits=(-rss_limit_mb=2048 -malloc_limit_mb=256 -timeout=10)
+# Limits: the targets decode with a pixel limit of one megapixel (Fuzz.pixelLimit), 4 MiB
+# of RGBA for all frames together. One allocation over 64 MiB (sixteen times that budget,
+# room for a decoder's own tables and the largest input, 256 KiB) means a size the limits
+# should have refused. Resident memory is bounded at 2 GiB: an idle target already holds
+# about 470 MB (AddressSanitizer's shadow and the binary), and ASan keeps freed memory in
+# a 256 MiB quarantine. A single input taking 10 s is a hang.
+limits=(-rss_limit_mb=2048 -malloc_limit_mb=64 -timeout=10)
 # FUZZ_SEED fixes libFuzzer's random seed (`make fuzz-smoke` sets it for CI): with the
 # seeds and an empty corpus the same inputs are tried on every run, so a smoke that passed
 # passes again; a finding it would make belongs to `make fuzz`, not to a random CI failure.

@@ -5,12 +5,17 @@ import WebImage
 /// how it reports a broken invariant.
 public enum Fuzz {
     /// The decoders' pixel limit while fuzzing (all frames of one decode together, as the
-    /// library counts it). The library's guard stays on, lower than its 100-megapixel
-    /// default so that one input costs at most 64 MiB of RGBA: libFuzzer's `-rss_limit_mb`
+    /// library counts it): one megapixel, 4 MiB of RGBA, the bound OSS-Fuzz's libjpeg-turbo
+    /// target uses. The library's guard stays on, lower than its 100-megapixel default,
+    /// because a decode's cost grows with its pixels, not with the bytes that declared
+    /// them: a 1.5 KB file whose header says 4000 × 4000 runs every per-pixel loop (colour
+    /// conversion, premultiplying, orientation) 16 million times, and those loops are
+    /// instrumented. At 16 megapixels such inputs took most of the JPEG run's time (58 %
+    /// in the colour-conversion loops, 255 inputs a second); an image of more than a
+    /// megapixel reaches no code that a smaller one does not. libFuzzer's `-rss_limit_mb`
     /// and `-malloc_limit_mb` (Fuzz/run.sh) are set from it, so an allocation the limit
-    /// should have refused is reported, and a decode near the limit stays far below the
-    /// timeout.
-    public static let pixelLimit = 16_000_000
+    /// should have refused is reported.
+    public static let pixelLimit = 1 << 20
 
     /// Decoding options with the fuzzing limit.
     public static var options: ImageCoderOptions {
