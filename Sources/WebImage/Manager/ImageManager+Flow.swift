@@ -162,8 +162,7 @@ extension ImageManager {
             // Memory now, so the next load of this key hits it (as SDWebImage stores to
             // memory before completing); the disk write goes on in the background.
             await storeWork(original: original, final: final, plan: plan, storeOriginal: storeOriginal, levels: .memory)()
-            let disk = storeWork(original: original, final: final, plan: plan, storeOriginal: storeOriginal, levels: .disk)
-            Task.detached(priority: .utility) { await disk() }
+            backgroundStores.run(storeWork(original: original, final: final, plan: plan, storeOriginal: storeOriginal, levels: .disk))
         }
         return final
     }

@@ -46,6 +46,7 @@ public final class ImageManager: ImageManaging {
     let failedURLs: FailedURLSet
     let metrics = ImageManagerMetrics()
     let running = RunningLoads()
+    let backgroundStores = BackgroundStores()
     let settings: LockedValue<Settings>
 
     /// Creates a manager over `cache` and `loader`; `optionsProcessor` rewrites each
@@ -140,6 +141,15 @@ public final class ImageManager: ImageManaging {
     /// Whether any load (other than a memory hit, which never waits) is in progress.
     public var isRunning: Bool {
         running.count > 0
+    }
+
+    /// Returns once every disk write that loads left running in the background has
+    /// finished. A load without ``ImageOptions/waitStoreCache`` completes with its image in
+    /// memory and writes the disk copy afterwards; call this before the process exits, or
+    /// before the cache's folder is removed, so that no write is lost or lands after.
+    /// Writes started while it waits are waited for too.
+    public func waitForBackgroundStores() async {
+        await backgroundStores.waitUntilIdle()
     }
 
     /// Hands the memory hits counted since the last load that left memory to the metrics

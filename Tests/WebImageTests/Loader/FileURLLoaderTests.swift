@@ -40,6 +40,7 @@ struct FileURLLoaderTests {
         context.decryptor = .base64
         let loaded = try await manager.loadImage(with: file, options: .fromLoaderOnly, context: context)
         #expect(loaded.image.size == ImageSize(width: 80, height: 60))
+        await manager.waitForBackgroundStores()
     }
 
     @Test func missingFileIsAnIOError() async throws {

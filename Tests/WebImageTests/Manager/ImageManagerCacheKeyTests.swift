@@ -146,5 +146,6 @@ import Testing
         var context = ImageContext()
         context.scaleFactor = 1
         #expect(try await manager.loadImage(with: file, options: .fromLoaderOnly, context: context).image.scale == 1)
+        await manager.waitForBackgroundStores()
     }
 }

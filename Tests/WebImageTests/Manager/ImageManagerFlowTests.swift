@@ -250,4 +250,40 @@ import Testing
             }
         }
     }
+
+    /// A load without `.waitStoreCache` completes before its disk write;
+    /// `waitForBackgroundStores()` returns only once that write is done. The write is held
+    /// in the cache serializer until the test lets it go.
+    @Test func waitForBackgroundStoresReturnsOnceTheDiskWriteIsDone() async throws {
+        let png = try pngData()
+        try await LoopbackServer.with(["/a.png": pngReply(png)]) { server in
+            try await ManagerHarness.with { harness in
+                let release = DispatchSemaphore(value: 0)
+                defer { release.signal() }  // a failed check below must not leave the write held
+                var context = ImageContext()
+                context.cacheSerializer = BlockCacheSerializer { _, data, _ in
+                    release.wait()
+                    return data
+                }
+                let cache = harness.makeCache()
+                let manager = harness.makeManager(cache: cache)
+                await manager.waitForBackgroundStores()  // nothing running: returns at once
+                let url = server.url("/a.png")
+                let key = try #require(manager.cacheKey(for: url, context: context))
+                let result = try await manager.loadImage(with: url, context: context)
+                #expect(result.cacheType == .none)
+                let waited = LockedValue(false)
+                let waiter = Task {
+                    await manager.waitForBackgroundStores()
+                    waited.withLock { $0 = true }
+                }
+                try await Task.sleep(for: .milliseconds(200))
+                #expect(!waited.withLock { $0 }, "returned while the disk write was still held")
+                #expect(await cache.containsImage(forKey: key, cacheType: .disk) == .none)
+                release.signal()
+                await waiter.value
+                #expect(await cache.containsImage(forKey: key, cacheType: .disk) == .disk)
+            }
+        }
+    }
 }

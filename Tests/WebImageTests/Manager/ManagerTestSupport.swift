@@ -7,6 +7,9 @@ import Foundation
 struct ManagerHarness: Sendable {
     let directoryURL: URL
     let downloader: Downloader
+    /// Every manager ``makeManager(cache:)`` made: their background disk writes are waited
+    /// for before the directory is removed, or a late write would make it again.
+    private let managers = MadeManagers()
 
     /// A new cache over the harness's directory: the same disk level, an empty memory level.
     func makeCache() -> ImageCache {
@@ -15,7 +18,19 @@ struct ManagerHarness: Sendable {
 
     /// A new manager over `cache` (a new one by default) and the harness's downloader.
     func makeManager(cache: ImageCache? = nil) -> ImageManager {
-        ImageManager(cache: cache ?? makeCache(), loader: LoadersManager(loaders: [downloader]))
+        let manager = ImageManager(cache: cache ?? makeCache(), loader: LoadersManager(loaders: [downloader]))
+        managers.list.withLock { $0.append(manager) }
+        return manager
+    }
+
+    /// Waits for the background disk writes of every manager made so far.
+    func waitForBackgroundStores() async {
+        for manager in managers.list.withLock({ $0 }) { await manager.waitForBackgroundStores() }
+    }
+
+    /// A lock is not copyable; the harness is, so the list lives in a class.
+    private final class MadeManagers: Sendable {
+        let list = LockedValue<[ImageManager]>([])
     }
 
     /// Runs `body` with a fresh harness and removes everything afterwards.
@@ -27,9 +42,11 @@ struct ManagerHarness: Sendable {
         defer { directory.remove() }
         do {
             let value = try await body(harness)
+            await harness.waitForBackgroundStores()
             try await harness.downloader.shutdown()
             return value
         } catch {
+            await harness.waitForBackgroundStores()
             try await harness.downloader.shutdown()
             throw error
         }
