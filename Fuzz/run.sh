@@ -151,7 +151,17 @@ for run in "${runs[@]}"; do
     fi
     printf '%-13s %12s %9s %7s %7s %8s  %s\n' "$run" "${executions:--}" "${rate:--}" "${cov:--}" "${ft:--}" \
         "${corpus_size:--}" "$result" | tee -a "$summary"
+    # Every run's executions, kept across builds and campaigns, since issue 16's target
+    # counts executions in total: one line per run, its date, the tree it fuzzed, whether it
+    # was the seeded smoke (whose inputs repeat from one smoke to the next), and its result.
+    printf '%s %s %s %s %s %s\n' "$(date -u +%FT%TZ)" "$(git rev-parse --short HEAD 2>/dev/null || echo -)" \
+        "$run" "${executions:-0}" "$([ -n "${FUZZ_SEED:-}" ] && echo smoke || echo campaign)" \
+        "$([ "$result" = ok ] && echo ok || echo finding)" >> "$work/ledger.txt"
 done
 echo "== ${#runs[@]} run(s) in $((SECONDS - started))s; summary in $summary"
 cat "$summary"
+# Executions per run over every campaign in this build folder (smokes left out).
+echo "== executions in total, campaigns in $work/ledger.txt"
+awk '$5 == "campaign" { total[$3] += $4 } END { for (run in total) printf "%-13s %12d\n", run, total[run] }' \
+    "$work/ledger.txt" | sort
 exit "$failed"
