@@ -8,7 +8,9 @@
 # reference, the same list through AsyncHTTPClient alone (download-bench raw), bodies
 # dropped and bodies kept; the last is issue 15's reference (ours >= 0.85x its throughput).
 # The rounds alternate ours, curl, raw, raw --keep, ours in lanes (6 tasks each loading its
-# share in turn, exactly as raw drives AsyncHTTPClient), so a load change hits all of them.
+# share in turn, exactly as raw drives AsyncHTTPClient) and the coalescing floor (the least
+# a downloader over the same client can add: download-bench floor), so a load change hits
+# all of them.
 # Installs nginx through scripts/install-deps.sh when missing, builds download-bench in
 # release mode, and starts and stops its own nginx on an unused loopback port in a
 # temporary directory. Sends no traffic anywhere but 127.0.0.1.
@@ -54,7 +56,7 @@ curl -s --parallel --parallel-max 6 -K "$work/curl.cfg" >/dev/null 2>&1
 
 best() { sort -n | head -1; }
 rounds=${ROUNDS:-3}
-ours=(); curls=(); ourcpu=(); curlcpu=(); raws=(); kept=(); laned=()
+ours=(); curls=(); ourcpu=(); curlcpu=(); raws=(); kept=(); laned=(); floors=()
 for run in $(seq "$rounds"); do
     line=$(${WRAP:-} "$BENCH" list "$work/urls.txt" --concurrency 6)
     ours+=("$(sed -n 's/.* seconds=\([0-9.]*\).*/\1/p' <<<"$line")")
@@ -67,6 +69,7 @@ for run in $(seq "$rounds"); do
     raws+=("$("$BENCH" raw "$work/urls.txt" --concurrency 6 | sed -n 's/.* seconds=\([0-9.]*\).*/\1/p')")
     kept+=("$("$BENCH" raw "$work/urls.txt" --concurrency 6 --keep | sed -n 's/.* seconds=\([0-9.]*\).*/\1/p')")
     laned+=("$("$BENCH" list "$work/urls.txt" --concurrency 6 --lanes | sed -n 's/.* seconds=\([0-9.]*\).*/\1/p')")
+    floors+=("$("$BENCH" floor "$work/urls.txt" --concurrency 6 | sed -n 's/.* seconds=\([0-9.]*\).*/\1/p')")
 done
 decode_line=$("$BENCH" list "$work/urls.txt" --concurrency 6 --decode)
 
@@ -92,6 +95,11 @@ paste <(printf '%s\n' "${ours[@]}") <(printf '%s\n' "${kept[@]}") | awk '{ print
 l=$(printf '%s\n' "${laned[@]}" | best)
 awk -v l="$l" -v k="$k" -v r="$rounds" 'BEGIN {
     printf "ours in 6 lanes like the reference, best of %d: %.3f s; throughput ratio ours-in-lanes/AsyncHTTPClient-kept %.2fx\n", r, l, k / l }'
+# The least a coalescing layer over the same client can cost (CoalescingFloor.swift): how
+# close to the reference any downloader design could come.
+f=$(printf '%s\n' "${floors[@]}" | best)
+awk -v f="$f" -v k="$k" -v r="$rounds" 'BEGIN {
+    printf "coalescing floor in 6 lanes (one waiter map, status and size checks, nothing else), best of %d: %.3f s; ratio floor/AsyncHTTPClient-kept %.2fx\n", r, f, k / f }'
 
 before=$(wc -l < "$work/logs/access.log")
 coalesce_line=$("$BENCH" coalesce "$base/img0000.jpg" --callers 100)

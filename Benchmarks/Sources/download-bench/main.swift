@@ -1,5 +1,5 @@
 // download-bench: measures the Downloader against a local origin (nginx, started by
-// Benchmarks/download.sh). Three modes:
+// Benchmarks/download.sh). Four modes:
 //
 //   download-bench list URLS.txt [--concurrency 6] [--decode] [--lanes]
 //       fetches every URL in the file (one per line) through one Downloader with
@@ -15,6 +15,12 @@
 //       the same list through AsyncHTTPClient alone (delegate API), for reference: the
 //       HTTP client's own cost, without the Downloader. Bodies are counted and dropped, or
 //       with --keep kept in a Data each, as a downloader's caller needs them.
+//
+//   download-bench floor URLS.txt [--concurrency 6]
+//       the list through CoalescingFloor (CoalescingFloor.swift), driven as `raw` is: the
+//       least a coalescing layer over the same client can add (one map of waiters, the
+//       status and size checks, nothing else), to show how close to the client any
+//       downloader design could come.
 //
 //   download-bench coalesce URL [--callers 100]
 //       starts that many concurrent loads of one URL and prints the total time; the
@@ -35,7 +41,7 @@ import Glibc
 
 struct Usage: Error, CustomStringConvertible {
     var description: String {
-        "usage: download-bench list URLS.txt [--concurrency N] [--decode] [--lanes] | download-bench raw URLS.txt [--concurrency N] [--keep] | download-bench coalesce URL [--callers N]"
+        "usage: download-bench list URLS.txt [--concurrency N] [--decode] [--lanes] | download-bench raw URLS.txt [--concurrency N] [--keep] | download-bench floor URLS.txt [--concurrency N] | download-bench coalesce URL [--callers N]"
     }
 }
 
@@ -147,7 +153,7 @@ final class KeepingDelegate: HTTPClientResponseDelegate {
 /// no coalescing), `concurrency` requests in flight: what the HTTP client costs by itself,
 /// to tell it apart from the Downloader's own overhead. With `keep`, each body is kept in
 /// a `Data` (``KeepingDelegate``), otherwise only counted.
-func runRaw(_ path: String, concurrency: Int, keep: Bool) async throws {
+func runRaw(_ path: String, concurrency: Int, keep: Bool, floor: Bool = false) async throws {
     let urls = try String(contentsOfFile: path, encoding: .utf8)
         .split(whereSeparator: \.isNewline)
         .compactMap { URL(string: String($0)) }
@@ -158,6 +164,7 @@ func runRaw(_ path: String, concurrency: Int, keep: Bool) async throws {
     if let first = urls.first, let request = try? HTTPClient.Request(url: first) {
         _ = try? await client.execute(request: request, delegate: CountingDelegate()).futureResult.get()
     }
+    let coalescing = CoalescingFloor(client: client)
     let cpuStart = cpuSeconds()
     let start = ContinuousClock.now
     let outcome = await withTaskGroup(of: (bytes: Int, failures: Int).self) { group in
@@ -167,6 +174,10 @@ func runRaw(_ path: String, concurrency: Int, keep: Bool) async throws {
                 var failures = 0
                 for index in stride(from: lane, to: urls.count, by: concurrency) {
                     do {
+                        if floor {
+                            bytes += try await coalescing.load(urls[index]).count
+                            continue
+                        }
                         let request = try HTTPClient.Request(url: urls[index])
                         bytes += keep
                             ? try await client.execute(request: request, delegate: KeepingDelegate()).futureResult.get()
@@ -184,7 +195,7 @@ func runRaw(_ path: String, concurrency: Int, keep: Bool) async throws {
     let cpu = cpuSeconds() - cpuStart
     try await client.shutdown()
     print(String(format: "download-bench: mode=%@ files=%d failures=%d bytes=%d seconds=%.3f MBps=%.1f cpu=%.3f",
-                 keep ? "raw-kept" : "raw", urls.count, outcome.1, outcome.0, elapsed, Double(outcome.0) / 1_048_576 / elapsed, cpu))
+                 floor ? "floor" : keep ? "raw-kept" : "raw", urls.count, outcome.1, outcome.0, elapsed, Double(outcome.0) / 1_048_576 / elapsed, cpu))
 }
 
 func runCoalesce(_ url: URL, callers: Int) async throws {
@@ -210,6 +221,9 @@ do {
     case "raw" where arguments.count >= 2:
         try await runRaw(arguments[1], concurrency: try option("--concurrency", in: arguments, default: 6),
                          keep: arguments.contains("--keep"))
+    case "floor" where arguments.count >= 2:
+        try await runRaw(arguments[1], concurrency: try option("--concurrency", in: arguments, default: 6),
+                         keep: true, floor: true)
     case "coalesce" where arguments.count >= 2:
         guard let url = URL(string: arguments[1]) else { throw Usage() }
         try await runCoalesce(url, callers: try option("--callers", in: arguments, default: 100))
