@@ -91,6 +91,9 @@ if ! WEBIMAGE_FUZZ=1 scripts/swift-build-checked.sh -c release --scratch-path "$
     grep -vE '^\[[0-9]+/[0-9]+\] ' "$work/build.log" | tail -40 >&2
     exit 1
 fi
+# The tree the binaries were built from, for the ledger (FUZZ_NO_BUILD runs them later,
+# perhaps from a newer checkout).
+git describe --always --dirty 2>/dev/null > "$work/built-tree" || echo - > "$work/built-tree"
 fi
 bin=$(WEBIMAGE_FUZZ=1 swift build -c release --scratch-path "$scratch" "${sanitizers[@]}" --show-bin-path)
 
@@ -152,9 +155,10 @@ for run in "${runs[@]}"; do
     printf '%-13s %12s %9s %7s %7s %8s  %s\n' "$run" "${executions:--}" "${rate:--}" "${cov:--}" "${ft:--}" \
         "${corpus_size:--}" "$result" | tee -a "$summary"
     # Every run's executions, kept across builds and campaigns, since issue 16's target
-    # counts executions in total: one line per run, its date, the tree it fuzzed, whether it
-    # was the seeded smoke (whose inputs repeat from one smoke to the next), and its result.
-    printf '%s %s %s %s %s %s\n' "$(date -u +%FT%TZ)" "$(git rev-parse --short HEAD 2>/dev/null || echo -)" \
+    # counts executions in total: one line per run, its date, the tree its binaries were
+    # built from, whether it was the seeded smoke (whose inputs repeat from one smoke to the
+    # next), and its result.
+    printf '%s %s %s %s %s %s\n' "$(date -u +%FT%TZ)" "$(cat "$work/built-tree" 2>/dev/null || echo -)" \
         "$run" "${executions:-0}" "$([ -n "${FUZZ_SEED:-}" ] && echo smoke || echo campaign)" \
         "$([ "$result" = ok ] && echo ok || echo finding)" >> "$work/ledger.txt"
 done
