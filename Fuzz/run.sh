@@ -147,7 +147,11 @@ for run in "${runs[@]}"; do
     ft=$(sed -nE 's/.* ft: ([0-9]+).*/\1/p' <<< "$last")
     corpus_size=$(sed -nE 's/.* corp: ([0-9]+\/[0-9A-Za-z]+).*/\1/p' <<< "$last")
     result=ok
-    if ((status != 0)); then
+    if ((status == 72)) && grep -q 'libFuzzer: run interrupted' "$log"; then
+        # libFuzzer's own exit code when its process is sent SIGINT or SIGTERM (how a long
+        # campaign is ended early: `pkill -INT -f fuzz-`): the executions count, nothing was found.
+        result=interrupted
+    elif ((status != 0)); then
         failed=1
         result="FAILED (exit $status): $(ls "$artifacts" | tr '\n' ' ')see $log"
         grep -E '^(==[0-9]+==ERROR|SUMMARY|Fatal error|.*fuzz invariant broken)' "$log" | head -5 >&2 || true
@@ -160,7 +164,7 @@ for run in "${runs[@]}"; do
     # next), and its result.
     printf '%s %s %s %s %s %s\n' "$(date -u +%FT%TZ)" "$(cat "$work/built-tree" 2>/dev/null || echo -)" \
         "$run" "${executions:-0}" "$([ -n "${FUZZ_SEED:-}" ] && echo smoke || echo campaign)" \
-        "$([ "$result" = ok ] && echo ok || echo finding)" >> "$work/ledger.txt"
+        "$(case $result in ok | interrupted) echo "$result" ;; *) echo finding ;; esac)" >> "$work/ledger.txt"
 done
 echo "== ${#runs[@]} run(s) in $((SECONDS - started))s; summary in $summary"
 cat "$summary"

@@ -7,7 +7,7 @@ import WebImage
 /// rest is the header value.
 ///
 /// Checked, as `Cookie.init(setCookie:from:)` documents: a parsed cookie has a name, no
-/// control character, at most `4096` bytes of name and value, a path starting with `/`,
+/// control character (C0 but tab, DEL, C1) or Unicode line separator, at most `4096` bytes of name and value, a path starting with `/`,
 /// and a domain that covers the URL's host. Stored in a jar, the `Cookie` header the jar
 /// then writes for the URL has no line break (a header injection).
 @_cdecl("LLVMFuzzerTestOneInput")
@@ -18,7 +18,9 @@ public func fuzzTestOneInput(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CI
     let url = lines.count > 1 ? URL(string: String(lines[0])) ?? fallback : fallback
     let now = Date(timeIntervalSince1970: 1_750_000_000)
     if let cookie = Cookie(setCookie: header, from: url, now: now) {
-        let isControl: (Unicode.Scalar) -> Bool = { ($0.value < 0x20 && $0 != "\t") || $0.value == 0x7F }
+        let isControl: (Unicode.Scalar) -> Bool = {
+            ($0.value < 0x20 && $0 != "\t") || (0x7F...0x9F).contains($0.value) || $0.value == 0x2028 || $0.value == 0x2029
+        }
         Fuzz.check(!cookie.name.isEmpty, "a cookie without a name from \(header.debugDescription)")
         Fuzz.check(!(cookie.name + cookie.value).unicodeScalars.contains(where: isControl), "a control character in \(cookie)")
         Fuzz.check(cookie.name.utf8.count + cookie.value.utf8.count <= 4096, "an oversized cookie from \(header.count) characters")

@@ -5,15 +5,29 @@ extension Cookie {
     /// 4096 bytes); longer ones are dropped rather than stored without bound.
     static let maximumSize = 4096
 
+    /// A character no cookie may contain: C0 controls but tab, DEL, C1 controls, and the
+    /// Unicode line and paragraph separators.
+    private static func isRefused(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x09: false
+        case 0x00..<0x20, 0x7F...0x9F, 0x2028, 0x2029: true
+        default: false
+        }
+    }
+
     /// Parses one `Set-Cookie` header value received from `url` (RFC 6265, 5.2 and 5.3).
     /// Returns `nil` for a header a user agent must ignore: no name, too large, control
-    /// characters, a `Domain` that does not cover the host, or a `Domain` that is a bare
+    /// characters or line separators, a `Domain` that does not cover the host, or a `Domain` that is a bare
     /// top-level name.
     public init?(setCookie header: String, from url: URL, now: Date = Date()) {
         guard let host = url.host?.lowercased(), !host.isEmpty else { return nil }
         // RFC 6265bis: control characters (but tab) void the whole header; copied into a
-        // later `Cookie` header, a line break would split that request.
-        guard !header.utf8.contains(where: { ($0 < 0x20 && $0 != 0x09) || $0 == 0x7F }) else { return nil }
+        // later `Cookie` header, a line break would split that request. Stricter than the
+        // RFC, which names only C0 and DEL: the C1 controls and the Unicode line and
+        // paragraph separators go too, since NEL (U+0085), U+2028 and U+2029 end a line for
+        // some readers (Swift's `isNewline`, log tools). Fuzzing found NEL passing through
+        // to the jar's `Cookie` header (Fuzz/findings/cookie-nel-line-break.txt).
+        guard !header.unicodeScalars.contains(where: Self.isRefused) else { return nil }
         let fields = header.split(separator: ";", omittingEmptySubsequences: false)
         guard let pair = fields.first, let equals = pair.firstIndex(of: "=") else { return nil }
         let name = pair[..<equals].trimmingCharacters(in: .whitespaces)

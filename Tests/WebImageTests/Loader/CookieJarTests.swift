@@ -54,6 +54,12 @@ import Testing
         #expect(Cookie(setCookie: "a=" + String(repeating: "x", count: 5000), from: site) == nil)
         #expect(Cookie(setCookie: "a=1\r\nX-Injected: yes", from: site) == nil)
         #expect(Cookie(setCookie: "a=1\u{7F}", from: site) == nil)
+        // Stricter than RFC 6265bis: C1 controls and Unicode line separators, which some
+        // readers take as line ends (NEL, U+2028, U+2029), void the cookie too.
+        for refused in ["\u{80}", "\u{85}", "\u{9F}", "\u{2028}", "\u{2029}"] {
+            #expect(Cookie(setCookie: "a=1" + refused + "2", from: site) == nil, "\(refused.unicodeScalars.first?.value ?? 0)")
+        }
+        #expect(Cookie(setCookie: "a=caf\u{E9}\u{A0}\u{2027}", from: site) != nil, "other non-ASCII text is kept")
         #expect(Cookie(setCookie: "a=1;\tPath=/", from: site) != nil)
         #expect(Cookie(setCookie: "a=1; Domain=example.com", from: site) != nil)
     }
@@ -118,5 +124,20 @@ import Testing
         }
         #expect(jar.cookies(now: now).count == 5)
         #expect(jar.cookies(now: now).contains { $0.domain == "host9.example" })
+    }
+
+    /// The fuzz finding (cookie target): a value holding NEL (U+0085, bytes C2 85) was
+    /// stored, and the jar wrote it into its `Cookie` header, where Swift's `isNewline`
+    /// (and some log readers) see a line break. Now the cookie is refused and the jar
+    /// writes nothing.
+    @Test func theFuzzFindingWithANextLineIsRefused() throws {
+        let bytes = try Data(contentsOf: Corpus.fixtures.appendingPathComponent("fuzz/cookie-nel-line-break.txt"))
+        let header = String(decoding: bytes, as: UTF8.self)
+        #expect(header.unicodeScalars.contains("\u{85}"))
+        let site = try url("https://img.example.com/a/b.png")
+        #expect(Cookie(setCookie: header, from: site, now: now) == nil)
+        let jar = CookieJar()
+        jar.setCookies(fromHeaders: [header], for: site, now: now)
+        #expect(jar.cookieHeader(for: site, now: now) == nil)
     }
 }
