@@ -68,10 +68,10 @@ import Testing
         let png = try pngData()
         try await LoopbackServer.with(["/a.png": pngReply(png)]) { server in
             try await ManagerHarness.with { harness in
-                let manager = ImageManager(
+                let manager = harness.adopt(ImageManager(
                     cache: harness.makeCache(),
                     loader: LoadersManager(loaders: [harness.downloader, FileURLLoader(), DataURLLoader()])
-                )
+                ))
                 let file = harness.directoryURL.appendingPathComponent("a-file.png")
                 try png.write(to: file)
                 let dataURL = try #require(URL(string: "data:image/png;base64," + png.base64EncodedString()))
@@ -84,7 +84,7 @@ import Testing
                     #expect(coder.decodeCount == count + 1, "\(url.scheme ?? "")")
                 }
                 // A disk hit (a manager with an empty memory level) decodes with it too.
-                let cold = ImageManager(cache: harness.makeCache(), loader: LoadersManager(loaders: [harness.downloader]))
+                let cold = harness.adopt(ImageManager(cache: harness.makeCache(), loader: LoadersManager(loaders: [harness.downloader])))
                 #expect(try await cold.loadImage(with: server.url("/a.png"), context: context).cacheType == .disk)
                 #expect(coder.decodeCount == 4)
             }

@@ -68,10 +68,10 @@ import Testing
             try await ManagerHarness.with { harness in
                 let file = harness.directoryURL.appendingPathComponent("c-file.jpg")
                 try cmyk.write(to: file)
-                let manager = ImageManager(
+                let manager = harness.adopt(ImageManager(
                     cache: harness.makeCache(),
                     loader: LoadersManager(loaders: [harness.downloader, FileURLLoader()])
-                )
+                ))
                 let downloaded = try await manager.loadImage(with: server.url("/c.jpg"), context: naiveContext)
                 #expect(downloaded.cacheType == .none)
                 #expect(isNaive(downloaded))

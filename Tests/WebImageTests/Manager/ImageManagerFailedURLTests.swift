@@ -66,11 +66,11 @@ import Testing
     @Test func theManagersLimitsBoundItsSet() async throws {
         try await LoopbackServer.with(["/1.png": .status(404), "/2.png": .status(404)]) { server in
             try await ManagerHarness.with { harness in
-                let manager = ImageManager(
+                let manager = harness.adopt(ImageManager(
                     cache: harness.makeCache(),
                     loader: LoadersManager(loaders: [harness.downloader]),
                     failedURLLimits: .init(capacity: 1)
-                )
+                ))
                 await #expect(throws: WebImageError.invalidDownloadStatusCode(404)) { try await manager.loadImage(with: server.url("/1.png")) }
                 await #expect(throws: WebImageError.invalidDownloadStatusCode(404)) { try await manager.loadImage(with: server.url("/2.png")) }
                 #expect(!manager.isFailedURL(server.url("/1.png")), "capacity 1: the older failure is forgotten")
@@ -83,11 +83,11 @@ import Testing
         let expiry = Duration.seconds(1).scaled
         try await LoopbackServer.with(["/a.png": .status(404)]) { server in
             try await ManagerHarness.with { harness in
-                let manager = ImageManager(
+                let manager = harness.adopt(ImageManager(
                     cache: harness.makeCache(),
                     loader: LoadersManager(loaders: [harness.downloader]),
                     failedURLLimits: .init(expiry: expiry)
-                )
+                ))
                 let url = server.url("/a.png")
                 await #expect(throws: WebImageError.invalidDownloadStatusCode(404)) { try await manager.loadImage(with: url) }
                 #expect(manager.isFailedURL(url))

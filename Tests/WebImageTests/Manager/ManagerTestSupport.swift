@@ -18,7 +18,13 @@ struct ManagerHarness: Sendable {
 
     /// A new manager over `cache` (a new one by default) and the harness's downloader.
     func makeManager(cache: ImageCache? = nil) -> ImageManager {
-        let manager = ImageManager(cache: cache ?? makeCache(), loader: LoadersManager(loaders: [downloader]))
+        adopt(ImageManager(cache: cache ?? makeCache(), loader: LoadersManager(loaders: [downloader])))
+    }
+
+    /// Takes a manager made elsewhere into the harness: its background disk writes are
+    /// waited for before the directory is removed.
+    @discardableResult
+    func adopt(_ manager: ImageManager) -> ImageManager {
         managers.list.withLock { $0.append(manager) }
         return manager
     }
