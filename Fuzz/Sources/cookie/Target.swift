@@ -7,8 +7,10 @@ import WebImage
 /// rest is the header value.
 ///
 /// Checked, as `Cookie.init(setCookie:from:)` documents: a parsed cookie has a name, no
-/// control character (C0 but tab, DEL, C1) or Unicode line separator, at most `4096` bytes of name and value, a path starting with `/`,
-/// and a domain that covers the URL's host. Stored in a jar, the `Cookie` header the jar
+/// control character (C0 but tab, DEL, C1) or Unicode line separator, at most `4096`
+/// bytes of name and value, a path starting with `/`, and a domain that covers the URL's
+/// host. The character set is written out here rather than taken from the parser, so the
+/// check does not share the parser's mistakes. Stored in a jar, the `Cookie` header the jar
 /// then writes for the URL has no line break (a header injection).
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzTestOneInput(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {

@@ -17,8 +17,8 @@ extension Cookie {
 
     /// Parses one `Set-Cookie` header value received from `url` (RFC 6265, 5.2 and 5.3).
     /// Returns `nil` for a header a user agent must ignore: no name, too large, control
-    /// characters or line separators, a `Domain` that does not cover the host, or a `Domain` that is a bare
-    /// top-level name.
+    /// characters or line separators, a `Domain` that does not cover the host, or a
+    /// `Domain` that is a bare top-level name.
     public init?(setCookie header: String, from url: URL, now: Date = Date()) {
         guard let host = url.host?.lowercased(), !host.isEmpty else { return nil }
         // RFC 6265bis: control characters (but tab) void the whole header; copied into a

@@ -46,16 +46,16 @@ struct ManagerHarness: Sendable {
         config.timeout = timeout.scaled
         let harness = ManagerHarness(directoryURL: directory.url, downloader: Downloader(config: config))
         defer { directory.remove() }
+        // Waits for the writes and shuts the downloader down whether `body` threw or not.
+        let outcome: Result<T, any Error>
         do {
-            let value = try await body(harness)
-            await harness.waitForBackgroundStores()
-            try await harness.downloader.shutdown()
-            return value
+            outcome = .success(try await body(harness))
         } catch {
-            await harness.waitForBackgroundStores()
-            try await harness.downloader.shutdown()
-            throw error
+            outcome = .failure(error)
         }
+        await harness.waitForBackgroundStores()
+        try await harness.downloader.shutdown()
+        return try outcome.get()
     }
 }
 
