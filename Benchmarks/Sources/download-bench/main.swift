@@ -149,11 +149,21 @@ final class KeepingDelegate: HTTPClientResponseDelegate {
     func didFinishRequest(task: HTTPClient.Task<Int>) throws -> Int { body.withLock { $0.count } }
 }
 
+/// How `runRaw` loads each URL over the bare client.
+enum RawMode: String {
+    /// Bodies counted and dropped (``CountingDelegate``).
+    case raw
+    /// Each body kept in a `Data` (``KeepingDelegate``): issue 15's reference.
+    case rawKept = "raw-kept"
+    /// Through ``CoalescingFloor``, the least a coalescing layer adds.
+    case floor
+}
+
 /// The same list through AsyncHTTPClient's delegate API alone (no Downloader: no queue,
 /// no coalescing), `concurrency` requests in flight: what the HTTP client costs by itself,
-/// to tell it apart from the Downloader's own overhead. With `keep`, each body is kept in
-/// a `Data` (``KeepingDelegate``), otherwise only counted.
-func runRaw(_ path: String, concurrency: Int, keep: Bool, floor: Bool = false) async throws {
+/// to tell it apart from the Downloader's own overhead; `mode` says what is done with
+/// each body.
+func runRaw(_ path: String, concurrency: Int, mode: RawMode) async throws {
     let urls = try String(contentsOfFile: path, encoding: .utf8)
         .split(whereSeparator: \.isNewline)
         .compactMap { URL(string: String($0)) }
@@ -174,14 +184,16 @@ func runRaw(_ path: String, concurrency: Int, keep: Bool, floor: Bool = false) a
                 var failures = 0
                 for index in stride(from: lane, to: urls.count, by: concurrency) {
                     do {
-                        if floor {
+                        switch mode {
+                        case .raw:
+                            let request = try HTTPClient.Request(url: urls[index])
+                            bytes += try await client.execute(request: request, delegate: CountingDelegate()).futureResult.get()
+                        case .rawKept:
+                            let request = try HTTPClient.Request(url: urls[index])
+                            bytes += try await client.execute(request: request, delegate: KeepingDelegate()).futureResult.get()
+                        case .floor:
                             bytes += try await coalescing.load(urls[index]).count
-                            continue
                         }
-                        let request = try HTTPClient.Request(url: urls[index])
-                        bytes += keep
-                            ? try await client.execute(request: request, delegate: KeepingDelegate()).futureResult.get()
-                            : try await client.execute(request: request, delegate: CountingDelegate()).futureResult.get()
                     } catch {
                         failures += 1
                     }
@@ -195,7 +207,7 @@ func runRaw(_ path: String, concurrency: Int, keep: Bool, floor: Bool = false) a
     let cpu = cpuSeconds() - cpuStart
     try await client.shutdown()
     print(String(format: "download-bench: mode=%@ files=%d failures=%d bytes=%d seconds=%.3f MBps=%.1f cpu=%.3f",
-                 floor ? "floor" : keep ? "raw-kept" : "raw", urls.count, outcome.1, outcome.0, elapsed, Double(outcome.0) / 1_048_576 / elapsed, cpu))
+                 mode.rawValue, urls.count, outcome.1, outcome.0, elapsed, Double(outcome.0) / 1_048_576 / elapsed, cpu))
 }
 
 func runCoalesce(_ url: URL, callers: Int) async throws {
@@ -220,10 +232,9 @@ do {
                           decode: arguments.contains("--decode"), lanes: arguments.contains("--lanes"))
     case "raw" where arguments.count >= 2:
         try await runRaw(arguments[1], concurrency: try option("--concurrency", in: arguments, default: 6),
-                         keep: arguments.contains("--keep"))
+                         mode: arguments.contains("--keep") ? .rawKept : .raw)
     case "floor" where arguments.count >= 2:
-        try await runRaw(arguments[1], concurrency: try option("--concurrency", in: arguments, default: 6),
-                         keep: true, floor: true)
+        try await runRaw(arguments[1], concurrency: try option("--concurrency", in: arguments, default: 6), mode: .floor)
     case "coalesce" where arguments.count >= 2:
         guard let url = URL(string: arguments[1]) else { throw Usage() }
         try await runCoalesce(url, callers: try option("--callers", in: arguments, default: 100))
