@@ -11,12 +11,15 @@
 //       after another instead, exactly as `raw` drives AsyncHTTPClient, so the two differ
 //       only in the Downloader.
 //
-//   download-bench raw URLS.txt [--concurrency 6] [--keep]
+//   download-bench raw URLS.txt [--concurrency 6] [--keep] [--queued]
 //       the same list through AsyncHTTPClient alone (delegate API), for reference: the
 //       HTTP client's own cost, without the Downloader. Bodies are counted and dropped, or
-//       with --keep kept in a Data each, as a downloader's caller needs them.
+//       with --keep kept in a Data each, as a downloader's caller needs them. In
+//       `concurrency` lanes, or with --queued every request at once, the client's pool
+//       (`concurrency` connections) holding the waiting ones as the Downloader's queue does
+//       in `list` without --lanes.
 //
-//   download-bench floor URLS.txt [--concurrency 6]
+//   download-bench floor URLS.txt [--concurrency 6] [--queued]
 //       the list through CoalescingFloor (CoalescingFloor.swift), driven as `raw` is: the
 //       least a coalescing layer over the same client can add (one map of waiters, the
 //       status and size checks, nothing else), to show how close to the client any
@@ -41,7 +44,7 @@ import Glibc
 
 struct Usage: Error, CustomStringConvertible {
     var description: String {
-        "usage: download-bench list URLS.txt [--concurrency N] [--decode] [--lanes] | download-bench raw URLS.txt [--concurrency N] [--keep] | download-bench floor URLS.txt [--concurrency N] | download-bench coalesce URL [--callers N]"
+        "usage: download-bench list URLS.txt [--concurrency N] [--decode] [--lanes] | download-bench raw URLS.txt [--concurrency N] [--keep] [--queued] | download-bench floor URLS.txt [--concurrency N] [--queued] | download-bench coalesce URL [--callers N]"
     }
 }
 
@@ -162,13 +165,16 @@ enum RawMode: String {
 /// The same list through AsyncHTTPClient's delegate API alone (no Downloader: no queue,
 /// no coalescing), `concurrency` requests in flight: what the HTTP client costs by itself,
 /// to tell it apart from the Downloader's own overhead; `mode` says what is done with
-/// each body.
-func runRaw(_ path: String, concurrency: Int, mode: RawMode) async throws {
+/// each body. In lanes, or `queued`: every request started at once, at most `concurrency`
+/// connections.
+func runRaw(_ path: String, concurrency: Int, mode: RawMode, queued: Bool) async throws {
     let urls = try String(contentsOfFile: path, encoding: .utf8)
         .split(whereSeparator: \.isNewline)
         .compactMap { URL(string: String($0)) }
     var configuration = HTTPClient.Configuration()
-    configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = max(8, concurrency)
+    // Queued, the pool is what holds the waiting requests: it may open only `concurrency`
+    // connections, as the Downloader runs only that many downloads.
+    configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = queued ? concurrency : max(8, concurrency)
     let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
     // The same warm-up load as `list`'s (see there).
     if let first = urls.first, let request = try? HTTPClient.Request(url: first) {
@@ -177,28 +183,32 @@ func runRaw(_ path: String, concurrency: Int, mode: RawMode) async throws {
     let coalescing = CoalescingFloor(client: client)
     let cpuStart = cpuSeconds()
     let start = ContinuousClock.now
+    // One URL's load in `mode`; the bytes it got.
+    let load = { @Sendable (url: URL) async throws -> Int in
+        switch mode {
+        case .raw:
+            return try await client.execute(request: try HTTPClient.Request(url: url), delegate: CountingDelegate()).futureResult.get()
+        case .rawKept:
+            return try await client.execute(request: try HTTPClient.Request(url: url), delegate: KeepingDelegate()).futureResult.get()
+        case .floor:
+            return try await coalescing.load(url).count
+        }
+    }
     let outcome = await withTaskGroup(of: (bytes: Int, failures: Int).self) { group in
-        for lane in 0..<concurrency {
-            group.addTask {
-                var bytes = 0
-                var failures = 0
-                for index in stride(from: lane, to: urls.count, by: concurrency) {
-                    do {
-                        switch mode {
-                        case .raw:
-                            let request = try HTTPClient.Request(url: urls[index])
-                            bytes += try await client.execute(request: request, delegate: CountingDelegate()).futureResult.get()
-                        case .rawKept:
-                            let request = try HTTPClient.Request(url: urls[index])
-                            bytes += try await client.execute(request: request, delegate: KeepingDelegate()).futureResult.get()
-                        case .floor:
-                            bytes += try await coalescing.load(urls[index]).count
-                        }
-                    } catch {
-                        failures += 1
+        if queued {
+            for url in urls {
+                group.addTask { (try? await load(url)).map { ($0, 0) } ?? (0, 1) }
+            }
+        } else {
+            for lane in 0..<concurrency {
+                group.addTask {
+                    var bytes = 0
+                    var failures = 0
+                    for index in stride(from: lane, to: urls.count, by: concurrency) {
+                        if let count = try? await load(urls[index]) { bytes += count } else { failures += 1 }
                     }
+                    return (bytes, failures)
                 }
-                return (bytes, failures)
             }
         }
         return await group.reduce((0, 0)) { ($0.0 + $1.bytes, $0.1 + $1.failures) }
@@ -207,7 +217,7 @@ func runRaw(_ path: String, concurrency: Int, mode: RawMode) async throws {
     let cpu = cpuSeconds() - cpuStart
     try await client.shutdown()
     print(String(format: "download-bench: mode=%@ files=%d failures=%d bytes=%d seconds=%.3f MBps=%.1f cpu=%.3f",
-                 mode.rawValue, urls.count, outcome.1, outcome.0, elapsed, Double(outcome.0) / 1_048_576 / elapsed, cpu))
+                 mode.rawValue + (queued ? "-queued" : ""), urls.count, outcome.1, outcome.0, elapsed, Double(outcome.0) / 1_048_576 / elapsed, cpu))
 }
 
 func runCoalesce(_ url: URL, callers: Int) async throws {
@@ -232,9 +242,10 @@ do {
                           decode: arguments.contains("--decode"), lanes: arguments.contains("--lanes"))
     case "raw" where arguments.count >= 2:
         try await runRaw(arguments[1], concurrency: try option("--concurrency", in: arguments, default: 6),
-                         mode: arguments.contains("--keep") ? .rawKept : .raw)
+                         mode: arguments.contains("--keep") ? .rawKept : .raw, queued: arguments.contains("--queued"))
     case "floor" where arguments.count >= 2:
-        try await runRaw(arguments[1], concurrency: try option("--concurrency", in: arguments, default: 6), mode: .floor)
+        try await runRaw(arguments[1], concurrency: try option("--concurrency", in: arguments, default: 6), mode: .floor,
+                         queued: arguments.contains("--queued"))
     case "coalesce" where arguments.count >= 2:
         guard let url = URL(string: arguments[1]) else { throw Usage() }
         try await runCoalesce(url, callers: try option("--callers", in: arguments, default: 100))

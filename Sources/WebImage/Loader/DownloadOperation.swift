@@ -64,6 +64,10 @@ final class DownloadOperation: Hashable, Sendable {
     /// lock) only when it is set. A caller that subscribes just after a report was skipped
     /// misses it, as it would have missed it by subscribing just after the report ran.
     private let progressWanted = Atomic(false)
+    /// Whether a caller that wants the body in a file ever subscribed: set and read the
+    /// same way, so that a response head takes that lock to choose where the body goes
+    /// only when a file is possible.
+    private let fileWanted = Atomic(false)
 
     init(key: Key, requestOptions: DownloadRequestOptions) {
         self.key = key
@@ -78,6 +82,14 @@ final class DownloadOperation: Hashable, Sendable {
     /// A caller with a progress handler subscribed.
     func markProgressWanted() {
         progressWanted.store(true, ordering: .releasing)
+    }
+
+    /// Whether any caller ever asked for the body in a file (see ``markFileWanted()``).
+    var isFileWanted: Bool { fileWanted.load(ordering: .acquiring) }
+
+    /// A caller with a ``DownloadDestination`` subscribed.
+    func markFileWanted() {
+        fileWanted.store(true, ordering: .releasing)
     }
 
     static func == (lhs: DownloadOperation, rhs: DownloadOperation) -> Bool {

@@ -91,6 +91,35 @@ struct DownloadScheduler {
     private struct Entry {
         var phase: Phase
         var work = SharedWork<Subscriber>()
+        /// How many of the waiting callers want an image (the outcome is then decoded):
+        /// counted as callers join and leave, so that a transfer's end need not look at
+        /// every caller.
+        private(set) var imageCallers = 0
+
+        /// Adds a caller, unless the operation is closed to newcomers.
+        mutating func join(_ subscriber: Subscriber, id: Int) -> Bool {
+            guard work.join(subscriber, id: id) else { return false }
+            if subscriber.decodeOptions != nil { imageCallers += 1 }
+            return true
+        }
+
+        /// Takes one caller out.
+        mutating func leave(id: Int) -> SharedWork<Subscriber>.Departure {
+            let departure = work.leave(id: id)
+            switch departure {
+            case .left(let subscriber), .lastLeft(let subscriber):
+                if subscriber.decodeOptions != nil { imageCallers -= 1 }
+            case .absent:
+                break
+            }
+            return departure
+        }
+
+        /// Takes every caller out.
+        mutating func takeAll() -> [(id: Int, subscriber: Subscriber)] {
+            imageCallers = 0
+            return work.takeAll()
+        }
     }
 
     /// How many operations may hold a slot at once; at least 1.
@@ -126,13 +155,13 @@ struct DownloadScheduler {
         guard !isShutDown else { return .reject }
         nextID += 1
         let id = nextID
-        if let existing = joinable[key], entries[existing]?.work.join(subscriber, id: id) == true {
+        if let existing = joinable[key], entries[existing]?.join(subscriber, id: id) == true {
             queue.raise(existing, to: options.priority)
             return .wait(Subscription(operation: existing, id: id), start: [])
         }
         let operation = DownloadOperation(key: key, requestOptions: options)
         var entry = Entry(phase: .queued)
-        entry.work.join(subscriber, id: id)
+        _ = entry.join(subscriber, id: id)
         entries[operation] = entry
         joinable[key] = operation
         queue.append(operation, priority: options.priority, sequence: id)
@@ -144,7 +173,7 @@ struct DownloadScheduler {
     mutating func cancel(subscriber id: Int, of operation: DownloadOperation) -> CancelAction {
         // Changed in place through the dictionary, never copied out: a copy of the entry
         // would copy its subscribers at each cancel, O(n) for a URL with n callers.
-        guard let departure = entries[operation]?.work.leave(id: id), let phase = entries[operation]?.phase else { return .none }
+        guard let departure = entries[operation]?.leave(id: id), let phase = entries[operation]?.phase else { return .none }
         let subscriber: Subscriber
         switch departure {
         case .absent:
@@ -173,18 +202,20 @@ struct DownloadScheduler {
     /// A running operation's transfer ended (or never got sent): its slot goes to the next
     /// queued operations, and its outcome to its callers.
     mutating func transferEnded(_ operation: DownloadOperation, succeeded: Bool) -> TransferEndedAction {
-        guard running.remove(operation) != nil, let subscribers = entries[operation]?.work.subscribers else {
+        // One hash for the entry, changed in place through its index (this runs for every
+        // transfer).
+        guard running.remove(operation) != nil, let index = entries.index(forKey: operation) else {
             return TransferEndedAction(start: [], delivery: .none)
         }
         forgetJoinable(operation)
-        entries[operation]?.phase = .delivering
-        entries[operation]?.work.close()
-        let decodes = operation.requestOptions.decryptor != nil || subscribers.values.contains { $0.decodeOptions != nil }
+        entries.values[index].phase = .delivering
+        entries.values[index].work.close()
+        let decodes = operation.requestOptions.decryptor != nil || entries.values[index].imageCallers > 0
         let delivery: Delivery
         if succeeded, decodes {
             delivery = .afterDecoding
         } else {
-            delivery = .now(entries[operation]?.work.takeAll().map(\.subscriber) ?? [])
+            delivery = .now(entries.values[index].takeAll().map(\.subscriber))
         }
         return TransferEndedAction(start: takeStartable(), delivery: delivery)
     }
@@ -192,7 +223,7 @@ struct DownloadScheduler {
     /// The decoded results are ready: takes every caller still waiting (those that
     /// cancelled meanwhile had their completion) so each gets its own.
     mutating func takeSubscribers(of operation: DownloadOperation) -> [(id: Int, subscriber: Subscriber)] {
-        entries[operation]?.work.takeAll() ?? []
+        entries[operation]?.takeAll() ?? []
     }
 
     /// Every caller of a delivered operation had its completion: the operation is forgotten.
@@ -220,12 +251,12 @@ struct DownloadScheduler {
         var cancelled: [Subscriber] = []
         for operation in queue.removeAll() {
             if var entry = entries.removeValue(forKey: operation) {
-                cancelled += entry.work.takeAll().map(\.subscriber)
+                cancelled += entry.takeAll().map(\.subscriber)
             }
         }
         let stopping = Array(running)
         for operation in stopping {
-            cancelled += entries[operation]?.work.takeAll().map(\.subscriber) ?? []
+            cancelled += entries[operation]?.takeAll().map(\.subscriber) ?? []
             entries[operation]?.phase = .stopping
         }
         joinable.removeAll()
@@ -304,6 +335,9 @@ struct DownloadScheduler {
     }
 
     private mutating func forgetJoinable(_ operation: DownloadOperation) {
-        if joinable[operation.key] == operation { joinable[operation.key] = nil }
+        // One hash of the key (a URL) instead of a lookup and a removal.
+        if let index = joinable.index(forKey: operation.key), joinable.values[index] == operation {
+            joinable.remove(at: index)
+        }
     }
 }

@@ -21,14 +21,14 @@ extension Downloader {
 
     /// The client that sends `operation`'s request to `url`: the shared client of its
     /// route or, for a pinned download, the client kept for its host and pin (made on first
-    /// use; see ``PinnedClients``). Fails once the downloader is shut down, and for a pin
-    /// that cannot hold.
+    /// use; see ``PinnedClients``). Fails with `cancelled` when every caller of the
+    /// operation left (as a shutdown makes them), with `invalidDownloadOperation` once the
+    /// downloader is shut down, and for a pin that cannot hold. The checks share the lock
+    /// the client is looked up under: every transfer begins here.
     func transferClient(for operation: DownloadOperation, url: URL) -> Result<HTTPClient, WebImageError> {
         let insecure = operation.key.allowsInvalidCertificates
         guard let address = operation.requestOptions.pinnedAddress else {
-            let key = SharedClientKey(proxy: config.proxy.proxy(for: url), allowsInvalidCertificates: insecure)
-            guard let shared = sharedClient(key) else { return .failure(.invalidDownloadOperation) }
-            return .success(shared)
+            return sharedClient(SharedClientKey(proxy: config.proxy.proxy(for: url), allowsInvalidCertificates: insecure), for: operation)
         }
         let host: String
         do {
@@ -37,11 +37,16 @@ extension Downloader {
             return .failure(error)
         }
         let key = PinnedClients<HTTPClient>.Key(host: host, address: address, allowsInvalidCertificates: insecure)
-        let (isShutDown, kept) = state.withLock { state -> (Bool, HTTPClient?) in
-            state.scheduler.isShutDown ? (true, nil) : (false, state.pinnedClients.acquire(key, for: operation))
+        let kept = state.withLock { state -> Result<HTTPClient?, WebImageError> in
+            if state.scheduler.isStopping(operation) { return .failure(.cancelled) }
+            if state.scheduler.isShutDown { return .failure(.invalidDownloadOperation) }
+            return .success(state.pinnedClients.acquire(key, for: operation))
         }
-        guard !isShutDown else { return .failure(.invalidDownloadOperation) }
-        if let kept { return .success(kept) }
+        switch kept {
+        case .failure(let error): return .failure(error)
+        case .success(let client?): return .success(client)
+        case .success(nil): break
+        }
         // Made outside the lock; a transfer that made one for the same pin meanwhile wins.
         let made = makeClient(allowingInvalidCertificates: insecure, proxy: nil, dnsOverride: [host: address])
         let (chosen, surplus): (HTTPClient?, HTTPClient?) = state.withLock { state in
@@ -79,14 +84,16 @@ extension Downloader {
         for client in evicted { client.shutdown { _ in } }
     }
 
-    /// The shared client of `key`, created on first use; `nil` once the downloader is shut down.
-    func sharedClient(_ key: SharedClientKey) -> HTTPClient? {
+    /// The shared client of `key` for `operation`'s transfer, created on first use (see
+    /// ``transferClient(for:url:)`` for the failures).
+    private func sharedClient(_ key: SharedClientKey, for operation: DownloadOperation) -> Result<HTTPClient, WebImageError> {
         state.withLock { state in
-            guard !state.scheduler.isShutDown else { return nil }
-            if let client = state.sharedClients[key] { return client }
+            if state.scheduler.isStopping(operation) { return .failure(.cancelled) }
+            if state.scheduler.isShutDown { return .failure(.invalidDownloadOperation) }
+            if let client = state.sharedClients[key] { return .success(client) }
             let client = makeClient(allowingInvalidCertificates: key.allowsInvalidCertificates, proxy: key.proxy)
             state.sharedClients[key] = client
-            return client
+            return .success(client)
         }
     }
 

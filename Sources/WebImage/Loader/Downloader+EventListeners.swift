@@ -52,6 +52,7 @@ extension Downloader {
             guard !listeners.isClosed else { return nil }
             listeners.nextID += 1
             listeners.continuations[listeners.nextID] = continuation
+            listenerCount.store(listeners.continuations.count, ordering: .releasing)
             return listeners.nextID
         }
         guard let id else {
@@ -59,13 +60,24 @@ extension Downloader {
             return stream
         }
         continuation.onTermination = { [weak self] _ in
-            _ = self?.listeners.withLock { $0.continuations.removeValue(forKey: id) }
+            guard let self else { return }
+            listeners.withLock { listeners in
+                listeners.continuations[id] = nil
+                listenerCount.store(listeners.continuations.count, ordering: .releasing)
+            }
         }
         return stream
     }
 
-    func emit(_ event: DownloadEvent) {
-        let continuations = listeners.withLock { $0.continuations.isEmpty ? [] : Array($0.continuations.values) }
+    /// Sends `event` to every open stream. With none open (the usual case) it neither
+    /// builds the event nor takes the streams' lock: this runs four times per transfer.
+    /// A stream opened while an event is being sent may miss that one, as it would had it
+    /// been opened a moment later.
+    func emit(_ event: @autoclosure () -> DownloadEvent) {
+        guard listenerCount.load(ordering: .acquiring) > 0 else { return }
+        let continuations = listeners.withLock { Array($0.continuations.values) }
+        guard !continuations.isEmpty else { return }
+        let event = event()
         for continuation in continuations { continuation.yield(event) }
     }
 }

@@ -83,7 +83,8 @@ extension Downloader {
     func deliveryFinished(_ operation: DownloadOperation) {
         let waiters = state.withLock { state in
             state.scheduler.deliveryFinished(operation)
-            return state.doneWaiters.removeValue(forKey: operation) ?? []
+            // Only a shutdown waits: no hashing of the operation for every transfer.
+            return state.doneWaiters.isEmpty ? [] : state.doneWaiters.removeValue(forKey: operation) ?? []
         }
         for waiter in waiters { waiter.resume() }
     }

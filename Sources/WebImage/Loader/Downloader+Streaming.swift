@@ -75,7 +75,7 @@ extension Downloader {
     /// first caller's destination when every caller waiting wants a file and no decryptor
     /// is set; `nil` to keep the body in memory.
     func streamingDestination(of operation: DownloadOperation) -> (any DownloadDestination)? {
-        guard operation.requestOptions.decryptor == nil else { return nil }
+        guard operation.isFileWanted, operation.requestOptions.decryptor == nil else { return nil }
         return state.withLock { $0.scheduler.streamingDestination(of: operation) }
     }
 

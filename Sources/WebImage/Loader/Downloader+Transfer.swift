@@ -31,7 +31,7 @@ extension Downloader {
     /// without nesting calls. Called outside the lock.
     func beginTransfer(_ operation: DownloadOperation) -> Result<TransferredBody, WebImageError>? {
         let options = operation.requestOptions
-        var request = DownloadRequest(url: operation.url, headers: state.withLock { $0.requestHeaders })
+        var request = DownloadRequest(url: operation.url, headers: headers.withLock { $0.requestHeaders })
         // The operation's URL was checked when its first caller subscribed; only a request
         // modifier can point the request elsewhere.
         if let modifier = options.requestModifier {
@@ -43,7 +43,7 @@ extension Downloader {
             request = modified
         }
         addStoredHeaders(to: &request, options: options)
-        guard !state.withLock({ $0.scheduler.isStopping(operation) }) else { return .failure(.cancelled) }
+        // Fails with `cancelled` when every caller left meanwhile.
         let client: HTTPClient
         switch transferClient(for: operation, url: request.url) {
         case .success(let chosen): client = chosen

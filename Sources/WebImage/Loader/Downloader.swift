@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import NIOHTTP1
+import Synchronization
 
 /// Downloads images over HTTP and HTTPS (SDWebImage's `SDWebImageDownloader`), on
 /// AsyncHTTPClient.
@@ -34,13 +35,6 @@ public final class Downloader: ImageLoader {
     /// after the lock is released.
     struct State {
         var scheduler: DownloadScheduler
-        /// The headers sent with every request (``setValue(_:forHTTPHeaderField:)``).
-        var headers: [String: String] {
-            didSet { requestHeaders = Self.httpHeaders(headers) }
-        }
-        /// ``headers`` as the HTTP client takes them, rebuilt when one changes rather than
-        /// for every request.
-        private(set) var requestHeaders: HTTPHeaders
         /// The clients of unpinned downloads, one per route (see ``SharedClientKey``).
         var sharedClients: [SharedClientKey: HTTPClient] = [:]
         /// The request in flight of each running operation, so that its last caller's
@@ -50,24 +44,39 @@ public final class Downloader: ImageLoader {
         var pinnedClients = PinnedClients<HTTPClient>()
         /// Who waits (``shutdown()``) for an operation to be forgotten by the scheduler.
         var doneWaiters: [DownloadOperation: [CheckedContinuation<Void, Never>]] = [:]
+    }
 
-        init(scheduler: DownloadScheduler, headers: [String: String]) {
-            self.scheduler = scheduler
-            self.headers = headers
-            requestHeaders = Self.httpHeaders(headers)
+    /// The headers sent with every request (``setValue(_:forHTTPHeaderField:)``), under a
+    /// lock of their own: every transfer reads them as it begins, and need not contend for
+    /// the scheduler's lock (taken from every event loop) to do so. A plain value.
+    struct SharedHeaders {
+        var fields: [String: String] {
+            didSet { requestHeaders = Self.httpHeaders(fields) }
+        }
+        /// ``fields`` as the HTTP client takes them, rebuilt when one changes rather than
+        /// for every request.
+        private(set) var requestHeaders: HTTPHeaders
+
+        init(_ fields: [String: String]) {
+            self.fields = fields
+            requestHeaders = Self.httpHeaders(fields)
         }
 
-        private static func httpHeaders(_ headers: [String: String]) -> HTTPHeaders {
-            HTTPHeaders(headers.map { ($0.key, $0.value) })
+        private static func httpHeaders(_ fields: [String: String]) -> HTTPHeaders {
+            HTTPHeaders(fields.map { ($0.key, $0.value) })
         }
     }
 
     /// The configuration the downloader was created with.
     public let config: Downloader.Configuration
     let state: LockedValue<State>
+    let headers: LockedValue<SharedHeaders>
     /// The open event streams, under their own lock: events are sent from every event
     /// loop and must not wait for the queue.
     let listeners = LockedValue(EventListeners())
+    /// How many streams ``listeners`` holds, written under its lock and read without it,
+    /// so that ``emit(_:)`` skips the lock when nobody listens.
+    let listenerCount = Atomic(0)
     /// The `ETag` / `Last-Modified` of recent responses, to make revalidations conditional.
     let validators = HTTPValidatorStore()
 
@@ -75,7 +84,8 @@ public final class Downloader: ImageLoader {
     public init(config: Downloader.Configuration = Downloader.Configuration()) {
         self.config = config
         let scheduler = DownloadScheduler(maxConcurrentDownloads: config.maxConcurrentDownloads, lifo: config.executionOrder == .lifo)
-        state = LockedValue(State(scheduler: scheduler, headers: config.httpHeaders))
+        state = LockedValue(State(scheduler: scheduler))
+        headers = LockedValue(SharedHeaders(config.httpHeaders))
     }
 
     /// How many downloads run at once; changing it starts queued ones at once when it
@@ -100,17 +110,17 @@ public final class Downloader: ImageLoader {
 
     /// Sets (or with `nil` removes) a header sent with every later request.
     public func setValue(_ value: String?, forHTTPHeaderField field: String) {
-        state.withLock { state in
-            let existing = state.headers.keys.first { $0.caseInsensitiveCompare(field) == .orderedSame }
-            if let existing { state.headers[existing] = nil }
-            if let value { state.headers[field] = value }
+        headers.withLock { headers in
+            let existing = headers.fields.keys.first { $0.caseInsensitiveCompare(field) == .orderedSame }
+            if let existing { headers.fields[existing] = nil }
+            if let value { headers.fields[field] = value }
         }
     }
 
     /// The value of a header sent with every request, if set.
     public func value(forHTTPHeaderField field: String) -> String? {
-        state.withLock { state in
-            state.headers.first { $0.key.caseInsensitiveCompare(field) == .orderedSame }?.value
+        headers.withLock { headers in
+            headers.fields.first { $0.key.caseInsensitiveCompare(field) == .orderedSame }?.value
         }
     }
 
@@ -204,7 +214,10 @@ public final class Downloader: ImageLoader {
         )
         let action = state.withLock { state in
             let action = state.scheduler.subscribe(subscriber, key: key, options: options)
-            if progress != nil, case .wait(let subscription, _) = action { subscription.operation.markProgressWanted() }
+            if case .wait(let subscription, _) = action {
+                if progress != nil { subscription.operation.markProgressWanted() }
+                if subscriber.destination != nil { subscription.operation.markFileWanted() }
+            }
             return action
         }
         switch action {
@@ -242,6 +255,7 @@ public final class Downloader: ImageLoader {
         }
         let streams = listeners.withLock { listeners in
             listeners.isClosed = true
+            listenerCount.store(0, ordering: .releasing)
             defer { listeners.continuations.removeAll() }
             return Array(listeners.continuations.values)
         }
@@ -255,8 +269,18 @@ public final class Downloader: ImageLoader {
     }
 
     static func isDownloadable(_ url: URL) -> Bool {
-        guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else { return false }
+        guard let scheme = url.scheme, isHTTPScheme(scheme) else { return false }
         return !(url.host ?? "").isEmpty
+    }
+
+    /// Whether `scheme` is `http` or `https` in any case. Compares the bytes instead of
+    /// lowercasing a copy, as it runs for every download.
+    private static func isHTTPScheme(_ scheme: String) -> Bool {
+        let bytes = scheme.utf8
+        guard bytes.count == 4 || bytes.count == 5 else { return false }
+        // `| 0x20` lowercases an ASCII letter; no other byte becomes one of "https".
+        for (byte, letter) in zip(bytes, "https".utf8) where byte | 0x20 != letter { return false }
+        return true
     }
 }
 
