@@ -9,7 +9,8 @@
 #   FUZZ_SEED=N fixes libFuzzer's seed (see below).
 #   FUZZ_EXECUTIONS=N ends each run after N executions, SECONDS being then only a cap.
 #   FUZZ_JOBS=N runs N fuzzer processes of each run at once on the same corpus (each with
-#   its own seed and log), for N cores; the summary adds up their executions and rates.
+#   its own seed and log), for N cores; the summary adds up their executions and rates,
+#   and FUZZ_EXECUTIONS is shared out between them (each runs N / jobs, rounded up).
 #
 # Everything it writes is under .build-fuzz/ (git-ignored): the build, the seeds it makes
 # from the repository's fixtures (Fuzz/make-seeds.py), the corpora libFuzzer grows (kept
@@ -69,7 +70,8 @@ if [ -n "${FUZZ_SEED:-}" ]; then
     limits+=(-seed="$FUZZ_SEED")
     export SWIFT_DETERMINISTIC_HASHING=1
 fi
-if [ -n "${FUZZ_EXECUTIONS:-}" ]; then limits+=(-runs="$FUZZ_EXECUTIONS"); fi
+# Given to each process below: all of it to one, a share to each of FUZZ_JOBS.
+executions=${FUZZ_EXECUTIONS:-}
 # A broken invariant traps (fatalError): let libFuzzer's handler report it and save the
 # input. Swift's own backtracer would catch the signal first and, reading memory of the
 # process under ASan, end in an unrelated ASan report.
@@ -126,8 +128,10 @@ for run in "${runs[@]}"; do
         # Each process gets its own seed (a fixed seed would repeat the same inputs).
         pids=()
         rm -f "$log".[0-9]*
+        share=()
+        [ -n "$executions" ] && share=(-runs="$(( (executions + jobs - 1) / jobs ))")
         for job in $(seq "$jobs"); do
-            "$bin/fuzz-$target" "${limits[@]}" -max_total_time="$seconds" -max_len="$max_len" \
+            "$bin/fuzz-$target" "${limits[@]}" "${share[@]}" -max_total_time="$seconds" -max_len="$max_len" \
                 -dict="$work/dict/$dict.dict" -artifact_prefix="$artifacts/" -print_final_stats=1 \
                 -seed="$(( ${FUZZ_SEED:-$RANDOM} + job ))" "$corpus" "${seeds[@]}" > "$log.$job" 2>&1 &
             pids+=($!)
@@ -135,8 +139,8 @@ for run in "${runs[@]}"; do
         for pid in "${pids[@]}"; do wait "$pid" || status=$?; done
         cat "$log".[0-9]* > "$log"
     else
-        "$bin/fuzz-$target" "${limits[@]}" -max_total_time="$seconds" -max_len="$max_len" \
-            -dict="$work/dict/$dict.dict" -artifact_prefix="$artifacts/" -print_final_stats=1 \
+        "$bin/fuzz-$target" "${limits[@]}" ${executions:+-runs="$executions"} -max_total_time="$seconds" \
+            -max_len="$max_len" -dict="$work/dict/$dict.dict" -artifact_prefix="$artifacts/" -print_final_stats=1 \
             "$corpus" "${seeds[@]}" > "$log" 2>&1 || status=$?
     fi
     # Added up over the processes (one line each).
