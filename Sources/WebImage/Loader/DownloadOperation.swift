@@ -1,3 +1,4 @@
+import AsyncHTTPClient
 import Foundation
 import Synchronization
 
@@ -5,13 +6,24 @@ import Synchronization
 /// `SDWebImageDownloaderOperation`): what to fetch and how, fixed when it is created.
 ///
 /// The ``Downloader`` creates one operation per URL (and certificate policy) and attaches
-/// each caller to it as a ``Subscriber``. Everything that changes over the operation's
-/// life (its phase in the queue, its subscribers, whether it is being stopped) lives in
-/// the downloader's ``DownloadScheduler``, under the downloader's one lock; the
-/// operation itself is immutable, so the transfer's event loop reads its options with no
-/// lock. Compared and hashed by identity: two operations for one URL are two requests.
-/// Thread-safe.
+/// each caller to it as a ``Subscriber``. What the queue decides over the operation's life
+/// (its phase, its subscribers) lives in the downloader's ``DownloadScheduler``, under the
+/// downloader's one lock; what the operation is stays fixed, so the transfer's event loop
+/// reads its options with no lock. The request in flight is kept here, under a lock of
+/// the operation's own (``keep(_:)``, ``stopRequest()``): a transfer sends and ends its
+/// request without the downloader's lock, and without hashing the operation into a map. Compared and hashed by identity:
+/// two operations for one URL are two requests. Thread-safe.
 final class DownloadOperation: Hashable, Sendable {
+    /// The operation's request, as ``keep(_:)`` and ``stopRequest()`` see it.
+    private enum RequestSlot {
+        /// Nothing in flight: not sent yet, or the transfer ended.
+        case idle
+        /// In flight (the last one sent, when a Basic challenge was answered).
+        case sent(HTTPClient.Task<ResponseReader.Outcome>)
+        /// Every caller left: a request sent later is refused, so its sender cancels it.
+        case stopped
+    }
+
     /// What makes two downloads the same request.
     struct Key: Hashable, Sendable {
         var url: URL
@@ -68,6 +80,7 @@ final class DownloadOperation: Hashable, Sendable {
     /// same way, so that a response head takes that lock to choose where the body goes
     /// only when a file is possible.
     private let fileWanted = Atomic(false)
+    private let request = Mutex(RequestSlot.idle)
 
     init(key: Key, requestOptions: DownloadRequestOptions) {
         self.key = key
@@ -90,6 +103,45 @@ final class DownloadOperation: Hashable, Sendable {
     /// A caller with a ``DownloadDestination`` subscribed.
     func markFileWanted() {
         fileWanted.store(true, ordering: .releasing)
+    }
+
+    /// Keeps `task`, the request just sent, so that ``stopRequest()`` can cancel it.
+    /// `false` when the request was stopped first: the caller then cancels `task` itself.
+    func keep(_ task: HTTPClient.Task<ResponseReader.Outcome>) -> Bool {
+        request.withLock { slot in
+            if case .stopped = slot { return false }
+            slot = .sent(task)
+            return true
+        }
+    }
+
+    /// Every caller left (or everything was cancelled): makes ``keep(_:)`` refuse any
+    /// request sent later, and returns the one in flight, for the caller to cancel once it
+    /// holds no lock (AsyncHTTPClient then closes the connection and fails the request
+    /// with `cancelled`). The downloader calls it under its own lock, as the scheduler
+    /// marks the operation stopping, so that both say the same at every moment.
+    func stopRequest() -> HTTPClient.Task<ResponseReader.Outcome>? {
+        request.withLock { slot in
+            defer { slot = .stopped }
+            guard case .sent(let task) = slot else { return nil }
+            return task
+        }
+    }
+
+    /// Whether ``stopRequest()`` was called: a request not yet sent need not be.
+    var isRequestStopped: Bool {
+        request.withLock { slot in
+            if case .stopped = slot { return true }
+            return false
+        }
+    }
+
+    /// The transfer ended: lets go of its request (which holds the reader, which holds
+    /// this operation), unless it was stopped.
+    func requestEnded() {
+        request.withLock { slot in
+            if case .sent = slot { slot = .idle }
+        }
     }
 
     static func == (lhs: DownloadOperation, rhs: DownloadOperation) -> Bool {

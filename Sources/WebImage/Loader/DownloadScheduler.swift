@@ -65,8 +65,8 @@ struct DownloadScheduler {
         /// Nothing: the operation was not running (a stale event).
         case none
         /// Hand the outcome to these callers (every one still waiting) now: the error, or
-        /// the bytes when nobody wants an image and no decryptor runs. Then report
-        /// ``deliveryFinished(_:)``.
+        /// the bytes when nobody wants an image and no decryptor runs. The operation is
+        /// forgotten already: there is nothing to report after.
         case now([Subscriber])
         /// Decrypt and decode first; the callers stay attached (and may still cancel) until
         /// ``takeSubscribers(of:)``. Then report ``deliveryFinished(_:)``.
@@ -215,7 +215,9 @@ struct DownloadScheduler {
         if succeeded, decodes {
             delivery = .afterDecoding
         } else {
+            // Nobody can join or leave an outcome handed out at once: forgotten now.
             delivery = .now(entries.values[index].takeAll().map(\.subscriber))
+            entries.remove(at: index)
         }
         return TransferEndedAction(start: takeStartable(), delivery: delivery)
     }
@@ -226,7 +228,8 @@ struct DownloadScheduler {
         entries[operation]?.takeAll() ?? []
     }
 
-    /// Every caller of a delivered operation had its completion: the operation is forgotten.
+    /// Every caller of an operation delivered after decoding had its completion: the
+    /// operation is forgotten.
     mutating func deliveryFinished(_ operation: DownloadOperation) {
         guard entries[operation]?.phase == .delivering else { return }
         entries[operation] = nil
@@ -276,12 +279,15 @@ struct DownloadScheduler {
         queue.count + running.reduce(0) { $0 + (entries[$1]?.phase == .running ? 1 : 0) }
     }
 
-    /// Whether the operation's request is being stopped (its callers all left).
+    /// Whether the operation's request is being stopped (its callers all left). The
+    /// downloader marks the operation itself in the same step
+    /// (``DownloadOperation/stopRequest()``) and its transfers read that, without this lock.
     func isStopping(_ operation: DownloadOperation) -> Bool {
         entries[operation]?.phase == .stopping
     }
 
-    /// Whether the operation is queued, running or delivering (not yet forgotten).
+    /// Whether the operation is queued, running, stopping or being decoded (not yet
+    /// forgotten).
     func contains(_ operation: DownloadOperation) -> Bool {
         entries[operation] != nil
     }

@@ -19,16 +19,33 @@ extension Downloader {
         var allowsInvalidCertificates: Bool
     }
 
+    /// The downloader's clients: one shared client per route, made on first use, and the
+    /// clients of pinned downloads. A plain value, kept under its own lock
+    /// (``Downloader/clients``).
+    struct Clients {
+        var shared: [SharedClientKey: HTTPClient] = [:]
+        var pinned = PinnedClients<HTTPClient>()
+        /// Set by ``Downloader/shutdown()``: no client is handed out or made after.
+        private(set) var isClosed = false
+
+        /// Hands out no client from now on; returns the shared ones, to shut down.
+        mutating func close() -> [HTTPClient] {
+            isClosed = true
+            defer { shared.removeAll() }
+            return Array(shared.values)
+        }
+    }
+
     /// The client that sends `operation`'s request to `url`: the shared client of its
     /// route or, for a pinned download, the client kept for its host and pin (made on first
     /// use; see ``PinnedClients``). Fails with `cancelled` when every caller of the
     /// operation left (as a shutdown makes them), with `invalidDownloadOperation` once the
-    /// downloader is shut down, and for a pin that cannot hold. The checks share the lock
-    /// the client is looked up under: every transfer begins here.
+    /// downloader is shut down, and for a pin that cannot hold.
     func transferClient(for operation: DownloadOperation, url: URL) -> Result<HTTPClient, WebImageError> {
+        guard !operation.isRequestStopped else { return .failure(.cancelled) }
         let insecure = operation.key.allowsInvalidCertificates
         guard let address = operation.requestOptions.pinnedAddress else {
-            return sharedClient(SharedClientKey(proxy: config.proxy.proxy(for: url), allowsInvalidCertificates: insecure), for: operation)
+            return sharedClient(SharedClientKey(proxy: config.proxy.proxy(for: url), allowsInvalidCertificates: insecure))
         }
         let host: String
         do {
@@ -37,21 +54,16 @@ extension Downloader {
             return .failure(error)
         }
         let key = PinnedClients<HTTPClient>.Key(host: host, address: address, allowsInvalidCertificates: insecure)
-        let kept = state.withLock { state -> Result<HTTPClient?, WebImageError> in
-            if state.scheduler.isStopping(operation) { return .failure(.cancelled) }
-            if state.scheduler.isShutDown { return .failure(.invalidDownloadOperation) }
-            return .success(state.pinnedClients.acquire(key, for: operation))
+        let (isClosed, kept) = clients.withLock { clients -> (Bool, HTTPClient?) in
+            clients.isClosed ? (true, nil) : (false, clients.pinned.acquire(key, for: operation))
         }
-        switch kept {
-        case .failure(let error): return .failure(error)
-        case .success(let client?): return .success(client)
-        case .success(nil): break
-        }
+        guard !isClosed else { return .failure(.invalidDownloadOperation) }
+        if let kept { return .success(kept) }
         // Made outside the lock; a transfer that made one for the same pin meanwhile wins.
         let made = makeClient(allowingInvalidCertificates: insecure, proxy: nil, dnsOverride: [host: address])
-        let (chosen, surplus): (HTTPClient?, HTTPClient?) = state.withLock { state in
-            guard !state.scheduler.isShutDown else { return (nil, made) }
-            let stored = state.pinnedClients.insert(made, key, for: operation)
+        let (chosen, surplus): (HTTPClient?, HTTPClient?) = clients.withLock { clients in
+            guard !clients.isClosed else { return (nil, made) }
+            let stored = clients.pinned.insert(made, key, for: operation)
             return (stored.client, stored.surplus)
         }
         surplus?.shutdown { _ in }
@@ -80,19 +92,18 @@ extension Downloader {
     /// kept number are shut down.
     func releasePinnedClient(of operation: DownloadOperation) {
         guard operation.requestOptions.pinnedAddress != nil else { return }
-        let evicted = state.withLock { $0.pinnedClients.release(operation) }
+        let evicted = clients.withLock { $0.pinned.release(operation) }
         for client in evicted { client.shutdown { _ in } }
     }
 
-    /// The shared client of `key` for `operation`'s transfer, created on first use (see
-    /// ``transferClient(for:url:)`` for the failures).
-    private func sharedClient(_ key: SharedClientKey, for operation: DownloadOperation) -> Result<HTTPClient, WebImageError> {
-        state.withLock { state in
-            if state.scheduler.isStopping(operation) { return .failure(.cancelled) }
-            if state.scheduler.isShutDown { return .failure(.invalidDownloadOperation) }
-            if let client = state.sharedClients[key] { return .success(client) }
+    /// The shared client of `key`, created on first use; fails once the downloader is
+    /// shut down.
+    private func sharedClient(_ key: SharedClientKey) -> Result<HTTPClient, WebImageError> {
+        clients.withLock { clients in
+            if clients.isClosed { return .failure(.invalidDownloadOperation) }
+            if let client = clients.shared[key] { return .success(client) }
             let client = makeClient(allowingInvalidCertificates: key.allowsInvalidCertificates, proxy: key.proxy)
-            state.sharedClients[key] = client
+            clients.shared[key] = client
             return .success(client)
         }
     }

@@ -17,46 +17,52 @@ extension Downloader {
             let operation = queue[next]
             next += 1
             guard let outcome = beginTransfer(operation) else { continue }
-            let ended = endTransfer(operation, outcome)
+            let (ended, waiters) = endTransfer(operation, outcome)
             queue += ended.start
-            handOut(outcome, ended.delivery, of: operation)
+            handOut(outcome, ended.delivery, of: operation, then: waiters)
         }
     }
 
     /// Ends an operation's transfer: frees its slot (starting the next queued ones), then
     /// hands out the outcome. Runs where the transfer ended, usually its event loop.
     func transferEnded(_ operation: DownloadOperation, _ outcome: Result<TransferredBody, WebImageError>) {
-        let ended = endTransfer(operation, outcome)
+        let (ended, waiters) = endTransfer(operation, outcome)
         begin(ended.start)
-        handOut(outcome, ended.delivery, of: operation)
+        handOut(outcome, ended.delivery, of: operation, then: waiters)
     }
 
-    /// Tells the scheduler the transfer ended and forgets its request.
+    /// Tells the scheduler the transfer ended and forgets its request. An outcome handed
+    /// out at once (``DownloadScheduler/Delivery/now(_:)``) has the operation forgotten in
+    /// the same step: who waited for that (``shutdown()``) is returned, to resume once the
+    /// callers had their completions.
     private func endTransfer(
         _ operation: DownloadOperation,
         _ outcome: Result<TransferredBody, WebImageError>
-    ) -> DownloadScheduler.TransferEndedAction {
+    ) -> (DownloadScheduler.TransferEndedAction, [CheckedContinuation<Void, Never>]) {
         let succeeded = if case .success = outcome { true } else { false }
         releasePinnedClient(of: operation)
+        operation.requestEnded()
         return state.withLock { state in
-            state.requests[operation] = nil
-            return state.scheduler.transferEnded(operation, succeeded: succeeded)
+            let ended = state.scheduler.transferEnded(operation, succeeded: succeeded)
+            guard case .now = ended.delivery, !state.doneWaiters.isEmpty else { return (ended, []) }
+            return (ended, state.doneWaiters.removeValue(forKey: operation) ?? [])
         }
     }
 
     /// Gives an ended operation's outcome to its callers, decoding first when the
-    /// scheduler says so.
+    /// scheduler says so; then resumes `waiters` (see ``endTransfer(_:_:)``).
     private func handOut(
         _ outcome: Result<TransferredBody, WebImageError>,
         _ delivery: DownloadScheduler.Delivery,
-        of operation: DownloadOperation
+        of operation: DownloadOperation,
+        then waiters: [CheckedContinuation<Void, Never>]
     ) {
+        defer { for waiter in waiters { waiter.resume() } }
         switch (delivery, outcome) {
         case (.none, _):
             return
         case (.now(let subscribers), .failure(let error)):
             for subscriber in subscribers { subscriber.completion(.failure(error)) }
-            deliveryFinished(operation)
         case (.now(let subscribers), .success(let body)):
             // Callers that want bytes only get them at once, on the calling thread (the
             // transfer's event loop); one that needs a streamed file read back or copied
@@ -65,7 +71,6 @@ extension Downloader {
                 image: nil, data: body.data, file: body.file, url: body.response.url, metrics: body.metrics, response: body.response
             )
             for subscriber in subscribers { subscriber.completion(.success(delivery)) }
-            deliveryFinished(operation)
         case (.afterDecoding, .success(let body)):
             Task {
                 await decodeAndDeliver(body, of: operation)
@@ -102,21 +107,12 @@ extension Downloader {
         }
     }
 
-    /// Keeps the request in flight, so the last cancelled token can stop it. `false` when
-    /// every caller left before: the caller then cancels `request` itself.
-    func setRequest(_ request: HTTPClient.Task<ResponseReader.Outcome>, of operation: DownloadOperation) -> Bool {
-        state.withLock { state in
-            state.requests[operation] = request
-            return !state.scheduler.isStopping(operation)
-        }
-    }
-
     /// Ends one caller's load with `cancelled`; stops the request when it was the last.
     func cancel(_ token: DownloadToken) {
-        let (action, request) = state.withLock { state -> (DownloadScheduler.CancelAction, HTTPClient.Task<ResponseReader.Outcome>?) in
+        let (action, inFlight) = state.withLock { state -> (DownloadScheduler.CancelAction, HTTPClient.Task<ResponseReader.Outcome>?) in
             let action = state.scheduler.cancel(subscriber: token.id, of: token.operation)
-            guard case .completeAndStopRequest = action else { return (action, nil) }
-            return (action, state.requests[token.operation])
+            guard case .completeAndStopRequest(_, let operation) = action else { return (action, nil) }
+            return (action, operation.stopRequest())
         }
         switch action {
         case .none:
@@ -124,9 +120,8 @@ extension Downloader {
         case .complete(let subscriber):
             subscriber.completion(.failure(.cancelled))
         case .completeAndStopRequest(let subscriber, _):
-            // AsyncHTTPClient closes the connection and fails the request with `cancelled`;
-            // a request not yet sent is cancelled by `setRequest`'s caller.
-            request?.cancel()
+            // A request not yet sent is refused when it is (see `DownloadOperation.keep`).
+            inFlight?.cancel()
             subscriber.completion(.failure(.cancelled))
         }
     }

@@ -99,7 +99,7 @@ extension Downloader {
         // The configured timeout is an idle limit: the client's connect time-out until the
         // request is sent, then the reader's watchdog.
         let task = client.execute(request: outgoing, delegate: reader, eventLoop: .delegate(on: eventLoop), deadline: nil, logger: nil)
-        if !setRequest(task, of: operation) { task.cancel() }
+        if !operation.keep(task) { task.cancel() }
         task.futureResult.whenComplete { result in
             reader.stopWatchdog()
             if case .failure = result { reader.abandonBody() }

@@ -35,13 +35,6 @@ public final class Downloader: ImageLoader {
     /// after the lock is released.
     struct State {
         var scheduler: DownloadScheduler
-        /// The clients of unpinned downloads, one per route (see ``SharedClientKey``).
-        var sharedClients: [SharedClientKey: HTTPClient] = [:]
-        /// The request in flight of each running operation, so that its last caller's
-        /// cancellation can stop it.
-        var requests: [DownloadOperation: HTTPClient.Task<ResponseReader.Outcome>] = [:]
-        /// The clients of pinned downloads, in use and idle.
-        var pinnedClients = PinnedClients<HTTPClient>()
         /// Who waits (``shutdown()``) for an operation to be forgotten by the scheduler.
         var doneWaiters: [DownloadOperation: [CheckedContinuation<Void, Never>]] = [:]
     }
@@ -71,6 +64,9 @@ public final class Downloader: ImageLoader {
     public let config: Downloader.Configuration
     let state: LockedValue<State>
     let headers: LockedValue<SharedHeaders>
+    /// The HTTP clients, under a lock of their own: every transfer looks one up as it
+    /// begins, and need not contend for the scheduler's lock to do so.
+    let clients = LockedValue(Clients())
     /// The open event streams, under their own lock: events are sent from every event
     /// loop and must not wait for the queue.
     let listeners = LockedValue(EventListeners())
@@ -234,11 +230,11 @@ public final class Downloader: ImageLoader {
     /// Cancels every queued and running download; each caller gets
     /// ``WebImageError/cancelled``.
     public func cancelAllDownloads() {
-        let (action, requests) = state.withLock { state in
+        let (action, inFlight) = state.withLock { state in
             let action = state.scheduler.cancelAll()
-            return (action, action.stopRequests.compactMap { state.requests[$0] })
+            return (action, action.stopRequests.compactMap { $0.stopRequest() })
         }
-        for request in requests { request.cancel() }
+        for request in inFlight { request.cancel() }
         for subscriber in action.cancelled { subscriber.completion(.failure(.cancelled)) }
     }
 
@@ -246,25 +242,23 @@ public final class Downloader: ImageLoader {
     /// and shuts the HTTP clients down. Later downloads fail with
     /// ``WebImageError/invalidDownloadOperation``. Safe to call more than once.
     public func shutdown() async throws {
-        let (action, requests, clients) = state.withLock { state in
+        let (action, inFlight) = state.withLock { state in
             let action = state.scheduler.shutDown()
-            let requests = action.stopRequests.compactMap { state.requests[$0] }
-            let clients = Array(state.sharedClients.values)
-            state.sharedClients.removeAll()
-            return (action, requests, clients)
+            return (action, action.stopRequests.compactMap { $0.stopRequest() })
         }
+        let clients = self.clients.withLock { $0.close() }
         let streams = listeners.withLock { listeners in
             listeners.isClosed = true
             listenerCount.store(0, ordering: .releasing)
             defer { listeners.continuations.removeAll() }
             return Array(listeners.continuations.values)
         }
-        for request in requests { request.cancel() }
+        for request in inFlight { request.cancel() }
         for subscriber in action.cancelled { subscriber.completion(.failure(.cancelled)) }
         for operation in action.stopRequests { await waitUntilDone(operation) }
         for stream in streams { stream.finish() }
         // Every transfer has ended: the pinned clients are all idle.
-        let pinned = state.withLock { $0.pinnedClients.removeAll() }
+        let pinned = self.clients.withLock { $0.pinned.removeAll() }
         for client in clients + pinned { try await client.shutdown() }
     }
 

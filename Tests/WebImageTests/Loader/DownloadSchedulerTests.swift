@@ -296,9 +296,9 @@ import Testing
         let ended = scheduler.transferEnded(a.operation, succeeded: false)
         #expect(delivered(ended.delivery) == ["a", "b"])
         #expect(ended.start.map(\.url.lastPathComponent) == ["next"])
-        #expect(scheduler.contains(a.operation))
-        scheduler.deliveryFinished(a.operation)
+        // Handed out at once, the operation is forgotten in the same step.
         #expect(!scheduler.contains(a.operation))
+        #expect(names(scheduler.cancel(subscriber: a.id, of: a.operation)).names == [])
     }
 
     @Test func bytesOnlyCallersGetTheBodyAtOnce() throws {
@@ -306,6 +306,10 @@ import Testing
         let a = try subscribe(&scheduler, "a", key: "cat.png").subscription
         _ = try subscribe(&scheduler, "b", key: "cat.png")
         #expect(delivered(scheduler.transferEnded(a.operation, succeeded: true).delivery) == ["a", "b"])
+        #expect(!scheduler.contains(a.operation))
+        // A new caller of the URL starts a new request.
+        let again = try subscribe(&scheduler, "c", key: "cat.png").subscription
+        #expect(again.operation != a.operation)
     }
 
     @Test func aDecryptorOrAnImageCallerDefersDeliveryUntilDecodedAndCallersMayStillLeave() throws {
