@@ -87,6 +87,10 @@ package final class TaskCoalescer<Key: Hashable & Sendable, Value: Sendable>: Se
     /// The number of keys with an operation in flight (for tests).
     package var inFlightCount: Int { state.withLock { $0.flights.count } }
 
+    /// The number of callers waiting, over every key (for tests: a caller counts once it
+    /// has joined, which is when its wait is sure to be shared).
+    package var waiterCount: Int { state.withLock { $0.flights.values.reduce(0) { $0 + $1.work.subscribers.count } } }
+
     private func finish(_ key: Key, flightID: Int, with result: Result<Value, any Error>) {
         let waiters = state.withLock { state -> [CheckedContinuation<Value, any Error>] in
             guard var flight = state.flights[key], flight.id == flightID else { return [] }

@@ -201,6 +201,10 @@ import Testing
             let replies = try await withThrowingTaskGroup(of: RunningImageServer.Reply.self) { group in
                 for _ in 0..<4 { group.addTask { try await server.request(path) } }
                 #expect(try await waitUntil { prometheusValue(try await server.metrics(), "webimage_requests_in_flight") == 4 })
+                // In flight is not yet joined: a request still parsing when the gate opened
+                // could arrive after the job ended and start its own (seen under the thread
+                // sanitizer's slowness). Open it once all four wait on the one job.
+                #expect(try await waitUntil { server.server.jobs.waiterCount == 4 })
                 gate.open()
                 return try await group.reduce(into: []) { $0.append($1) }
             }
