@@ -81,14 +81,15 @@ final class LoopbackServer: Sendable {
     let usesTLS: Bool
     private let state: LockedValue<State>
     private let handshakes: HandshakeLog
-    private let runner: LockedValue<Task<Void, Never>?> = LockedValue(nil)
+    private let connections: ConnectionTasks
     private let channel: any Channel
 
-    private init(port: Int, usesTLS: Bool, routes: [String: Reply], channel: any Channel, handshakes: HandshakeLog) {
+    private init(port: Int, usesTLS: Bool, routes: [String: Reply], channel: any Channel, handshakes: HandshakeLog, connections: ConnectionTasks) {
         self.port = port
         self.usesTLS = usesTLS
         self.channel = channel
         self.handshakes = handshakes
+        self.connections = connections
         state = LockedValue(State(routes: routes))
     }
 
@@ -174,9 +175,15 @@ final class LoopbackServer: Sendable {
             sslContext = tls ? try makeSSLContext() : nil
         }
         let handshakes = HandshakeLog()
+        let connections = ConnectionTasks()
+        // Each accepted connection is handed to a task of its own right in the child
+        // initializer, not through the stream of NIO's async `bind`: a connection accepted
+        // as that stream ends (the listening socket closing) was dropped unserved, and NIO
+        // traps on a dropped NIOAsyncChannel ("Deinited NIOAsyncWriter without calling
+        // finish()", apple/swift-nio#2637); it crashed a whole test run once.
         let serverChannel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-            .bind(host: "127.0.0.1", port: 0) { channel in
+            .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     if let sslContext {
                         try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: sslContext))
@@ -185,36 +192,27 @@ final class LoopbackServer: Sendable {
                         })
                     }
                     try channel.pipeline.syncOperations.configureHTTPServerPipeline()
-                    return try NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>(wrappingChannelSynchronously: channel)
+                    connections.serve(try NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>(wrappingChannelSynchronously: channel))
                 }
             }
-        guard let port = serverChannel.channel.localAddress?.port else {
-            try await serverChannel.channel.close()
+            .bind(host: "127.0.0.1", port: 0)
+            .get()
+        guard let port = serverChannel.localAddress?.port else {
+            try await serverChannel.close()
             throw ServerError.noPort
         }
         let server = LoopbackServer(
-            port: port, usesTLS: sslContext != nil, routes: routes, channel: serverChannel.channel, handshakes: handshakes
+            port: port, usesTLS: sslContext != nil, routes: routes, channel: serverChannel, handshakes: handshakes, connections: connections
         )
-        // Off the cooperative pool, so CPU-heavy tests running meanwhile cannot starve it.
-        let task = Task(executorPreference: SerialTaskExecutor.shared) {
-            _ = try? await withThrowingDiscardingTaskGroup { group in
-                try await serverChannel.executeThenClose { connections in
-                    for try await connection in connections {
-                        group.addTask { await server.serve(connection) }
-                    }
-                }
-            }
-        }
-        server.runner.withLock { $0 = task }
+        connections.attach(server)
         return server
     }
 
     /// Closes the listening socket and every connection (stalled and delayed replies
     /// stop), and waits until all of them are gone.
     ///
-    /// The accept loop is not cancelled but drained: NIO requires every accepted
-    /// connection to be taken from the stream and closed, even one that arrives while the
-    /// server stops.
+    /// Every accepted connection is served and closed by its own task (see
+    /// ``ConnectionTasks``), even one that arrives while the server stops.
     func shutdown() async {
         let open = state.withLock { state in
             state.stopping = true
@@ -222,7 +220,7 @@ final class LoopbackServer: Sendable {
         }
         try? await channel.close()
         for connection in open { try? await connection.close() }
-        await runner.withLock { $0 }?.value
+        await connections.waitForAll()
     }
 
     /// Sleeps for `duration` in short slices, throwing as soon as the server stops or the
@@ -249,7 +247,7 @@ final class LoopbackServer: Sendable {
 
     private enum ServerError: Error { case noPort, stopping, closedByClient }
 
-    private func serve(_ connection: NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>) async {
+    fileprivate func serve(_ connection: NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>) async {
         let channel = connection.channel
         let id = ObjectIdentifier(channel)
         let accepted = state.withLock { state in
@@ -285,6 +283,49 @@ final class LoopbackServer: Sendable {
             state.maxOpenRequests = max(state.maxOpenRequests, state.openRequests)
         }
         return request
+    }
+}
+
+/// The tasks serving a server's connections, one per connection, started as NIO accepts
+/// it: the task owns the connection from the first moment, so none is ever dropped without
+/// being closed. Until the server object exists (the port is known only after binding) a
+/// connection is closed unserved; nobody can know the port before then but a stray client.
+private final class ConnectionTasks: Sendable {
+    private struct State {
+        var server: LoopbackServer?
+        var tasks: [Int: Task<Void, Never>] = [:]
+        var nextID = 0
+    }
+
+    private let state = LockedValue(State())
+
+    func attach(_ server: LoopbackServer) {
+        state.withLock { $0.server = server }
+    }
+
+    /// Starts serving `connection` (or, before ``attach(_:)``, closing it).
+    func serve(_ connection: NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>) {
+        state.withLock { state in
+            state.nextID += 1
+            let id = state.nextID
+            let server = state.server
+            // Off the cooperative pool, so CPU-heavy tests running meanwhile cannot starve it.
+            state.tasks[id] = Task(executorPreference: SerialTaskExecutor.shared) {
+                if let server {
+                    await server.serve(connection)
+                } else {
+                    try? await connection.executeThenClose { _, _ in }
+                }
+                self.state.withLock { _ = $0.tasks.removeValue(forKey: id) }
+            }
+        }
+    }
+
+    /// Waits until every connection accepted so far has been served and closed.
+    func waitForAll() async {
+        while let task = state.withLock({ $0.tasks.values.first }) {
+            await task.value
+        }
     }
 }
 
