@@ -59,6 +59,12 @@ public struct HEIFCoder: ImageCoder {
             if let canvas = HEIFPropertyReader.derivedCanvasSize(in: raw) {
                 try DecodeGeometry.checkPixelLimit(width: canvas.width, height: canvas.height, options: options)
             }
+            // Every check here reads the one file-level `meta` box: with several, libheif
+            // may decode items none of them saw (finding 7: an `av01` item behind a damaged
+            // first `meta`, which its dav1d plugin then leaked).
+            guard HEIFPropertyReader.fileLevelMetaBoxCount(in: raw) <= 1 else {
+                throw WebImageError.badImageData("HEIF file with more than one file-level meta box")
+            }
             guard !HEIFPropertyReader.hasAV1Item(in: raw) else {
                 throw WebImageError.unsupportedFormat(.heif)
             }

@@ -104,6 +104,16 @@ package enum HEIFPropertyReader {
         return types.contains { $0.type == "av01" }
     }
 
+    /// How many `meta` boxes the file has at its top level (read up to damaged bytes, as
+    /// libheif reads it). ISO BMFF allows one; with several, this reader (which takes the
+    /// first) and libheif (which took a later one, finding 7 in Fuzz/README.md) could read
+    /// different items, so ``HEIFCoder`` refuses such a file rather than check one item
+    /// list and decode another.
+    package static func fileLevelMetaBoxCount(in bytes: UnsafeRawBufferPointer) -> Int {
+        let reader = Reader(bytes: bytes)
+        return reader.boxes(in: 0..<reader.bytes.count, upToDamage: true)?.count { $0.type == "meta" } ?? 0
+    }
+
     /// The property boxes associated with the primary item, in association order.
     private static func primaryItemProperties(_ reader: Reader) -> [Box]? {
         guard let (metaChildren, primary) = primaryItem(reader),

@@ -171,6 +171,23 @@ import Testing
         #expect(try Corpus.data("TestImage.heic").withUnsafeBytes { HEIFPropertyReader.hasAV1Item(in: $0) } == false)
     }
 
+    /// Fuzz finding 7: a file with two file-level `meta` boxes, a damaged one first (no
+    /// `pitm`, no `av01` item this reader could see) and then one with an `av01` item,
+    /// which libheif decoded with its dav1d plugin, leaking 40 bytes. A file with more than
+    /// one is refused before libheif reads it; the corpus's files have one.
+    @Test func refusesAFileWithSeveralFileLevelMetaBoxes() throws {
+        let finding = try Data(contentsOf: Corpus.fixtures.appendingPathComponent("fuzz/decode-avif-second-meta-av01-leak.heic"))
+        #expect(finding.withUnsafeBytes { HEIFPropertyReader.fileLevelMetaBoxCount(in: $0) } == 2)
+        #expect(finding.withUnsafeBytes { HEIFPropertyReader.hasAV1Item(in: $0) } == false)
+        #expect(throws: WebImageError.badImageData("HEIF file with more than one file-level meta box")) {
+            try HEIFCoder().decode(finding, options: ImageCoderOptions())
+        }
+        #expect(throws: (any Error).self) { try CodersManager.shared.decode(finding) }
+        for name in ["TestImage.heic", "TestHDR.heic", "TestHDR.avif"] {
+            #expect(try Corpus.data(name).withUnsafeBytes { HEIFPropertyReader.fileLevelMetaBoxCount(in: $0) } == 1)
+        }
+    }
+
     @Test func readsAGridCanvasAndNothingForAPlainItem() throws {
         let grid = try Corpus.data("TestImage.heic")
         let canvas = grid.withUnsafeBytes { HEIFPropertyReader.derivedCanvasSize(in: $0) }
