@@ -44,8 +44,8 @@ extension Downloader {
         operation.requestEnded()
         return state.withLock { state in
             let ended = state.scheduler.transferEnded(operation, succeeded: succeeded)
-            guard case .now = ended.delivery, !state.doneWaiters.isEmpty else { return (ended, []) }
-            return (ended, state.doneWaiters.removeValue(forKey: operation) ?? [])
+            guard case .now = ended.delivery else { return (ended, []) }
+            return (ended, state.takeDoneWaiters(of: operation))
         }
     }
 
@@ -88,8 +88,7 @@ extension Downloader {
     func deliveryFinished(_ operation: DownloadOperation) {
         let waiters = state.withLock { state in
             state.scheduler.deliveryFinished(operation)
-            // Only a shutdown waits: no hashing of the operation for every transfer.
-            return state.doneWaiters.isEmpty ? [] : state.doneWaiters.removeValue(forKey: operation) ?? []
+            return state.takeDoneWaiters(of: operation)
         }
         for waiter in waiters { waiter.resume() }
     }

@@ -37,6 +37,12 @@ public final class Downloader: ImageLoader {
         var scheduler: DownloadScheduler
         /// Who waits (``shutdown()``) for an operation to be forgotten by the scheduler.
         var doneWaiters: [DownloadOperation: [CheckedContinuation<Void, Never>]] = [:]
+
+        /// Takes who waits for `operation` to be forgotten. Only a shutdown waits, so the
+        /// usual empty map is not hashed into (this runs for every transfer).
+        mutating func takeDoneWaiters(of operation: DownloadOperation) -> [CheckedContinuation<Void, Never>] {
+            doneWaiters.isEmpty ? [] : doneWaiters.removeValue(forKey: operation) ?? []
+        }
     }
 
     /// The headers sent with every request (``setValue(_:forHTTPHeaderField:)``), under a
