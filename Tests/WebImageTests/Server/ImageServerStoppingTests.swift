@@ -1,0 +1,34 @@
+import Foundation
+import NIOCore
+import NIOPosix
+import Testing
+@testable import WebImageServer
+
+/// An image server stopping while clients connect: the process must survive it.
+@Suite struct ImageServerStoppingTests {
+    /// Connections opened in a burst just as the server stops are each served or closed,
+    /// and the process lives on. Hummingbird hands accepted connections to its serving
+    /// task through the stream of NIO's async `bind`; a connection still in that stream
+    /// when the task is cancelled is dropped, and NIO traps on it ("Deinited NIOAsyncWriter
+    /// without calling finish()", apple/swift-nio#2813, still open). `ImageServer.run`
+    /// therefore never lets cancellation reach its services: it turns it into a graceful
+    /// shutdown, which reads the stream to its end. This is the test of that choice; a
+    /// server cancelled outright kills the whole test process here within a few rounds.
+    @Test(.timeLimit(.minutes(2)))
+    func connectionsArrivingAsItStopsAreClosedNotDropped() async throws {
+        for _ in 0..<20 {
+            var clients: [EventLoopFuture<any Channel>] = []
+            try await RunningImageServer.with(.testing()) { server in
+                let bootstrap = ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                for _ in 0..<64 { clients.append(bootstrap.connect(host: "127.0.0.1", port: server.port)) }
+            }
+            // Each connect either succeeded (and the stopped server has closed it) or was
+            // refused.
+            for client in clients {
+                if let channel = try? await client.get() {
+                    try? await channel.closeFuture.get()
+                }
+            }
+        }
+    }
+}
