@@ -1,6 +1,4 @@
 import Foundation
-import NIOCore
-import NIOPosix
 import Testing
 
 /// The test server itself: it must survive clients that connect while it stops, as a
@@ -14,17 +12,12 @@ import Testing
     @Test(.timeLimit(.minutes(1)))
     func connectionsArrivingAsItStopsAreClosedNotDropped() async throws {
         for _ in 0..<20 {
-            var clients: [EventLoopFuture<any Channel>] = []
+            var burst: ConnectionBurst?
             try await LoopbackServer.with(["/a": .ok(Data("a".utf8))]) { server in
-                let bootstrap = ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-                for _ in 0..<64 { clients.append(bootstrap.connect(host: "127.0.0.1", port: server.port)) }
+                burst = ConnectionBurst(64, toPort: server.port)
             }
-            // Each connect either succeeded (and the server has closed it) or was refused.
-            for client in clients {
-                if let channel = try? await client.get() {
-                    try? await channel.closeFuture.get()
-                }
-            }
+            // Each connect was refused, or the stopped server has closed its connection.
+            await (try #require(burst)).waitUntilEachEnded()
         }
     }
 }

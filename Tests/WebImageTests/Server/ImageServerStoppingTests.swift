@@ -1,6 +1,4 @@
 import Foundation
-import NIOCore
-import NIOPosix
 import Testing
 @testable import WebImageServer
 
@@ -17,18 +15,12 @@ import Testing
     @Test(.timeLimit(.minutes(2)))
     func connectionsArrivingAsItStopsAreClosedNotDropped() async throws {
         for _ in 0..<20 {
-            var clients: [EventLoopFuture<any Channel>] = []
+            var burst: ConnectionBurst?
             try await RunningImageServer.with(.testing()) { server in
-                let bootstrap = ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-                for _ in 0..<64 { clients.append(bootstrap.connect(host: "127.0.0.1", port: server.port)) }
+                burst = ConnectionBurst(64, toPort: server.port)
             }
-            // Each connect either succeeded (and the stopped server has closed it) or was
-            // refused.
-            for client in clients {
-                if let channel = try? await client.get() {
-                    try? await channel.closeFuture.get()
-                }
-            }
+            // Each connect was refused, or the stopped server has closed its connection.
+            await (try #require(burst)).waitUntilEachEnded()
         }
     }
 }
