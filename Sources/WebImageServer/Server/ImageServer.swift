@@ -21,7 +21,13 @@ import WebImage
 ///
 /// Run it on its own with ``run(onReady:)`` (what `webimage serve` does: graceful shutdown
 /// on SIGTERM and SIGINT), or mount ``routes(mountedAt:context:)`` in a Hummingbird
-/// application of your own and call ``shutdown()`` when it ends. Thread-safe.
+/// application of your own and call ``shutdown()`` when it ends. Stop such an application
+/// with a graceful shutdown (a signal its `ServiceGroup` listens for, or the group's
+/// `triggerGracefulShutdown()`), not by cancelling the task that runs the group: a
+/// connection still in NIO's accept stream when that task is cancelled makes NIO trap
+/// ("Deinited NIOAsyncWriter without calling finish()", apple/swift-nio#2813), which
+/// ``run(onReady:)`` avoids by turning its own cancellation into a graceful shutdown
+/// (`ImageServerStoppingTests`). Thread-safe.
 ///
 /// ```swift
 /// let server = try ImageServer(configuration: .init(environment: ProcessInfo.processInfo.environment))
