@@ -65,7 +65,3 @@ public struct CropTransformer: PixelTransformer {
         return pixels.copying(area)
     }
 }
-
-extension PixelRect {
-    var size: ImageSize { ImageSize(width: width, height: height) }
-}

@@ -33,6 +33,9 @@ public struct PixelRect: Sendable, Hashable, CustomStringConvertible {
         return PixelRect(x: left, y: top, width: right - left, height: bottom - top)
     }
 
+    /// The rectangle's width and height.
+    public var size: ImageSize { ImageSize(width: width, height: height) }
+
     /// `x,y,WxH`.
     public var description: String { "\(x),\(y),\(width)x\(height)" }
 }

@@ -13,20 +13,23 @@ extension Resampler {
     struct Taps {
         /// First input index of each output.
         let starts: [Int]
-        /// `outputCount × width` weights, each row summing to 1.
+        /// One row of `width` weights per computed output, each row summing to 1.
         let weights: [Float]
         /// Inputs read per output.
         let width: Int
 
         /// Taps mapping `inputCount` samples, which span `inputExtent` units of the source
         /// (less than `inputCount` when the last sample of a box-reduced image is partial),
-        /// onto `outputCount` samples.
-        init(filter: ResamplingFilter, inputCount: Int, inputExtent: Double, outputCount: Int) {
+        /// onto `outputCount` samples. Only the outputs in `window` (all by default) are
+        /// computed, `starts[0]` being output `window.lowerBound`'s: a crop of a resize costs
+        /// what the crop has, however large the whole resized image would be.
+        init(filter: ResamplingFilter, inputCount: Int, inputExtent: Double, outputCount: Int, window: Range<Int>? = nil) {
+            let window = window ?? 0..<outputCount
             if inputCount == outputCount, inputExtent == Double(inputCount) {
                 // Same size: Lanczos and Catmull-Rom are interpolating, so the taps would be
                 // a single 1 among zeros; say so directly and make the pass a plain copy.
-                starts = Array(0..<outputCount)
-                weights = [Float](repeating: 1, count: outputCount)
+                starts = Array(window)
+                weights = [Float](repeating: 1, count: window.count)
                 width = 1
                 return
             }
@@ -34,9 +37,9 @@ extension Resampler {
             let stretch = max(1, scale)   // widen the filter when shrinking, to avoid aliasing
             let support = filter.support * stretch
             var bounds = [(start: Int, weights: [Double])]()
-            bounds.reserveCapacity(outputCount)
+            bounds.reserveCapacity(window.count)
             var widest = 1
-            for o in 0..<outputCount {
+            for o in window {
                 let center = (Double(o) + 0.5) * scale
                 let first = max(0, Int((center - support + 0.5).rounded(.down)))
                 let end = min(inputCount, Int((center + support + 0.5).rounded(.down)))
@@ -53,8 +56,8 @@ extension Resampler {
                 widest = max(widest, row.count)
             }
             let width = min(widest, inputCount)
-            var starts = [Int](repeating: 0, count: outputCount)
-            var weights = [Float](repeating: 0, count: outputCount * width)
+            var starts = [Int](repeating: 0, count: window.count)
+            var weights = [Float](repeating: 0, count: window.count * width)
             for (o, tap) in bounds.enumerated() {
                 let start = min(tap.start, inputCount - width)
                 starts[o] = start

@@ -17,6 +17,17 @@ extension PixelBuffer {
     public func resized(to size: ImageSize, filter: ResamplingFilter = .lanczos3) -> PixelBuffer {
         Resampler(filter: filter).resample(self, to: size)
     }
+
+    /// The part `area` of this buffer resized to `size`: the pixels of
+    /// `resized(to: size)` inside `area` (which must lie inside `size`), made without the
+    /// rest. A crop after a resize that covers a box (`aspectFill`, imgproxy's `fill`) needs
+    /// this: the whole resized image follows the source's aspect ratio, which a hostile file
+    /// chooses, and a 1 × 50,000 image covering a 256-pixel square would be 256 × 12,800,000
+    /// pixels (13 GB) before its crop. Each output pixel has the weights it has in the whole
+    /// resize; a sum may be added in another order, so a channel can differ by one level.
+    public func resized(to size: ImageSize, keeping area: PixelRect, filter: ResamplingFilter = .lanczos3) -> PixelBuffer {
+        Resampler(filter: filter).resample(self, to: size, keeping: area)
+    }
 }
 
 /// Separable resampler shared by thumbnail decoding and the resize transformer.
@@ -46,15 +57,22 @@ struct Resampler {
     /// documentation calls results from 3 up indistinguishable from an exact resize.
     static let reducingGap = 3.0
 
-    func resample(_ source: PixelBuffer, to size: ImageSize) -> PixelBuffer {
+    /// `source` resized to `size`, or only the part `area` of that (by default all of it).
+    func resample(_ source: PixelBuffer, to size: ImageSize, keeping area: PixelRect? = nil) -> PixelBuffer {
         precondition(size.width > 0 && size.height > 0, "resample needs a positive size")
-        guard size != source.size else { return source }
+        let area = area ?? PixelRect(x: 0, y: 0, width: size.width, height: size.height)
+        precondition(
+            area.width > 0 && area.height > 0 && area.x >= 0 && area.y >= 0
+                && area.x + area.width <= size.width && area.y + area.height <= size.height,
+            "resample keeps a non-empty area inside the resized image"
+        )
+        guard size != source.size else { return area.size == size ? source : source.copying(area) }
         let factorX = max(1, Int(Double(source.width) / Double(size.width) / Self.reducingGap))
         let factorY = max(1, Int(Double(source.height) / Double(size.height) / Self.reducingGap))
         guard factorX > 1 || factorY > 1 else {
             return resampleRows(
                 rowCount: source.height, rowWidth: source.width,
-                extent: (Double(source.width), Double(source.height)), to: size
+                extent: (Double(source.width), Double(source.height)), to: size, keeping: area
             ) { y, scratch in
                 Self.premultiply(row: y, of: source, into: scratch)
                 return UnsafePointer(scratch)
@@ -71,7 +89,7 @@ struct Resampler {
             // Pillow's reduce keeps a partial last box as a whole pixel; the true extent
             // lets the taps place every output where it belongs in the source.
             extent: (Double(source.width) / Double(factorX), Double(source.height) / Double(factorY)),
-            to: size
+            to: size, keeping: area
         ) { y, _ in base + y * rw }
     }
 
@@ -86,11 +104,18 @@ struct Resampler {
         rowWidth: Int,
         extent: (width: Double, height: Double),
         to size: ImageSize,
+        keeping area: PixelRect,
         row: (Int, UnsafeMutablePointer<SIMD4<Float>>) -> UnsafePointer<SIMD4<Float>>
     ) -> PixelBuffer {
-        let dw = size.width, dh = size.height
-        let hTaps = Taps(filter: filter, inputCount: rowWidth, inputExtent: extent.width, outputCount: dw)
-        let vTaps = Taps(filter: filter, inputCount: rowCount, inputExtent: extent.height, outputCount: dh)
+        let dw = area.width, dh = area.height
+        let hTaps = Taps(
+            filter: filter, inputCount: rowWidth, inputExtent: extent.width, outputCount: size.width,
+            window: area.x..<area.x + area.width
+        )
+        let vTaps = Taps(
+            filter: filter, inputCount: rowCount, inputExtent: extent.height, outputCount: size.height,
+            window: area.y..<area.y + area.height
+        )
         let ringRows = min(vTaps.width + 1, rowCount)
         let ring = UnsafeMutableBufferPointer<SIMD4<Float>>.allocate(capacity: ringRows * dw)
         defer { ring.deallocate() }

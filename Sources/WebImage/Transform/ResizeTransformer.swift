@@ -56,13 +56,13 @@ public struct ResizeTransformer: PixelTransformer {
             return resized.placed(onCanvas: size, at: ((size.width - scaled.width) / 2, (size.height - scaled.height) / 2))
         case .aspectFill:
             let scaled = Self.scaledSize(of: pixels.size, to: size, covering: true)
-            let resized = pixels.resized(to: scaled)
-            guard scaled != size else { return resized }
             let area = PixelRect(
                 x: (scaled.width - size.width) / 2, y: (scaled.height - size.height) / 2,
                 width: size.width, height: size.height
             )
-            return resized.copying(area)
+            // Only the part that is kept is resampled: the whole scaled image follows the
+            // source's aspect ratio, and a hostile 1 × 50,000 file would make it gigabytes.
+            return pixels.resized(to: scaled, keeping: area)
         }
     }
 

@@ -27,7 +27,9 @@ public struct ImageProcessor: Sendable {
         public var maxSourcePixels = 50_000_000
         /// The most frames an animated source may have; default 1,000.
         public var maxAnimationFrames = 1_000
-        /// The largest width or height of a result; default 8,192.
+        /// The largest width or height of a result; default 8,192. All frames of an animated
+        /// result together may have at most its square in pixels (what one frame at the
+        /// largest side has).
         public var maxResultDimension = 8_192
 
         /// The defaults above.
@@ -89,6 +91,18 @@ public struct ImageProcessor: Sendable {
         let limit = configuration.maxResultDimension
         guard geometry.canvasSize.width <= limit, geometry.canvasSize.height <= limit else {
             throw .badOptions("the result would be \(geometry.canvasSize), over the limit of \(limit) pixels a side")
+        }
+        // Every frame of an animation is rendered at the canvas size and kept until the
+        // encode: together they may have what one frame at the largest side may. Without
+        // that a 1 × 1 GIF of 1,000 frames (within every source limit) padded or enlarged to
+        // 8,192 pixels square would hold 268 GB.
+        let framePixels = geometry.canvasSize.width.multipliedReportingOverflow(by: geometry.canvasSize.height)
+        let resultPixels = framePixels.partialValue.multipliedReportingOverflow(by: image.frameCount)
+        let budget = limit.multipliedReportingOverflow(by: limit)
+        guard budget.overflow || !framePixels.overflow && !resultPixels.overflow && resultPixels.partialValue <= budget.partialValue else {
+            throw .badOptions(
+                "the result would be \(image.frameCount) frames of \(geometry.canvasSize), over the limit of \(budget.partialValue) pixels for all frames together"
+            )
         }
         let frames: [ImageFrame]
         do {
@@ -165,13 +179,10 @@ public struct ImageProcessor: Sendable {
 
     /// One frame through the geometry: resample, crop, rotate, blur, pad, flatten.
     private func render(_ source: PixelBuffer, geometry: ResizeGeometry, options: ProcessingOptions) throws -> PixelBuffer {
-        var pixels = source
-        if pixels.size != geometry.scaledSize {
-            pixels = try ResizeTransformer(size: geometry.scaledSize, mode: .fill).transform(pixels: pixels)
-        }
-        if geometry.crop.width != pixels.width || geometry.crop.height != pixels.height {
-            pixels = try CropTransformer(rect: geometry.crop).transform(pixels: pixels)
-        }
+        // The crop is resampled alone: with `enlarge`, the whole scaled image of a `fill`
+        // follows the source's aspect ratio (a 10 × 1,000 source filling 8,192 pixels square
+        // would be 8,192 × 819,200), and only the crop is ever within the limits.
+        var pixels = source.resized(to: geometry.scaledSize, keeping: geometry.crop)
         if options.rotate != 0 {
             // imgproxy turns clockwise; the transformer, like SDWebImage's, counter-clockwise.
             pixels = try RotateTransformer(degrees: Double(-options.rotate)).transform(pixels: pixels)

@@ -121,8 +121,3 @@ public struct ResizeGeometry: Sendable, Equatable {
         return PixelRect(x: clampedX, y: clampedY, width: size.width, height: size.height)
     }
 }
-
-extension PixelRect {
-    /// The rectangle's size.
-    var size: ImageSize { ImageSize(width: width, height: height) }
-}

@@ -79,7 +79,8 @@ extension ImageServer {
         /// `WEBIMAGE_MAX_ANIMATION_FRAMES`: frames an animated source may have; default 1,000.
         public var maxAnimationFrames = 1_000
         /// `WEBIMAGE_MAX_RESULT_DIMENSION`: the largest width or height of a result;
-        /// default 8,192.
+        /// default 8,192. All frames of an animated result together may have at most its
+        /// square in pixels.
         public var maxResultDimension = 8_192
         /// `WEBIMAGE_QUALITY`: quality when the URL gives none; default 80.
         public var quality = 80

@@ -103,7 +103,9 @@ public struct ImageServerError: Error, Sendable, Equatable, CustomStringConverti
         }
     }
 
-    /// The server's answer to a library error met while decoding, transforming or encoding.
+    /// The server's answer to a library error met while decoding, transforming or encoding:
+    /// limits are 413/422, a source that is not a usable image 422, impossible options 400,
+    /// anything else 500.
     static func processing(_ error: WebImageError) -> Self {
         switch error {
         case .imageTooLarge(let width, let height, let limit):
@@ -114,6 +116,10 @@ public struct ImageServerError: Error, Sendable, Equatable, CustomStringConverti
             return .unprocessable("the server cannot process \(format.rawValue) images")
         case .transformFailed(let reason):
             return .badOptions(reason)
+        case .responseTooLarge(let limit):
+            // A decoder's own byte limit (16 MiB for SVG, 128 MiB for PDF), below the
+            // source limit the download enforced.
+            return .sourceTooLarge("the source is larger than the \(limit) bytes its decoder accepts")
         default:
             return .internalFailure(error.description)
         }

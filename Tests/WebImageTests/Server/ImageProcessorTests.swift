@@ -158,6 +158,47 @@ import Testing
         #expect(Self.status { _ = try limited.process(png, options: Self.options { $0.width = 100 }, format: .png) } == nil)
     }
 
+    /// `fill` with `enlarge` scales a thin source by the larger ratio: a 2 × 2,000 source
+    /// filling 2,000 square would be 2,000 × 2,000,000 pixels (16 GB) before its crop. Only
+    /// the crop is resampled, so the result comes back as asked.
+    @Test func enlargedFillOfASliverResamplesOnlyTheCrop() throws {
+        let png = try ServerImages.quadrantsPNG(width: 2, height: 2_000)
+        let options = Self.options { $0.resizingType = .fill; $0.width = 2_000; $0.height = 2_000; $0.enlarge = true }
+        let output = try processor.process(png, options: options, format: .jpeg)
+        #expect(try CodersManager.shared.decode(output.data).size == ImageSize(width: 2_000, height: 2_000))
+    }
+
+    /// Every frame of an animation is rendered at the canvas size: all of them together may
+    /// have the pixels of one frame at the largest side (here 64 × 64), else a 400, as a
+    /// 1 × 1 GIF of 1,000 frames padded to 8,192 square would hold 268 GB.
+    @Test func framesOfAnAnimatedResultAreBoundedTogether() throws {
+        let gif = try Corpus.data("TestImage.gif")
+        let frames = try CodersManager.shared.decode(gif).frameCount
+        try #require(frames > 1 && frames <= 64)
+        var configuration = ImageProcessor.Configuration()
+        configuration.maxResultDimension = 64
+        let limited = ImageProcessor(configuration: configuration)
+        let padded = Self.options { $0.width = 64; $0.height = 64; $0.extend = true }
+        #expect(Self.status { _ = try limited.process(gif, options: padded, format: .gif) } == 400)
+        let enlarged = Self.options { $0.width = 64; $0.height = 64; $0.enlarge = true }
+        #expect(Self.status { _ = try limited.process(gif, options: enlarged, format: .gif) } == 400)
+        // One frame of it, or frames small enough together, pass.
+        #expect(Self.status { _ = try limited.process(gif, options: padded, format: .png) } == nil)
+        #expect(Self.status { _ = try limited.process(gif, options: Self.options { $0.width = 8; $0.height = 8 }, format: .gif) } == nil)
+    }
+
+    /// A decoder's own byte limit (SVG's, here lowered to 1 KiB) is the source's size: a 413,
+    /// not a 500.
+    @Test func aSourceOverItsDecodersByteLimitIsA413() throws {
+        let coder = CodersManager()
+        coder.removeCoders { $0 is SVGCoder }
+        coder.addCoder(SVGCoder(maxDataSize: 1_024))
+        var configuration = ImageProcessor.Configuration()
+        configuration.coder = coder
+        let svg = Data(("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"10\" height=\"10\"><!--" + String(repeating: "x", count: 2_000) + "--></svg>").utf8)
+        #expect(Self.status { _ = try ImageProcessor(configuration: configuration).process(svg, options: ProcessingOptions(), format: .png) } == 413)
+    }
+
     @Test func formatTheCoderCannotEncodeIsA400() {
         #expect(Self.status { try processor.validate(Self.options { $0.format = .tiff }) } == 400)
         #expect(Self.status { try processor.validate(Self.options { $0.format = .pdf }) } == 400)

@@ -102,6 +102,50 @@ import Testing
         }
     }
 
+    // MARK: Part of a resize
+
+    /// `resized(to:keeping:)` gives the pixels of the whole resize inside the area: upscaled,
+    /// exact Lanczos and box pre-reduced, with and without alpha, areas at every edge.
+    @Test(arguments: [
+        (ImageSize(width: 23, height: 17), ImageSize(width: 61, height: 40)),
+        (ImageSize(width: 40, height: 30), ImageSize(width: 29, height: 21)),
+        (ImageSize(width: 97, height: 61), ImageSize(width: 13, height: 9)),
+    ])
+    func partOfAResizeIsThatPartOfTheWholeResize(from: ImageSize, to: ImageSize) throws {
+        for alpha in [false, true] {
+            let source = try Self.pattern(width: from.width, height: from.height, alpha: alpha, seed: 4)
+            let whole = source.resized(to: to)
+            let areas = [
+                PixelRect(x: 0, y: 0, width: to.width, height: to.height),
+                PixelRect(x: 0, y: 0, width: 5, height: 4),
+                PixelRect(x: to.width - 6, y: to.height - 3, width: 6, height: 3),
+                PixelRect(x: to.width / 3, y: 1, width: to.width / 2, height: to.height - 2),
+                PixelRect(x: 2, y: to.height / 2, width: 1, height: 1),
+            ]
+            for area in areas {
+                let part = source.resized(to: to, keeping: area)
+                #expect(part.size == area.size)
+                let expected = whole.copying(area)
+                // The same weights, perhaps summed in another order: within one level.
+                let worst = zip(part.bytes, expected.bytes).map { abs(Int($0) - Int($1)) }.max() ?? 0
+                #expect(worst <= 1, "\(from) -> \(to), area \(area), alpha \(alpha): \(worst)")
+            }
+        }
+    }
+
+    /// The case the method exists for: a 1 × 100,000 sliver covering 256 pixels square. The
+    /// whole resize would be 256 × 25,600,000 pixels (26 GB); the part is 256 × 256.
+    @Test func partOfAnEnormousResizeCostsOnlyThePart() throws {
+        let sliver = try Self.pattern(width: 1, height: 100_000, alpha: false, seed: 2)
+        let scaled = ImageSize(width: 256, height: 25_600_000)
+        let area = PixelRect(x: 0, y: (scaled.height - 256) / 2, width: 256, height: 256)
+        let part = sliver.resized(to: scaled, keeping: area)
+        #expect(part.size == ImageSize(width: 256, height: 256))
+        // Around source row 50,000, where the pattern's green ramp is at half (127 or 128);
+        // a sliver one pixel wide is the same in every column.
+        for x in [0, 128, 255] { #expect((126...129).contains(part[pixel: x, 128].green)) }
+    }
+
     // MARK: Against Pillow
 
     struct Reference: Decodable {

@@ -40,6 +40,15 @@ struct ResizeTransformerTests {
         #expect(out[pixel: 8, 5] == RGBAColor(red: 0, green: 0, blue: 255))
     }
 
+    /// A hostile sliver (1 × 100,000, within every pixel limit) filling a square: only the
+    /// kept part is resampled, not the 256 × 25,600,000 scaled image (26 GB) it is cut from.
+    @Test func aspectFillOfASliverResamplesOnlyWhatItKeeps() throws {
+        let sliver = PixelBuffer(width: 1, height: 100_000, filling: RGBAColor(red: 0, green: 128, blue: 255))
+        let out = try ResizeTransformer(size: ImageSize(width: 256, height: 256), mode: .aspectFill).transform(pixels: sliver)
+        #expect(out.size == ImageSize(width: 256, height: 256))
+        #expect(out[pixel: 200, 100] == RGBAColor(red: 0, green: 128, blue: 255))
+    }
+
     @Test func scaledSizesFollowSDWebImageGeometry() {
         let source = ImageSize(width: 400, height: 300)
         let target = ImageSize(width: 200, height: 200)
