@@ -64,14 +64,28 @@ public struct URLSigner: Sendable {
         guard let given = Self.bytes(base64URL: signature), given.count == signatureSize else { return false }
         var anyMatch = false
         for pair in pairs {
-            let expected = digest(path, with: pair).prefix(signatureSize)
-            // Every pair is checked and every byte compared, so the time does not tell an
-            // attacker which pair or which byte was closest.
-            var difference: UInt8 = 0
-            for (a, b) in zip(expected, given) { difference |= a ^ b }
-            anyMatch = anyMatch || difference == 0
+            // Every pair is checked, so the time does not tell an attacker which was closest.
+            let matches = Self.equalInConstantTime(digest(path, with: pair).prefix(signatureSize), given)
+            anyMatch = anyMatch || matches
         }
         return anyMatch
+    }
+
+    /// Whether an `Authorization` header value is `Bearer <secret>` (imgproxy's
+    /// `IMGPROXY_SECRET`). SHA-256 digests of both are compared in constant time, so the time
+    /// tells a guesser nothing: not how much of a guess was right, nor the secret's length.
+    public static func authorizes(_ authorization: String?, secret: String) -> Bool {
+        let given = SHA256.hash(data: Array((authorization ?? "").utf8))
+        let expected = SHA256.hash(data: Array("Bearer \(secret)".utf8))
+        return equalInConstantTime(given, expected)
+    }
+
+    /// Whether two byte sequences of the same length are equal, comparing every byte
+    /// whatever the first difference, so the time does not tell which byte differed.
+    private static func equalInConstantTime(_ a: some Sequence<UInt8>, _ b: some Sequence<UInt8>) -> Bool {
+        var difference: UInt8 = 0
+        for (x, y) in zip(a, b) { difference |= x ^ y }
+        return difference == 0
     }
 
     private func digest(_ path: some StringProtocol, with pair: Pair) -> [UInt8] {

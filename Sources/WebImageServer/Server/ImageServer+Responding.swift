@@ -87,7 +87,7 @@ extension ImageServer {
     /// checked: the signature first, as imgproxy, so a URL that is not signed learns nothing
     /// about its options (a 403, never a 400 naming one).
     func verifiedSignedPart(of target: String, headers: HTTPFields) throws(ImageServerError) -> Substring {
-        if let secret = configuration.secret, headers[.authorization] != "Bearer \(secret)" {
+        if let secret = configuration.secret, !URLSigner.authorizes(headers[.authorization], secret: secret) {
             throw .badSecret
         }
         let (signature, signedPart) = try ProcessingPath.signatureAndSignedPart(of: target)

@@ -25,6 +25,15 @@ import Testing
         ["/a.png": .ok(try ServerImages.quadrantsPNG(width: 40, height: 20), contentType: "image/png")]
     }
 
+    /// `WEBIMAGE_SECRET`: only the exact `Bearer <secret>` passes (compared as digests, in
+    /// constant time; a prefix, an extension or another scheme do not).
+    @Test func secretHeaderMustBeExactlyTheBearerToken() {
+        #expect(URLSigner.authorizes("Bearer s3cret", secret: "s3cret"))
+        for wrong in [nil, "", "Bearer", "Bearer ", "Bearer s3cre", "Bearer s3cret ", "Bearer s3crex", "bearer s3cret", "Basic s3cret", "s3cret"] {
+            #expect(!URLSigner.authorizes(wrong, secret: "s3cret"), "\(wrong ?? "nil")")
+        }
+    }
+
     @Test func correctSignaturePassesAndEveryWrongOneIsA403() async throws {
         let signer = try URLSigner(keys: [Self.key], salts: [Self.salt])
         try await RunningImageServer.with(origin: try Self.routes(), Self.signed()) { origin, server in
