@@ -40,7 +40,39 @@ public struct NormalizedSourceURL: Sendable, Equatable {
         host = Self.normalizedHost(rawHost)
         port = components.port ?? (scheme == "https" ? 443 : 80)
         let path = components.percentEncodedPath.isEmpty ? "/" : components.percentEncodedPath
+        guard !Self.hasDotSegment(path) else {
+            throw .badOptions("the source URL's path has a \".\" or \"..\" segment")
+        }
         pathAndQuery = path + (components.percentEncodedQuery.map { "?" + $0 } ?? "")
+    }
+
+    /// Whether `percentEncodedPath` has a `.` or `..` segment as an origin that resolves
+    /// them may read it: percent-decoded (`%2e`, and `%2f` as a separator), with `\` also
+    /// separating (as Windows servers read it) and a `;parameter` ignored (as Java servers
+    /// read `/..;/`). Such a path climbs out of the folder an allow-list pattern names
+    /// (`/public/%2e%2e/private/x.png` matches `/public/`), and no image URL needs one.
+    static func hasDotSegment(_ percentEncodedPath: String) -> Bool {
+        let bytes = Array(percentEncodedPath.utf8)
+        var segment: [UInt8] = []
+        var index = 0
+        while index <= bytes.count {
+            var byte = index < bytes.count ? bytes[index] : UInt8(ascii: "/")
+            index += 1
+            // A malformed escape stays as it is, as a server that cannot decode it reads it.
+            if byte == UInt8(ascii: "%"), index + 1 < bytes.count,
+               let high = bytes[index].hexDigitValue, let low = bytes[index + 1].hexDigitValue {
+                byte = high << 4 | low
+                index += 2
+            }
+            guard byte == UInt8(ascii: "/") || byte == UInt8(ascii: "\\") else {
+                segment.append(byte)
+                continue
+            }
+            let name = segment.prefix { $0 != UInt8(ascii: ";") }
+            if name.elementsEqual([0x2E]) || name.elementsEqual([0x2E, 0x2E]) { return true }
+            segment.removeAll(keepingCapacity: true)
+        }
+        return false
     }
 
     /// `scheme://host:port/path?query`, what allow-list patterns are matched against.

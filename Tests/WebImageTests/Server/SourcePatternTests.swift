@@ -87,6 +87,26 @@ import Testing
         #expect(throws: ImageServerError.self) { try SourcePattern(parsing: text) }
     }
 
+    /// A `.` or `..` segment, spelled in any way an origin that resolves it reads it, would
+    /// climb out of the folder a pattern names: refused (400), whatever the pattern.
+    @Test(arguments: [
+        "/public/../private/x.png", "/public/%2e%2e/private/x.png", "/public/%2E%2e/private/x.png",
+        "/public/.%2e/private/x.png", "/public/..%2fprivate/x.png", "/public/..%5Cprivate/x.png",
+        "/public/..;/private/x.png", "/public/./x.png", "/public/%2e/x.png", "/public/x/..",
+    ])
+    func dotSegmentsAreRefused(_ path: String) throws {
+        #expect(NormalizedSourceURL.hasDotSegment(path))
+        let url = try #require(URL(string: "http://h.example" + path))
+        #expect(throws: ImageServerError.self) { try NormalizedSourceURL(url) }
+        #expect(try !Self.admits("http://h.example/public/", "http://h.example" + path))
+    }
+
+    /// Dots that are not a whole segment are a name like any other.
+    @Test(arguments: ["/a..b/x.png", "/.../x.png", "/.hidden/x.png", "/x/%2e%2ex.png", "/x..png", "/%2525e%2525e/x.png", "/a%zz/x.png", "/x.png%"])
+    func dotsInsideANameAreKept(_ path: String) throws {
+        #expect(!NormalizedSourceURL.hasDotSegment(path))
+    }
+
     @Test func locationIsNormalised() throws {
         let location = try NormalizedSourceURL(try #require(URL(string: "HTTP://Images.Example.:80/a%20b.png?x=1")))
         #expect(location.normalized == "http://images.example:80/a%20b.png?x=1")
