@@ -4,6 +4,9 @@ extension Cookie {
     /// The longest `name=value` accepted, as browsers do (RFC 6265 6.1 asks for at least
     /// 4096 bytes); longer ones are dropped rather than stored without bound.
     static let maximumSize = 4096
+    /// The longest attribute value read (`Path`, `Domain`, ...); a longer one is ignored,
+    /// as RFC 6265bis says.
+    static let maximumAttributeSize = 1024
 
     /// A character no cookie may contain: C0 controls but tab, DEL, C1 controls, and the
     /// Unicode line and paragraph separators.
@@ -44,6 +47,10 @@ extension Cookie {
             let parts = field.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             let attribute = parts[0].trimmingCharacters(in: .whitespaces).lowercased()
             let argument = parts.count > 1 ? parts[1].trimmingCharacters(in: .whitespaces) : ""
+            // RFC 6265bis ignores an attribute value over 1,024 bytes: with it, a stored
+            // cookie stays within a few kilobytes (`maximumSize` bounds only the name and
+            // value), and the jar's count bounds its memory.
+            guard argument.utf8.count <= Self.maximumAttributeSize else { continue }
             switch attribute {
             case "expires":
                 if let date = CookieDate.parse(argument) { expiresAt = date }

@@ -34,6 +34,16 @@ import Testing
         #expect(try Cookie(setCookie: "a=1", from: url("http://example.com/cat.jpg"), now: now)?.path == "/")
     }
 
+    /// RFC 6265bis ignores an attribute value over 1,024 bytes, so a stored cookie stays a
+    /// few kilobytes however long the header a server sends.
+    @Test func anAttributeValueOver1024BytesIsIgnored() throws {
+        let long = "/" + String(repeating: "p", count: 1_024)
+        let ignored = try #require(Cookie(setCookie: "a=1; Path=\(long)", from: url("http://example.com/photos/cat.jpg"), now: now))
+        #expect(ignored.path == "/photos")
+        let kept = try #require(Cookie(setCookie: "a=1; Path=\(long.dropLast())", from: url("http://example.com/photos/cat.jpg"), now: now))
+        #expect(kept.path == String(long.dropLast()))
+    }
+
     @Test func maxAgeWinsOverExpiresWhateverTheOrder() throws {
         let header = "a=1; Max-Age=10; Expires=Wed, 21 Oct 2015 07:28:00 GMT"
         let cookie = try #require(Cookie(setCookie: header, from: url("http://example.com/"), now: now))
