@@ -161,7 +161,7 @@ let package = Package(
 // theirs, and the fuzz build needs only the libraries.
 let fuzzTargetNames = [
     "decode", "thumbnail", "scaledown", "progressive", "animated", "metadata",
-    "cookie", "transform", "dataurl", "server-path",
+    "cookie", "transform", "dataurl", "server-path", "server-process",
 ]
 if Context.environment["WEBIMAGE_FUZZ"] == "1" {
     package.products.removeAll { $0.name == "webimage" }

@@ -82,6 +82,13 @@ def riff_chunks(data, kind):
     return found
 
 
+# One line of processing options per seed of the server-process run, in turn.
+PROCESSING = [
+    "rs:fit:300:200", "rs:fill:120:120:1/g:sm", "rs:fill-down:64:200/bg:ffffff@jpg", "w:50/rt:90/bl:2@png",
+    "rs:force:33:77/ex:1/eg:nw@webp", "rs:auto:200:100:1:1/pg:0@gif", "dpr:2/w:40/q:30/sm:1@jpg", "rs:fit:1024:1024:1@gif",
+]
+
+
 def main():
     out = Path(sys.argv[1])
     every = images()
@@ -105,6 +112,9 @@ def main():
         if fmt in ("gif", "png", "webp", "avif"):
             for number, header in enumerate(animated):
                 write(out, "animated", f"{number}-{path.name}", header + data)
+        # Processing options (imgproxy's grammar), a newline, the source.
+        options = PROCESSING[index % len(PROCESSING)]
+        write(out, "server-process", path.name, options.encode() + b"\n" + data)
 
     # Metadata: EXIF blocks and XMP packets cut out of the fixtures, HEIF/AVIF files, and
     # whole files for `info`.

@@ -45,6 +45,7 @@ cookie       cookie      cookie       4096
 transform    transform   transform    1024
 dataurl      dataurl     dataurl      8192
 server-path  server-path server-path  4096
+server-process server-process server-process 65600
 "
 read -r -a runs <<< "${*:-${FUZZ_RUNS:-}}"
 if ((${#runs[@]} == 0)); then
@@ -103,6 +104,8 @@ rm -rf "$work/seeds"
 python3 Fuzz/make-seeds.py "$work/seeds"
 mkdir -p "$work/dict" "$work/logs"
 cat Fuzz/dict/{jpeg,png,gif,webp,heif,tiff,bmp}.dict > "$work/dict/images.dict"
+# Processing options, then the image they apply to.
+cat Fuzz/dict/server-path.dict "$work/dict/images.dict" > "$work/dict/server-process.dict"
 for dict in Fuzz/dict/*.dict; do cp "$dict" "$work/dict/"; done
 
 summary=$work/summary.txt
