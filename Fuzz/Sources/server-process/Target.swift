@@ -5,7 +5,8 @@ import WebImageServer
 
 /// The image server's processing from untrusted options and untrusted bytes, as a request
 /// that passed its checks reaches it: the input is a line of imgproxy processing options
-/// (`rs:fill:300:200:1/g:sm/bl:2`, parsed by `ProcessingPath`), a newline, then the source.
+/// with an optional output extension (`rs:fill:300:200:1/g:sm/bl:2@webp`, parsed by
+/// `ProcessingPath`), a newline, then the source.
 /// `ImageProcessor` decodes, resizes, crops, rotates, blurs, pads, flattens and encodes it
 /// under limits scaled down for fuzzing: one megapixel of source (`Fuzz.pixelLimit`) and
 /// results of at most 1,024 pixels a side, so that libFuzzer's 64 MiB allocation limit
@@ -21,9 +22,12 @@ public func fuzzTestOneInput(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CI
     let data = Fuzz.data(start, count)
     guard let newline = data.firstIndex(of: 0x0A) else { return 0 }
     let line = String(decoding: data[data.startIndex..<newline], as: UTF8.self)
-    guard !line.contains("/plain/"), let request = try? ProcessingPath(parsing: "/insecure/\(line)/plain/http://img.example/a") else {
-        return 0
-    }
+    // `options@extension`, the extension (the output format) going where a plain source
+    // URL carries it.
+    let (options, suffix) = line.lastIndex(of: "@").map { (line[..<$0], line[$0...]) } ?? (Substring(line), "")
+    guard !line.contains("/plain/"),
+          let request = try? ProcessingPath(parsing: "/insecure/\(options)/plain/http://img.example/a\(suffix)")
+    else { return 0 }
     var format = request.options.format
     if format == .avif || format == .heic || format == .heif { format = .webp }
     let source = Data(data[data.index(after: newline)...])
