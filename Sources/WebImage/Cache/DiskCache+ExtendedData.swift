@@ -27,7 +27,8 @@ extension DiskCache {
            case .value(let bytes) = ExtendedAttributes.get(Self.extendedAttributeName, fd: fd) {
             return Data(bytes)
         }
-        guard let sidecar = FileIO.read(sidecarPath(directory: directory, name: name)) else { return nil }
+        // Bounded as an entry is: a sidecar may be another process's file too.
+        guard let sidecar = FileIO.read(sidecarPath(directory: directory, name: name), limit: configuration.maxEntrySize) else { return nil }
         return sidecar.data
     }
 

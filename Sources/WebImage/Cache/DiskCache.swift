@@ -174,9 +174,13 @@ public final class DiskCache: Sendable {
     /// Does nothing when there is no such entry.
     public func setExtendedData(_ extendedData: Data?, forKey key: String) throws {
         for name in names(forKey: key) {
-            let fd = open(path + "/" + name, O_RDONLY | O_CLOEXEC)
+            // As a read opens an entry (``FileIO/read(_:limit:mapped:)``): a FIFO or a link
+            // in its place is no entry, and must not block the call.
+            let fd = open(path + "/" + name, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC)
             guard fd >= 0 else { continue }
             defer { close(fd) }
+            var info = stat()
+            guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { continue }
             try writeExtendedData(extendedData, fd: fd, name: name, storage: configuration.extendedDataStorage)
             return
         }

@@ -24,16 +24,20 @@ enum FileIO {
         deinit { close(fd) }
     }
 
-    /// Opens and reads the whole regular file at `path`; `nil` when it does not exist,
-    /// cannot be read, or is larger than `limit` bytes (refused before any allocation). The
+    /// Opens and reads the whole regular file at `path`; `nil` when it does not exist, is
+    /// not a regular file (a symbolic link, a FIFO, a directory), cannot be read, or is
+    /// larger than `limit` bytes (refused before any allocation). The
     /// descriptor stays open in the result (closed when it is dropped), so attributes are
     /// read from the same file even if it is replaced meanwhile. With `mapped`, the bytes
     /// are the file mapped into memory rather than read (see
     /// ``DiskCache/Configuration/readsMemoryMapped``).
     static func read(_ path: String, limit: Int = .max, mapped: Bool = false) -> ReadFile? {
         // Non-blocking, so a FIFO found in place of a file (with no writer) is refused below
-        // instead of blocking the open forever; it changes nothing for a regular file.
-        let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        // instead of blocking the open forever; it changes nothing for a regular file. Not
+        // through a symbolic link: every other operation of the cache (listing, size,
+        // trimming, clearing) sees only regular files, so a link planted in the folder
+        // would be served yet never counted, trimmed or cleared.
+        let fd = open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         var info = stat()
         guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {

@@ -137,6 +137,46 @@ struct DiskCacheTests {
         #expect(sidecarRead.value == DiskCache.Entry(data: Data([1, 2, 3]), extendedData: nil))
     }
 
+    @Test func setExtendedDataOnAFIFOReturnsAtOnce() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let cache = DiskCache(directory: directory.url)
+        let entryFIFO = cache.fileURL(forKey: "https://a.com/pipe.png").path
+        #expect(mkfifo(entryFIFO, 0o600) == 0)
+        let write = await FIFOWatch.run(releasing: entryFIFO) { (try? cache.setExtendedData(Data([1]), forKey: "https://a.com/pipe.png")) != nil }
+        #expect(!write.hung, "setting the extended data of a FIFO blocked")
+    }
+
+    /// A link planted in the folder would be served, yet never counted, trimmed or cleared
+    /// (those see regular files only): it is no entry at all.
+    @Test func aSymbolicLinkInPlaceOfAnEntryIsAMiss() throws {
+        let directory = try TemporaryDirectory()
+        let outside = try TemporaryDirectory()
+        defer { directory.remove(); outside.remove() }
+        let target = outside.url.appendingPathComponent("secret.txt")
+        try Data("not the cache's".utf8).write(to: target)
+        let cache = DiskCache(directory: directory.url)
+        try FileManager.default.createSymbolicLink(atPath: cache.fileURL(forKey: "k").path, withDestinationPath: target.path)
+        #expect(cache.data(forKey: "k") == nil)
+        #expect(cache.entry(forKey: "k") == nil)
+        #expect(!cache.containsData(forKey: "k"))
+    }
+
+    /// A sidecar is bounded as an entry is: a larger one (another process's file) is no
+    /// extended data, refused before it is read.
+    @Test func aSidecarOverTheEntryLimitIsNotRead() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        var configuration = DiskCache.Configuration()
+        configuration.extendedDataStorage = .sidecar
+        configuration.maxEntrySize = 100
+        let cache = DiskCache(directory: directory.url, configuration: configuration)
+        try cache.setData(Data([1]), forKey: "k", extendedData: Data(repeating: 7, count: 100))
+        #expect(cache.entry(forKey: "k")?.extendedData == Data(repeating: 7, count: 100))
+        try cache.setData(Data([1]), forKey: "k", extendedData: Data(repeating: 7, count: 101))
+        #expect(cache.entry(forKey: "k") == DiskCache.Entry(data: Data([1]), extendedData: nil))
+    }
+
     @Test func removeAllDataEmptiesTheDirectoryButKeepsIt() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
