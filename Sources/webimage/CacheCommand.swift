@@ -23,6 +23,14 @@ struct CacheCommand: ParsableCommand {
             let base = directory.map { URL(fileURLWithPath: $0, isDirectory: true) } ?? DiskCache.defaultBaseDirectory
             return base.appendingPathComponent(namespace, isDirectory: true)
         }
+
+        /// One folder name: `clear` removes every file of the folder it names, and
+        /// `--namespace ../..` named the home folder.
+        func validate() throws {
+            guard !namespace.isEmpty, namespace != ".", namespace != "..", !namespace.contains("/"), !namespace.contains("\0") else {
+                throw ValidationError("--namespace must be one folder name, without '/' and not '.' or '..'")
+            }
+        }
     }
 
     /// `webimage cache info`: size, count, oldest and newest entry.
