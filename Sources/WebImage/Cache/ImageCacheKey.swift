@@ -72,12 +72,14 @@ public enum ImageCacheKey {
         let fileExtension = DiskCache.pathExtension(ofKey: key)
         guard !fileExtension.isEmpty else { return key + "-" + transformerKey }
         if let url = URL(string: key), let scheme = url.scheme, scheme != "file",
-           var components = URLComponents(url: url, resolvingAgainstBaseURL: false) {
-            // Keep everything but the path (query, fragment) as it was.
-            let path = components.path
-            let stem = (path as NSString).deletingPathExtension
-            components.path = stem + "-" + transformerKey + "." + fileExtension
-            if let string = components.string { return string }
+           let components = URLComponents(url: url, resolvingAgainstBaseURL: false),
+           let string = components.string, let pathRange = components.rangeOfPath {
+            // The path as written, and everything around it (query, fragment) as it was. Not
+            // the decoded path: `a%2Fb.jpg` would become `a/b.jpg`, and two URLs one key.
+            let stem = (String(string[pathRange]) as NSString).deletingPathExtension
+            let suffix = "-" + transformerKey + "." + fileExtension
+            let encodedSuffix = suffix.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? suffix
+            return String(string[..<pathRange.lowerBound]) + stem + encodedSuffix + String(string[pathRange.upperBound...])
         }
         let stem = (key as NSString).deletingPathExtension
         return stem + "-" + transformerKey + "." + fileExtension
