@@ -170,7 +170,9 @@ extension ImageManager {
     /// The stores of one load in the cache levels `levels` selects, as one closure so it
     /// can run now or in the background.
     private func storeWork(original: Decoded, final: Image, plan: ImageLoadPlan, storeOriginal: Bool, levels: ImageCacheType) -> @Sendable () async -> Void {
-        let avoidMemory = plan.options.contains(.avoidDecodeImage)
+        // A first-frame decode of an animation must not stand in for the animation in
+        // memory (as the cache's own queries rule): its bytes still go to disk.
+        let avoidMemory = plan.options.contains(.avoidDecodeImage) || plan.decodeOptions.decodeFirstFrameOnly
         let finalType = (avoidMemory ? plan.storeCacheType.withoutMemory : plan.storeCacheType).intersection(levels)
         let originalType = (avoidMemory ? plan.originalStoreCacheType.withoutMemory : plan.originalStoreCacheType).intersection(levels)
         let derived = plan.derivesFromOriginal

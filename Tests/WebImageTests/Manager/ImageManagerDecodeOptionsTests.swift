@@ -136,6 +136,25 @@ import Testing
         }
     }
 
+    /// A first-frame load of an animation leaves its bytes on disk but no still in memory: a
+    /// later load that wants the animation gets every frame, not the one frame.
+    @Test func aFirstFrameLoadDoesNotStandInForTheAnimationInMemory() async throws {
+        let gif = try Corpus.data("TestLoopCount.gif")
+        try await LoopbackServer.with(["/a.gif": .ok(gif, contentType: "image/gif")]) { server in
+            try await ManagerHarness.with { harness in
+                let manager = harness.makeManager()
+                let url = server.url("/a.gif")
+                let first = try await manager.loadImage(with: url, options: .decodeFirstFrameOnly)
+                #expect(first.image.frames.count == 1)
+                await manager.waitForBackgroundStores()
+                let whole = try await manager.loadImage(with: url)
+                #expect(whole.image.frames.count == 2)
+                #expect(whole.cacheType == .disk)
+                #expect(server.requestCount("/a.gif") == 1)
+            }
+        }
+    }
+
     /// The options' encoding fields do not reach the cache's encoding of a thumbnail;
     /// ``ImageContext/imageEncodeOptions`` does.
     @Test func encodingFieldsOfTheDecodeOptionsAreIgnored() throws {
