@@ -44,7 +44,7 @@ package enum BlockingIO {
 
     /// Starts `work` on the blocking-I/O queue and returns at once, for a caller that must
     /// not wait (an event loop handing a partial decode off); the work reports back itself.
-    static func start(_ work: @escaping @Sendable () -> Void) {
+    package static func start(_ work: @escaping @Sendable () -> Void) {
         queue.async(execute: work)
     }
 }

@@ -64,14 +64,33 @@ public final class ByteCache: Sendable {
     private let memory: MemoryCache<String, Entry>
     private let disk: DiskCache?
 
-    /// Creates a cache with `levels`; the disk level lives in `directory`. With
-    /// `tagsEntries`, an entry read from disk has its ``Entry/etag`` computed on the way in.
-    public init(levels: ImageServer.Configuration.CacheLevels, directory: URL, memoryLimit: Int, tagsEntries: Bool = false) {
+    /// How often the server's disk levels remove expired entries and trim to their size.
+    public static let diskCleanupInterval: Duration = .seconds(600)
+
+    /// Creates a cache with `levels`; the disk level lives in `directory`, bounded by `disk`
+    /// (its size and age limits, checked every ``DiskCache/Configuration/cleanupInterval``
+    /// and once now, in the background, so a server restarted more often than that still
+    /// trims what earlier runs left). With `tagsEntries`, an entry read from disk has its
+    /// ``Entry/etag`` computed on the way in.
+    public init(
+        levels: ImageServer.Configuration.CacheLevels,
+        directory: URL,
+        memoryLimit: Int,
+        disk diskConfiguration: DiskCache.Configuration = DiskCache.Configuration(),
+        tagsEntries: Bool = false
+    ) {
         self.levels = levels
         self.tagsEntries = tagsEntries
         memory = MemoryCache(totalCostLimit: max(1, memoryLimit))
-        disk = levels.contains(.disk) ? DiskCache(directory: directory) : nil
+        let disk = levels.contains(.disk) ? DiskCache(directory: directory, configuration: diskConfiguration) : nil
+        self.disk = disk
+        if let disk, diskConfiguration.maxSize > 0 || diskConfiguration.maxAge >= 0 {
+            BlockingIO.start { _ = disk.removeExpiredData() }
+        }
     }
+
+    /// The disk level's limits; `nil` without a disk level.
+    public var diskConfiguration: DiskCache.Configuration? { disk?.configuration }
 
     /// Whether any level is on.
     public var isEnabled: Bool { !levels.isEmpty }

@@ -103,6 +103,13 @@ extension ImageServer {
         public var cacheDirectory = DiskCache.defaultBaseDirectory.appendingPathComponent("serve", isDirectory: true)
         /// `WEBIMAGE_CACHE_MEMORY_SIZE`: bytes each memory cache may hold; default 256 MiB.
         public var memoryCacheSize = 256 * 1024 * 1024
+        /// `WEBIMAGE_CACHE_DISK_SIZE`: bytes each disk cache may hold; default 1 GiB, 0 for no
+        /// limit. Checked when the server starts and every ten minutes: a level over it loses
+        /// its oldest entries until it is under half (``DiskCache/removeExpiredData()``).
+        public var diskCacheSize = 1 << 30
+        /// `WEBIMAGE_CACHE_DISK_MAX_AGE`: seconds an entry stays on disk after it was
+        /// written; default one week. Removed at the same checks.
+        public var diskCacheMaxAge: Duration = .seconds(7 * 24 * 3600)
         /// `WEBIMAGE_GRACEFUL_STOP_TIMEOUT`: seconds requests in flight get to finish after
         /// SIGTERM or SIGINT; default 20.
         public var gracefulStopTimeout: Duration = .seconds(20)
@@ -163,6 +170,8 @@ extension ImageServer {
             sourceCache = try reader.cacheLevels("SOURCE_CACHE") ?? sourceCache
             if let directory = reader.string("CACHE_DIR") { cacheDirectory = URL(fileURLWithPath: directory, isDirectory: true) }
             memoryCacheSize = try reader.integer("CACHE_MEMORY_SIZE", in: 0...Int.max) ?? memoryCacheSize
+            diskCacheSize = try reader.integer("CACHE_DISK_SIZE", in: 0...Int.max) ?? diskCacheSize
+            diskCacheMaxAge = try reader.seconds("CACHE_DISK_MAX_AGE") ?? diskCacheMaxAge
             gracefulStopTimeout = try reader.seconds("GRACEFUL_STOP_TIMEOUT") ?? gracefulStopTimeout
             allowedSources = try reader.parsedList("ALLOWED_SOURCES", SourcePattern.init(parsing:)) ?? allowedSources
             sourceAddresses.allowsLoopback = try reader.bool("ALLOW_LOOPBACK_SOURCE_ADDRESSES") ?? sourceAddresses.allowsLoopback

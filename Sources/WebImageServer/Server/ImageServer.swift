@@ -99,16 +99,22 @@ public final class ImageServer: Sendable {
             self.fetcher = fetcher
             ownedDownloader = fetcher.downloader
         }
+        var disk = DiskCache.Configuration()
+        disk.maxSize = configuration.diskCacheSize
+        disk.maxAge = Double(configuration.diskCacheMaxAge.components.seconds)
+        disk.cleanupInterval = ByteCache.diskCleanupInterval
         resultCache = ByteCache(
             levels: configuration.resultCache,
             directory: configuration.cacheDirectory.appendingPathComponent("results", isDirectory: true),
             memoryLimit: configuration.memoryCacheSize,
+            disk: disk,
             tagsEntries: configuration.useETag
         )
         sourceCache = ByteCache(
             levels: configuration.sourceCache,
             directory: configuration.cacheDirectory.appendingPathComponent("sources", isDirectory: true),
-            memoryLimit: configuration.memoryCacheSize
+            memoryLimit: configuration.memoryCacheSize,
+            disk: disk
         )
         queue = JobQueue(workers: configuration.workers, queueSize: configuration.effectiveQueueSize)
         // Decoding and encoding block a thread for milliseconds at a time: they get threads

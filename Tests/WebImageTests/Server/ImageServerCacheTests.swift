@@ -15,6 +15,50 @@ import Testing
         return url
     }
 
+    /// A disk level is bounded (`WEBIMAGE_CACHE_DISK_SIZE`): what earlier runs left over the
+    /// size is trimmed to half when the server starts, oldest first, and every ten minutes
+    /// after. It used to grow without end.
+    @Test func aDiskLevelIsTrimmedToItsSizeWhenTheServerStarts() async throws {
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let previousRun = DiskCache(directory: directory)
+        for index in 0..<10 {
+            try previousRun.setData(Data(repeating: UInt8(index), count: 1_000), forKey: "result-\(index)")
+            // A minute apart, result-9 the newest: trimming goes oldest first.
+            let written = Date(timeIntervalSinceNow: Double(index - 10) * 60)
+            try FileManager.default.setAttributes([.modificationDate: written], ofItemAtPath: previousRun.fileURL(forKey: "result-\(index)").path)
+        }
+        #expect(previousRun.totalSize == 10_000)
+
+        var limits = DiskCache.Configuration()
+        limits.maxSize = 4_000
+        limits.cleanupInterval = ByteCache.diskCleanupInterval
+        let cache = ByteCache(levels: .disk, directory: directory, memoryLimit: 1 << 20, disk: limits)
+        let deadline = ContinuousClock.now + TestTime.prompt
+        while previousRun.totalSize > 2_000, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        #expect(previousRun.totalSize <= 2_000)
+        #expect(cache.diskEntry(forKey: "result-9") != nil, "the newest entries stay")
+    }
+
+    @Test func theServersDiskLevelsGetTheConfiguredBounds() async throws {
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let server = try ImageServer(configuration: .testing {
+            $0.resultCache = .disk
+            $0.sourceCache = .disk
+            $0.cacheDirectory = directory
+            $0.diskCacheSize = 12_345
+            $0.diskCacheMaxAge = .seconds(60)
+        })
+        for cache in [server.resultCache, server.sourceCache] {
+            let disk = try #require(cache.diskConfiguration)
+            #expect(disk.maxSize == 12_345)
+            #expect(disk.maxAge == 60)
+            #expect(disk.cleanupInterval == ByteCache.diskCleanupInterval)
+        }
+        try await server.shutdown()
+    }
+
     @Test func memoryResultCacheAnswersTheSecondRequestWithoutTheOrigin() async throws {
         let configuration = ImageServer.Configuration.testing {
             $0.resultCache = .memory

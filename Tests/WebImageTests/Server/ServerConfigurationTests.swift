@@ -104,6 +104,8 @@ import Testing
             "WEBIMAGE_SOURCE_CACHE": "disk",
             "WEBIMAGE_CACHE_DIR": "/tmp/webimage-config-test",
             "WEBIMAGE_CACHE_MEMORY_SIZE": "4096",
+            "WEBIMAGE_CACHE_DISK_SIZE": "8192",
+            "WEBIMAGE_CACHE_DISK_MAX_AGE": "60",
             "WEBIMAGE_GRACEFUL_STOP_TIMEOUT": "3",
         ])
         #expect(configuration.bind == "127.0.0.1:9000")
@@ -129,6 +131,8 @@ import Testing
         #expect(configuration.sourceCache == .disk)
         #expect(configuration.cacheDirectory.path == "/tmp/webimage-config-test")
         #expect(configuration.memoryCacheSize == 4_096)
+        #expect(configuration.diskCacheSize == 8_192)
+        #expect(configuration.diskCacheMaxAge == .seconds(60))
         #expect(configuration.gracefulStopTimeout == .seconds(3))
     }
 
@@ -144,7 +148,7 @@ import Testing
         ("DOWNLOAD_TIMEOUT", "100000"), ("TTL", "-5"), ("MAX_SRC_RESOLUTION", "0"), ("MAX_SRC_FILE_SIZE", "0"),
         ("MAX_ANIMATION_FRAMES", "1.5"), ("MAX_RESULT_DIMENSION", "x"), ("QUALITY", "0"), ("QUALITY", "101"),
         ("AUTO_WEBP", "2"), ("AUTO_AVIF", "on"), ("USE_ETAG", "y"), ("RESULT_CACHE", "redis"), ("SOURCE_CACHE", "memory,s3"),
-        ("CACHE_MEMORY_SIZE", "-1"), ("GRACEFUL_STOP_TIMEOUT", "forever"), ("ALLOWED_SOURCES", "https://a.example/,ftp://b"),
+        ("CACHE_MEMORY_SIZE", "-1"), ("CACHE_DISK_SIZE", "-1"), ("CACHE_DISK_MAX_AGE", "never"), ("GRACEFUL_STOP_TIMEOUT", "forever"), ("ALLOWED_SOURCES", "https://a.example/,ftp://b"),
         ("ALLOW_LOOPBACK_SOURCE_ADDRESSES", "sure"), ("ALLOW_PRIVATE_SOURCE_ADDRESSES", "2"),
         ("ALLOW_LINK_LOCAL_SOURCE_ADDRESSES", "x"), ("ALLOWED_SOURCE_NETWORKS", "10.0.0.0/8,10.1.2.3/16"),
         ("MAX_REDIRECTS", "-1"), ("MAX_REDIRECTS", "101"),
