@@ -76,11 +76,25 @@ struct DemoCommand: AsyncParsableCommand {
         }
     }
 
-    /// `--soak`: ``DemoSoak`` over the files, in a temporary cache removed afterwards.
-    private func runSoak(loads: Int, files: [String: Data]) async throws {
-        guard loads > 0, soakURLs > 0, soakMemoryLimit > 0 else {
+    /// The soak's numbers, checked before anything runs (a usage error, status 64). The URLs
+    /// are made up front and the limit is multiplied into bytes: both are bounded, so a
+    /// mistyped number is refused rather than an overflow trap or gigabytes of URLs.
+    func validate() throws {
+        guard (soak ?? 1) > 0, soakURLs > 0, soakMemoryLimit > 0 else {
             throw ValidationError("--soak, --soak-urls and --soak-memory-limit must be positive")
         }
+        guard soakURLs <= Self.maximumSoakURLs, soakMemoryLimit <= Self.maximumSoakMemoryLimit else {
+            throw ValidationError("--soak-urls may be at most \(Self.maximumSoakURLs), --soak-memory-limit at most \(Self.maximumSoakMemoryLimit) (MiB)")
+        }
+    }
+
+    /// The most distinct URLs a soak cycles over (each made before the first load).
+    static let maximumSoakURLs = 1_000_000
+    /// The largest memory limit of a soak, in MiB (a tebibyte).
+    static let maximumSoakMemoryLimit = 1 << 20
+
+    /// `--soak`: ``DemoSoak`` over the files, in a temporary cache removed afterwards.
+    private func runSoak(loads: Int, files: [String: Data]) async throws {
         let cacheDirectory = FileManager.default.temporaryDirectory
             .appendingPathComponent("webimage-soak-\(UUID().uuidString)", isDirectory: true)
         defer { try? FileManager.default.removeItem(at: cacheDirectory) }

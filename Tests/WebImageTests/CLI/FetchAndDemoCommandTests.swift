@@ -84,6 +84,18 @@ import Testing
         #expect(run.stderr.contains("--timeout must be positive"))
     }
 
+    /// A soak's memory limit is multiplied into bytes and its URLs made up front: numbers
+    /// past their bounds are usage errors, not an overflow trap or gigabytes of URLs.
+    @Test(arguments: [["--soak-memory-limit", "9000000000000"], ["--soak-urls", "4000000000"]])
+    func demoSoakRefusesNumbersPastTheirBounds(_ option: [String]) async throws {
+        let corpus = try scratchFolder()
+        defer { try? FileManager.default.removeItem(at: corpus) }
+        try Corpus.data("TestImage.png").write(to: corpus.appendingPathComponent("TestImage.png"))
+        let run = try await run(["demo", "--corpus", corpus.path, "--soak", "1"] + option)
+        #expect(run.status == 64, "\(run.stderr)")
+        #expect(run.stderr.contains("at most"))
+    }
+
     @Test func demoLoadsEveryImageFromNetworkThenDiskThenMemory() async throws {
         let corpus = try scratchFolder()
         defer { try? FileManager.default.removeItem(at: corpus) }
