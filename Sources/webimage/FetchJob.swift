@@ -93,8 +93,27 @@ struct FetchJob: Sendable {
 
     private func outputPath(_ output: String, index: Int, url: URL, fileExtension: String = "png") -> String {
         guard outputIsDirectory else { return output }
-        let stem = (url.deletingPathExtension().lastPathComponent as NSString).lastPathComponent
-        return URL(fileURLWithPath: output, isDirectory: true).appendingPathComponent("\(index)-\(stem.isEmpty ? "image" : stem).\(fileExtension)").path
+        return URL(fileURLWithPath: output, isDirectory: true).appendingPathComponent(Self.fileName(index: index, url: url, fileExtension: fileExtension)).path
+    }
+
+    /// `INDEX-STEM.EXT` for `url`'s file in an output folder, STEM being the URL's last path
+    /// component without its extension. Made a file name whatever the URL: without `/` or
+    /// NUL (`http://h/` has the last component "/"), `image` when nothing is left or only
+    /// `.` or `..`, and the stem cut (at a character) to 200 bytes and the extension to 16,
+    /// under Linux's 255-byte name limit.
+    static func fileName(index: Int, url: URL, fileExtension: String) -> String {
+        func cleaned(_ text: String, maximumBytes: Int) -> String {
+            var kept = ""
+            for character in text where character != "/" && character != "\0" {
+                guard kept.utf8.count + character.utf8.count <= maximumBytes else { break }
+                kept.append(character)
+            }
+            return kept
+        }
+        var stem = cleaned(url.deletingPathExtension().lastPathComponent, maximumBytes: 200)
+        if stem.isEmpty || stem == "." || stem == ".." { stem = "image" }
+        let ext = cleaned(fileExtension, maximumBytes: 16)
+        return "\(index)-\(stem).\(ext.isEmpty ? "bin" : ext)"
     }
 
     /// Copies `file` to `path` through a hidden temporary file beside it and a rename, so a

@@ -110,6 +110,28 @@ import Testing
         }
     }
 
+    /// Output names are file names whatever the URL: `http://h/` (last component "/") is
+    /// `image`, not a folder `0-` holding `.png`; a 250-byte last component is cut under
+    /// Linux's 255-byte name limit instead of failing the URL.
+    @Test func outputNamesAreFileNamesWhateverTheURL() async throws {
+        let png = try pngData(width: 20, height: 10)
+        // 125 × "ж" (two bytes each in UTF-8), percent-encoded as the request carries it.
+        let long = "/" + String(repeating: "%D0%B6", count: 125) + ".png"
+        let cache = try scratchFolder()
+        defer { try? FileManager.default.removeItem(at: cache) }
+        try await LoopbackServer.with(["/": pngReply(png), long: pngReply(png)]) { server in
+            let output = cache.appendingPathComponent("out", isDirectory: true)
+            let urls = [server.url("/").absoluteString, server.url(long).absoluteString]
+            let result = try await run(["fetch"] + urls + ["--cache-dir", cache.path, "-o", output.path, "--concurrency", "1"])
+            #expect(result.status == 0, "\(result.stderr)")
+            let written = try FileManager.default.contentsOfDirectory(atPath: output.path).sorted()
+            #expect(written.count == 2)
+            #expect(written.contains("0-image.png"))
+            let cut = "1-" + String(repeating: "ж", count: 100) + ".png"
+            #expect(written.contains(cut), "\(written)")
+        }
+    }
+
     @Test func aStandardInputLineOverTheLimitIsReportedAndTheRestStillLoads() async throws {
         let png = try pngData(width: 20, height: 10)
         let cache = try scratchFolder()
