@@ -25,9 +25,11 @@ private func describe(_ error: any Error) -> String {
 
 /// `--timeout` seconds as the downloader's timeout. Seconds past a Duration's reach in
 /// milliseconds (`1e300`, `inf`) are capped at about 31,700 years: "no practical limit",
-/// never a crash. `seconds` must be positive (the commands validate it).
+/// never a crash; a positive time under a millisecond is one millisecond (rounded down to
+/// none, every download would time out at once). `seconds` must be positive (the commands
+/// validate it).
 func downloaderTimeout(seconds: Double) -> Duration {
-    .milliseconds(Int64(min(seconds, 1e12) * 1000))
+    .milliseconds(max(1, Int64(min(seconds, 1e12) * 1000)))
 }
 
 /// Reads a whole input file.

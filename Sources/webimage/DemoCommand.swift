@@ -73,6 +73,12 @@ struct DemoCommand: AsyncParsableCommand {
             try await downloader.shutdown()
             try await origin.stop()
             print(Self.table(rows, totals: totals))
+            // The table says which loads failed; the status says that one did, as fetch's does.
+            let failed = rows.filter { $0.cells.contains { if case .failure = $0 { true } else { false } } }.count
+            if failed > 0 {
+                FileHandle.standardError.write(Data("webimage: \(failed) of \(rows.count) images failed to load\n".utf8))
+                throw ExitCode.failure
+            }
         }
     }
 
@@ -171,8 +177,9 @@ struct DemoCommand: AsyncParsableCommand {
         var files: [String: Data] = [:]
         for name in try FileManager.default.contentsOfDirectory(atPath: directory.path) where !name.hasPrefix(".") && !name.hasSuffix(".md") {
             let url = directory.appendingPathComponent(name)
-            var isDirectory: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), !isDirectory.boolValue else { continue }
+            // Regular files only (through links): a FIFO, socket or device would fail the read.
+            var info = stat()
+            guard stat(url.path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { continue }
             files[name] = try Data(contentsOf: url)
         }
         return files

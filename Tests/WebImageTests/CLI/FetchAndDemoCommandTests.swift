@@ -117,4 +117,22 @@ import Testing
         let cachePath = String(cacheLine.split(separator: " ")[1])
         #expect(!FileManager.default.fileExists(atPath: cachePath))
     }
+
+    /// A FIFO in the corpus is not a file to serve (it used to abort the whole demo); a file
+    /// that is not an image is served, fails its loads, and the status says so.
+    @Test func demoSkipsAFIFOAndFailsForAFileThatIsNotAnImage() async throws {
+        let corpus = try scratchFolder()
+        defer { try? FileManager.default.removeItem(at: corpus) }
+        try Corpus.data("TestImage.png").write(to: corpus.appendingPathComponent("TestImage.png"))
+        #expect(mkfifo(corpus.appendingPathComponent("pipe.png").path, 0o600) == 0)
+        let served = try await run("demo", "--corpus", corpus.path)
+        #expect(served.status == 0, "\(served.stderr)")
+        #expect(served.stdout.contains("serving 1 files"))
+
+        try Data("not an image".utf8).write(to: corpus.appendingPathComponent("notes.png"))
+        let failing = try await run("demo", "--corpus", corpus.path)
+        #expect(failing.status == 1)
+        #expect(failing.stderr.contains("1 of 2 images failed to load"))
+        #expect(failing.stdout.contains("TestImage.png"))
+    }
 }
