@@ -81,6 +81,15 @@ final class DownloadOperation: Hashable, Sendable {
     /// only when a file is possible.
     private let fileWanted = Atomic(false)
     private let request = Mutex(RequestSlot.idle)
+    /// Progress reports in flight, and the completions of callers who cancelled during one,
+    /// held until it ends (see ``complete(_:with:)``).
+    private let reports = Mutex(ProgressReports())
+
+    /// What ``reports`` holds.
+    private struct ProgressReports {
+        var inFlight = 0
+        var held: [@Sendable () -> Void] = []
+    }
 
     init(key: Key, requestOptions: DownloadRequestOptions) {
         self.key = key
@@ -142,6 +151,42 @@ final class DownloadOperation: Hashable, Sendable {
         request.withLock { slot in
             if case .sent = slot { slot = .idle }
         }
+    }
+
+    /// A progress report starts: it has taken (or is about to take) a snapshot of the
+    /// callers with progress handlers and calls them outside any lock.
+    func beginProgressReport() {
+        reports.withLock { $0.inFlight += 1 }
+    }
+
+    /// A progress report has called every handler: completions held meanwhile run now.
+    func endProgressReport() {
+        let held = reports.withLock { reports -> [@Sendable () -> Void] in
+            reports.inFlight -= 1
+            guard reports.inFlight == 0 else { return [] }
+            defer { reports.held.removeAll() }
+            return reports.held
+        }
+        for completion in held { completion() }
+    }
+
+    /// Completes a caller that left this operation (it cancelled, or everything was). A
+    /// caller with a progress handler may be in a report's snapshot already: while a report
+    /// is in flight its completion waits for the report's end, so its progress handler is
+    /// never called after its completion (``ImageLoader``'s contract). Without one, or with
+    /// no report in flight, it completes at once.
+    func complete(_ subscriber: Subscriber, with result: Result<Delivery, WebImageError>) {
+        guard subscriber.progress != nil else {
+            subscriber.completion(result)
+            return
+        }
+        let completion = subscriber.completion
+        let now = reports.withLock { reports -> Bool in
+            guard reports.inFlight > 0 else { return true }
+            reports.held.append { completion(result) }
+            return false
+        }
+        if now { completion(result) }
     }
 
     static func == (lhs: DownloadOperation, rhs: DownloadOperation) -> Bool {

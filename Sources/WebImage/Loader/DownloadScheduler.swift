@@ -82,8 +82,9 @@ struct DownloadScheduler {
 
     /// What to do after ``cancelAll()`` or ``shutDown()``.
     struct CancelAllAction {
-        /// Every caller that was waiting: complete each with `cancelled`.
-        var cancelled: [Subscriber]
+        /// Every caller that was waiting, with the operation it waited on: complete each
+        /// with `cancelled` (after that operation's progress reports in flight).
+        var cancelled: [(operation: DownloadOperation, subscriber: Subscriber)]
         /// Every running operation: stop its request (a shutdown then waits for each).
         var stopRequests: [DownloadOperation]
     }
@@ -251,15 +252,15 @@ struct DownloadScheduler {
     /// running ones are stopped (and keep their slots until they end). Operations already
     /// delivering keep their callers: their outcome is on its way.
     mutating func cancelAll() -> CancelAllAction {
-        var cancelled: [Subscriber] = []
+        var cancelled: [(operation: DownloadOperation, subscriber: Subscriber)] = []
         for operation in queue.removeAll() {
             if var entry = entries.removeValue(forKey: operation) {
-                cancelled += entry.takeAll().map(\.subscriber)
+                cancelled += entry.takeAll().map { (operation, $0.subscriber) }
             }
         }
         let stopping = Array(running)
         for operation in stopping {
-            cancelled += entries[operation]?.takeAll().map(\.subscriber) ?? []
+            cancelled += entries[operation]?.takeAll().map { (operation, $0.subscriber) } ?? []
             entries[operation]?.phase = .stopping
         }
         joinable.removeAll()

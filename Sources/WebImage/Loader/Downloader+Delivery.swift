@@ -12,6 +12,9 @@ extension Downloader {
         partials: PartialImageSource? = nil
     ) {
         guard operation.isProgressWanted else { return }
+        // A caller cancelling from now on gets its completion after these progress calls.
+        operation.beginProgressReport()
+        defer { operation.endProgressReport() }
         let subscribers = state.withLock { $0.scheduler.progressSubscribers(of: operation) }
         guard !subscribers.isEmpty else { return }
         let ready = partials?.takeReady() ?? []

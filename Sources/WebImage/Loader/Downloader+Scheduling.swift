@@ -117,11 +117,11 @@ extension Downloader {
         case .none:
             break
         case .complete(let subscriber):
-            subscriber.completion(.failure(.cancelled))
+            token.operation.complete(subscriber, with: .failure(.cancelled))
         case .completeAndStopRequest(let subscriber, _):
             // A request not yet sent is refused when it is (see `DownloadOperation.keep`).
             inFlight?.cancel()
-            subscriber.completion(.failure(.cancelled))
+            token.operation.complete(subscriber, with: .failure(.cancelled))
         }
     }
 }

@@ -241,7 +241,7 @@ public final class Downloader: ImageLoader {
             return (action, action.stopRequests.compactMap { $0.stopRequest() })
         }
         for request in inFlight { request.cancel() }
-        for subscriber in action.cancelled { subscriber.completion(.failure(.cancelled)) }
+        for (operation, subscriber) in action.cancelled { operation.complete(subscriber, with: .failure(.cancelled)) }
     }
 
     /// Cancels everything, waits for running downloads to stop, ends every event stream
@@ -260,7 +260,7 @@ public final class Downloader: ImageLoader {
             return Array(listeners.continuations.values)
         }
         for request in inFlight { request.cancel() }
-        for subscriber in action.cancelled { subscriber.completion(.failure(.cancelled)) }
+        for (operation, subscriber) in action.cancelled { operation.complete(subscriber, with: .failure(.cancelled)) }
         for operation in action.stopRequests { await waitUntilDone(operation) }
         for stream in streams { stream.finish() }
         // Every transfer has ended: the pinned clients are all idle.

@@ -252,7 +252,7 @@ import Testing
         let running = try subscribe(&scheduler, "running").subscription
         _ = try subscribe(&scheduler, "queued")
         let action = scheduler.cancelAll()
-        #expect(names(action.cancelled) == ["queued", "running"])
+        #expect(names(action.cancelled.map(\.subscriber)) == ["queued", "running"])
         #expect(action.stopRequests == [running.operation])
         #expect(scheduler.currentDownloadCount == 0)
         // The slot stays taken until the stopped request ends; then nothing is left to start.
@@ -276,7 +276,7 @@ import Testing
         var scheduler = DownloadScheduler(maxConcurrentDownloads: 1, lifo: false)
         let running = try subscribe(&scheduler, "running").subscription
         let action = scheduler.shutDown()
-        #expect(names(action.cancelled) == ["running"])
+        #expect(names(action.cancelled.map(\.subscriber)) == ["running"])
         #expect(action.stopRequests == [running.operation])
         guard case .reject = scheduler.subscribe(subscriber("late"), key: try key("late"), options: options()) else {
             Issue.record("a shut-down scheduler accepted a caller")
