@@ -52,6 +52,8 @@ public final class AnimatedImagePlayer: Sendable {
     let buffer: AnimationFrameBuffer
     /// Frame durations in whole nanoseconds, so time adds up exactly.
     private let durations: [Int64]
+    /// The longest a frame is shown, in seconds: a year.
+    static let longestFrameDuration: Double = 365 * 24 * 3600
     private let state: LockedValue<State>
 
     /// A stopped player on the first frame of `mode`. Decodes run on the library's queue
@@ -66,7 +68,9 @@ public final class AnimatedImagePlayer: Sendable {
         let bytesLimit = configuration.maxBufferSize > 0 ? configuration.maxBufferSize : Self.automaticBufferSize()
         buffer = AnimationFrameBuffer(
             image: image, capacity: bytesLimit / max(1, image.properties.bytesPerFrame))
-        durations = image.durations.map { Int64((max(0, $0) * 1e9).rounded()) }
+        // A file may claim any duration (a JPEG XL frame up to about 4e12 s): more than a year
+        // is shown as a year, within what nanoseconds in an Int64 can count (292 years).
+        durations = image.durations.map { Int64((min(max(0, $0), Self.longestFrameDuration) * 1e9).rounded()) }
         let start = Self.start(of: configuration.playbackMode, frameCount: image.frameCount)
         var initial = State(mode: configuration.playbackMode, rate: configuration.playbackRate,
                             loopLimit: max(0, configuration.loopCount ?? image.loopCount), position: start)

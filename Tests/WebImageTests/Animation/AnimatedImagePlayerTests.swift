@@ -210,6 +210,19 @@ import Testing
         #expect(try #require(AnimatedImagePlayer.Configuration.SystemMemory.availableBytes()) > 0)
     }
 
+    /// A file may claim any frame duration (a JPEG XL frame up to about 4e12 s), past what
+    /// nanoseconds in an Int64 count (9.2e9 s): the player shows such a frame for a year
+    /// instead of trapping.
+    @Test func anEndlessFrameDurationIsShownForAYear() throws {
+        let image = try AnimatedImage(coder: SyntheticFrameSource(durations: [4.3e10, .infinity, 0.1]))
+        let clock = ManualClock()
+        let player = AnimatedImagePlayer(image: image, clock: clock)
+        player.play()
+        clock.advance(by: .seconds(3600))
+        player.tick()
+        #expect(player.currentFrameIndex == 0)
+    }
+
     @Test func playsAPreloadedImageWithoutDecoding() throws {
         let source = SyntheticFrameSource(durations: [0.1, 0.2, 0.3])
         let image = try AnimatedImage(coder: source)

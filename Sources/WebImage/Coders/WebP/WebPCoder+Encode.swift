@@ -51,7 +51,10 @@ extension WebPCoder {
                     throw WebImageError.encodingFailed("WebP: \(animationError(encoder))")
                 }
             }
-            timestamp += milliseconds(frame.duration)
+            // libwebp takes the timestamp as a 32-bit int: frames a file says last 4.6 hours
+            // each add up past it within 129 frames, and the conversion above would trap.
+            // Past that (24.8 days) the remaining frames last no time.
+            timestamp = min(timestamp + milliseconds(frame.duration), Int(Int32.max))
         }
         guard WebPAnimEncoderAdd(encoder, nil, Int32(timestamp), nil) != 0 else {
             throw WebImageError.encodingFailed("WebP: \(animationError(encoder))")

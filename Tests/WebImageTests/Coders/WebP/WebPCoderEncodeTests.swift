@@ -19,6 +19,18 @@ import Testing
         #expect(WebPFixture.meanAbsoluteDifference(decoded.pixels, original.pixels) < 3)
     }
 
+    /// Durations a file claims (each capped at 4.6 hours) add up past libwebp's 32-bit
+    /// millisecond timestamps within 129 frames: the frames past 24.8 days last no time,
+    /// instead of the conversion trapping (an APNG source made the image server crash).
+    @Test func anAnimationLongerThanInt32MillisecondsIsEncoded() throws {
+        let frame = PixelBuffer(width: 1, height: 1, filling: RGBAColor(red: 1, green: 2, blue: 3))
+        let frames = (0..<200).map { _ in ImageFrame(pixels: frame, duration: 65_535) }
+        let image = Image(frames: frames, format: .png, loopCount: 0, hasAlpha: false)
+        let data = try coder.encode(image, as: .webp, options: ImageCoderOptions())
+        #expect(ImageFormat(sniffing: data) == .webp)
+        #expect(try coder.decode(data, options: ImageCoderOptions()).frameCount >= 2)
+    }
+
     @Test func lowerQualityGivesASmallerFile() throws {
         let original = try coder.decode(Corpus.data("TestImageStatic.webp"), options: ImageCoderOptions())
         var options = ImageCoderOptions()
