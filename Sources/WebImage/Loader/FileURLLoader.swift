@@ -62,10 +62,13 @@ public struct FileURLLoader: ImageLoader {
             throw WebImageError.network("cannot read \(url.path): not a regular file")
         }
         do {
+            // `Int.max` (no limit) must not overflow below, nor a negative one trap.
+            let limit = max(0, limit)
             let size = try handle.seekToEnd()
             guard size <= UInt64(limit) else { throw WebImageError.responseTooLarge(limit: limit) }
             try handle.seek(toOffset: 0)
-            let data = try handle.read(upToCount: limit + 1) ?? Data()
+            // One byte past the limit, to notice a file that grew past it since the check.
+            let data = try handle.read(upToCount: limit == .max ? limit : limit + 1) ?? Data()
             guard data.count <= limit else { throw WebImageError.responseTooLarge(limit: limit) }
             return data
         } catch let error as WebImageError {

@@ -4,6 +4,17 @@ import Testing
 
 @Suite("FileURLLoader")
 struct FileURLLoaderTests {
+    /// `Int.max` is "no limit" (the image server's `WEBIMAGE_MAX_SRC_FILE_SIZE` accepts it):
+    /// reading one byte past it overflowed and trapped on every file; a negative limit
+    /// trapped converting to UInt64. Both now read or refuse like any other limit.
+    @Test func theLargestAndANegativeLimitReadOrRefuse() throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("webimage-limit-\(UUID().uuidString).bin")
+        try Data([1, 2, 3]).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        #expect(try FileURLLoader.read(file, limit: .max) == Data([1, 2, 3]))
+        #expect(throws: WebImageError.responseTooLarge(limit: 0)) { try FileURLLoader.read(file, limit: -5) }
+    }
+
     @Test func loadsAFileAndReportsProgress() async throws {
         let url = Corpus.directory.appendingPathComponent("TestImage.jpg")
         let loader = FileURLLoader()
