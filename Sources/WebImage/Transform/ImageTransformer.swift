@@ -167,3 +167,20 @@ enum TransformerKey {
     /// `1` or `0`, as `%d` prints a `BOOL`.
     static func flag(_ value: Bool) -> String { value ? "1" : "0" }
 }
+
+/// How large a transformer's result may be, whatever asked for it (a transform spec typed
+/// or read from elsewhere, a chain of steps each within reason).
+enum TransformLimit {
+    /// 200 megapixels (800 MB of RGBA): twice the decoders' default pixel limit, so any
+    /// image a decoder gives by default can still be turned 45° (which needs up to twice
+    /// its pixels), while `rotate=45` twenty times in a row (which would need 44 GB) cannot.
+    static let pixelCount = 200_000_000
+
+    /// Throws ``WebImageError/transformFailed(_:)`` when `size` has more pixels than `limit`
+    /// (``pixelCount`` by default); `what` names the step for the message.
+    static func check(_ size: ImageSize, _ what: @autoclosure () -> String, limit: Int = pixelCount) throws {
+        guard size.pixelCount <= limit else {
+            throw WebImageError.transformFailed("\(what()) would make \(size.width)x\(size.height) pixels, over the limit of \(limit)")
+        }
+    }
+}

@@ -46,6 +46,7 @@ public struct ResizeTransformer: PixelTransformer {
         guard size.width > 0, size.height > 0 else {
             throw WebImageError.transformFailed("resize to \(size) has no pixels")
         }
+        try TransformLimit.check(size, "resizing")
         switch mode {
         case .fill:
             return pixels.resized(to: size)

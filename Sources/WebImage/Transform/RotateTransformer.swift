@@ -48,8 +48,15 @@ public struct RotateTransformer: PixelTransformer {
         if let turns = quarterTurns {
             return Self.rotate(pixels, quarterTurns: turns, fitSize: fitSize)
         }
-        let canvas = fitSize ? Self.fittedSize(of: pixels.size, angle: angle) : pixels.size
-        return Self.resample(pixels, angle: angle, canvas: canvas)
+        return Self.resample(pixels, angle: angle, canvas: try canvas(for: pixels.size))
+    }
+
+    /// The canvas a turn of `size` draws on (expanded with ``fitSize``); throws
+    /// ``WebImageError/transformFailed(_:)`` past `limit` pixels, before it is made.
+    func canvas(for size: ImageSize, limit: Int = TransformLimit.pixelCount) throws -> ImageSize {
+        let canvas = fitSize ? Self.fittedSize(of: size, angle: angle) : size
+        try TransformLimit.check(canvas, "rotating by \(angle) radians", limit: limit)
+        return canvas
     }
 
     /// 0–3 when the angle is a whole number of quarter turns, otherwise nil.

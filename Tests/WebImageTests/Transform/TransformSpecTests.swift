@@ -59,4 +59,23 @@ struct TransformSpecTests {
         #expect(out.size == ImageSize(width: 10, height: 20))
         #expect(out.isTransformed && out.hasAlpha)
     }
+
+    /// A resize to the largest size a spec accepts (65535 square, 17 GB) fails with
+    /// `transformFailed` before anything is allocated: results are bounded at 200 megapixels.
+    @Test func aResizePastTheResultLimitFails() throws {
+        let spec = try TransformSpec("resize=65535x65535")
+        let image = Image(pixels: TransformTestSupport.numbered(width: 10, height: 10), hasAlpha: false)
+        #expect(throws: WebImageError.self) { try spec.transformer.transform(image) }
+    }
+
+    /// Each 45° turn may double the pixels: twenty in a row on 100 × 100 would need 44 GB.
+    /// The canvas is checked before it is made (here against a limit of 40,000 pixels, where
+    /// the second turn is refused; the transformer checks against 200 megapixels).
+    @Test func aTurnPastTheResultLimitFails() throws {
+        let turn = RotateTransformer(angle: .pi / 4)
+        let first = try turn.canvas(for: ImageSize(width: 100, height: 100), limit: 40_000)
+        #expect(first == ImageSize(width: 142, height: 142))
+        #expect(throws: WebImageError.self) { try turn.canvas(for: first, limit: 40_000) }
+        #expect(throws: WebImageError.self) { try turn.canvas(for: ImageSize(width: 20_000, height: 20_000), limit: TransformLimit.pixelCount) }
+    }
 }
