@@ -276,10 +276,14 @@ public final class AnimatedImagePlayer: Sendable {
     private func refreshWindow(_ state: State) {
         guard !state.isFinished else { return buffer.update(window: []) }
         var window = [state.position.index]
+        // A set beside the list: the window can hold every frame of an animation of tiny
+        // frames (100,000 of 1 × 1 fit any buffer), and `contains` on the list made each
+        // tick quadratic in that.
+        var inWindow: Set<Int> = [state.position.index]
         var position = state.position
         while window.count < buffer.capacity {
             position = Self.step(from: position, frameCount: image.frameCount, mode: state.mode).position
-            if window.contains(position.index) { break }
+            guard inWindow.insert(position.index).inserted else { break }
             window.append(position.index)
         }
         buffer.update(window: window)
