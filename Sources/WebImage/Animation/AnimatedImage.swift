@@ -30,6 +30,12 @@ public final class AnimatedImage: Sendable {
     public let scale: Double
     /// The first frame, decoded when the image was made and always held.
     public let posterFrame: PixelBuffer
+    /// The most pixels all frames together may have when every one is held at once
+    /// (``preloadAllFrames()``, ``image()``): the decode's ``ImageCoderOptions/pixelLimit``.
+    /// A coder that decodes frames on demand checks each canvas alone; holding them all
+    /// stays within what a one-shot decode of the file would have been allowed (a 1,000 ×
+    /// 1,000 GIF of 10,000 tiny frames is a 140 KB file and 40 GB of frames).
+    public let pixelLimit: Int
     private let coder: (any AnimatedImageCoder)?
     /// Frames held besides the poster (all of them after ``preloadAllFrames()``).
     private let preloaded: LockedValue<[Int: PixelBuffer]>
@@ -40,17 +46,19 @@ public final class AnimatedImage: Sendable {
     /// frame before returning. Throws what the coder throws.
     public convenience init(data: Data, options: ImageCoderOptions = ImageCoderOptions()) throws {
         if !options.decodeFirstFrameOnly, let type = Self.coderTypes.first(where: { $0.canDecodeAnimation(data) }) {
-            try self.init(coder: type.init(animatedImageData: data, options: options), scale: options.scaleFactor)
+            try self.init(coder: type.init(animatedImageData: data, options: options), scale: options.scaleFactor, pixelLimit: options.pixelLimit)
         } else {
             self.init(image: try CodersManager.shared.decode(data, options: options), data: data)
         }
         if options.preloadAllFrames { try preloadAllFrames() }
     }
 
-    /// Wraps an animated image coder; decodes its first frame as the poster.
-    public init(coder: any AnimatedImageCoder, scale: Double = 1) throws {
+    /// Wraps an animated image coder; decodes its first frame as the poster. `pixelLimit`
+    /// bounds all frames held at once (see ``pixelLimit``).
+    public init(coder: any AnimatedImageCoder, scale: Double = 1, pixelLimit: Int = ImageCoderOptions().pixelLimit) throws {
         posterFrame = try coder.frame(at: 0)
         self.coder = coder
+        self.pixelLimit = pixelLimit
         properties = coder.properties
         animatedImageData = coder.animatedImageData
         self.scale = scale > 0 ? scale : 1
@@ -61,6 +69,8 @@ public final class AnimatedImage: Sendable {
     /// file they came from when there is one.
     public init(image: Image, data: Data? = nil) {
         coder = nil
+        // Every frame is held already: there is nothing left to bound.
+        pixelLimit = .max
         animatedImageData = data
         scale = image.scale
         posterFrame = image.frames[0].pixels
@@ -109,6 +119,7 @@ public final class AnimatedImage: Sendable {
     /// composited formats). After this, ``frame(at:)`` never decodes.
     public func preloadAllFrames() throws {
         guard coder != nil else { return }
+        try checkAllFramesFit()
         for index in 1..<max(1, frameCount) where heldFrame(at: index) == nil {
             let pixels = try frame(at: index)
             preloaded.withLock { $0[index] = pixels }
@@ -143,8 +154,19 @@ public final class AnimatedImage: Sendable {
     /// Every frame as an ``Image`` (decoding those not held), for code that wants frames
     /// in an array: encoders, transformers.
     public func image() throws -> Image {
+        if coder != nil { try checkAllFramesFit() }
         let frames = try (0..<frameCount).map { ImageFrame(pixels: try frame(at: $0), duration: duration(at: $0)) }
         return Image(frames: frames, format: format, scale: scale, loopCount: loopCount,
                      orientation: properties.orientation, hasAlpha: properties.hasAlpha, isThumbnail: properties.isThumbnail)
+    }
+
+    /// Throws ``WebImageError/imageTooLarge(width:height:limit:)`` when every frame held at
+    /// once would pass ``pixelLimit``; checked before any frame is decoded.
+    private func checkAllFramesFit() throws {
+        let (canvas, overflow) = posterFrame.width.multipliedReportingOverflow(by: posterFrame.height)
+        let (all, allOverflow) = canvas.multipliedReportingOverflow(by: frameCount)
+        guard !overflow, !allOverflow, all <= pixelLimit else {
+            throw WebImageError.imageTooLarge(width: posterFrame.width, height: posterFrame.height, limit: pixelLimit)
+        }
     }
 }

@@ -105,7 +105,7 @@ public final class CodersManager: ImageCoder {
         }
         if options.decodesFramesOnDemand, !options.decodeFirstFrameOnly,
            let source = try coder.makeAnimatedImageCoder(for: data, options: options), source.frameCount > 1 {
-            let animation = try AnimatedImage(coder: source, scale: options.scaleFactor)
+            let animation = try AnimatedImage(coder: source, scale: options.scaleFactor, pixelLimit: options.pixelLimit)
             if options.preloadAllFrames { try animation.preloadAllFrames() }
             return Image(animation: animation)
         }

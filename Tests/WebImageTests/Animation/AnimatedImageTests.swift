@@ -5,6 +5,21 @@ import Testing
 /// AnimatedImage: lazy frames from the file, memory cost of held frames only, preload and
 /// unload, conversions to and from Image.
 @Suite struct AnimatedImageTests {
+    /// Frames decoded on demand are checked one canvas at a time; holding them all at once
+    /// (preloading, or every frame as an Image) stays within the pixel limit a one-shot
+    /// decode would have had, refused before any frame is decoded.
+    @Test func holdingEveryFrameStaysWithinThePixelLimit() throws {
+        // 10 frames of 8 × 8: 640 pixels in all.
+        let small = try AnimatedImage(coder: SyntheticFrameSource(durations: Array(repeating: 0.1, count: 10)), pixelLimit: 639)
+        #expect(throws: WebImageError.self) { try small.preloadAllFrames() }
+        #expect(throws: WebImageError.self) { try small.image() }
+        #expect(small.memoryCost == small.posterFrame.memoryCost)
+        let enough = try AnimatedImage(coder: SyntheticFrameSource(durations: Array(repeating: 0.1, count: 10)), pixelLimit: 640)
+        try enough.preloadAllFrames()
+        #expect(enough.isAllFramesLoaded)
+        #expect(try enough.image().frameCount == 10)
+    }
+
     @Test func holdsOnlyThePosterUntilPreloaded() throws {
         let data = try Corpus.data("TestAnimatedImageMemory.webp")
         let animation = try AnimatedImage(data: data)
