@@ -400,4 +400,22 @@ import Testing
         #expect(names(scheduler.progressSubscribers(of: quiet.operation)) == ["watching"])
         #expect(scheduler.wantsPartialImages(quiet.operation))
     }
+
+    /// A caller that left while a progress report was under way (its handler perhaps in the
+    /// report's snapshot) gets its completion when the report ends, never before one of its
+    /// progress calls; a caller without a handler, or with no report under way, at once.
+    @Test func aCompletionDuringAProgressReportWaitsForItsEnd() throws {
+        let operation = DownloadOperation(key: try key("a"), requestOptions: options())
+        operation.beginProgressReport()
+        operation.complete(subscriber("watching", progress: true), with: .failure(.cancelled))
+        operation.complete(subscriber("quiet"), with: .failure(.cancelled))
+        #expect(ledger.take() == ["quiet"])
+        operation.beginProgressReport()   // a nested report: the end of the outer one decides
+        operation.endProgressReport()
+        #expect(ledger.take() == [])
+        operation.endProgressReport()
+        #expect(ledger.take() == ["watching"])
+        operation.complete(subscriber("later", progress: true), with: .failure(.cancelled))
+        #expect(ledger.take() == ["later"])
+    }
 }

@@ -1,6 +1,5 @@
 import Foundation
 import Logging
-import Synchronization
 import Testing
 @testable import WebImage
 
@@ -31,43 +30,6 @@ struct DownloaderHooksTests {
                 #expect(zip(reports, reports.dropFirst()).allSatisfy { $0.receivedSize <= $1.receivedSize })
                 #expect(reports.filter { $0.receivedSize == png.count }.count == 1)
                 #expect(reports.allSatisfy { $0.partialImage == nil })
-            }
-        }
-    }
-
-    /// A caller that cancels while a report is calling its progress handler gets its
-    /// completion once that call has returned, never before: progress comes before the
-    /// result, never after it (ImageLoader's contract). The handler holds the event loop
-    /// until the test has cancelled.
-    @Test func aCancelDuringAProgressCallCompletesAfterTheCall() async throws {
-        let reply = LoopbackServer.Reply.drip(png, chunkSize: 2000, interval: .milliseconds(10), contentType: "image/png")
-        try await LoopbackServer.with(["/a.png": reply]) { server in
-            try await LoaderTesting.withDownloader { downloader in
-                let events = Mutex<[String]>([])
-                let handlerHeld = Atomic(false)
-                let released = Atomic(false)
-                let completed = Atomic(false)
-                let token = downloader.downloadData(with: server.url("/a.png"), progress: { progress in
-                    events.withLock { $0.append("progress") }
-                    guard progress.receivedSize > 0, !handlerHeld.exchange(true, ordering: .acquiringAndReleasing) else { return }
-                    let deadline = ContinuousClock.now + .seconds(10)
-                    while !released.load(ordering: .acquiring), ContinuousClock.now < deadline { usleep(1_000) }
-                    events.withLock { $0.append("handler returned") }
-                }, completion: { _ in
-                    events.withLock { $0.append("completed") }
-                    completed.store(true, ordering: .releasing)
-                })
-                let deadline = ContinuousClock.now + TestTime.prompt
-                while !handlerHeld.load(ordering: .acquiring), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
-                let held = handlerHeld.load(ordering: .acquiring)
-                try #require(held, "no progress report with bytes arrived")
-                token?.cancel()
-                events.withLock { $0.append("cancel returned") }
-                released.store(true, ordering: .releasing)
-                while !completed.load(ordering: .acquiring), ContinuousClock.now < deadline + TestTime.prompt { try await Task.sleep(for: .milliseconds(5)) }
-                let order = events.withLock { $0 }
-                #expect(order.suffix(3) == ["cancel returned", "handler returned", "completed"], "\(order)")
-                #expect(order.filter { $0 == "completed" }.count == 1)
             }
         }
     }
