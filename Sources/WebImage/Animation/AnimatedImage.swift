@@ -163,9 +163,8 @@ public final class AnimatedImage: Sendable {
     /// Throws ``WebImageError/imageTooLarge(width:height:limit:)`` when every frame held at
     /// once would pass ``pixelLimit``; checked before any frame is decoded.
     private func checkAllFramesFit() throws {
-        let (canvas, overflow) = posterFrame.width.multipliedReportingOverflow(by: posterFrame.height)
-        let (all, allOverflow) = canvas.multipliedReportingOverflow(by: frameCount)
-        guard !overflow, !allOverflow, all <= pixelLimit else {
+        let (all, overflow) = posterFrame.size.pixelCount.multipliedReportingOverflow(by: frameCount)
+        guard !overflow, all <= pixelLimit else {
             throw WebImageError.imageTooLarge(width: posterFrame.width, height: posterFrame.height, limit: pixelLimit)
         }
     }

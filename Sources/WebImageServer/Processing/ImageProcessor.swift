@@ -96,12 +96,12 @@ public struct ImageProcessor: Sendable {
         // encode: together they may have what one frame at the largest side may. Without
         // that a 1 × 1 GIF of 1,000 frames (within every source limit) padded or enlarged to
         // 8,192 pixels square would hold 268 GB.
-        let framePixels = geometry.canvasSize.width.multipliedReportingOverflow(by: geometry.canvasSize.height)
-        let resultPixels = framePixels.partialValue.multipliedReportingOverflow(by: image.frameCount)
-        let budget = limit.multipliedReportingOverflow(by: limit)
-        guard budget.overflow || !framePixels.overflow && !resultPixels.overflow && resultPixels.partialValue <= budget.partialValue else {
+        // `pixelCount` counts an overflowing product as Int.max, more than any budget.
+        let resultPixels = geometry.canvasSize.pixelCount.multipliedReportingOverflow(by: image.frameCount)
+        let budget = ImageSize(width: limit, height: limit).pixelCount
+        guard !resultPixels.overflow, resultPixels.partialValue <= budget else {
             throw .badOptions(
-                "the result would be \(image.frameCount) frames of \(geometry.canvasSize), over the limit of \(budget.partialValue) pixels for all frames together"
+                "the result would be \(image.frameCount) frames of \(geometry.canvasSize), over the limit of \(budget) pixels for all frames together"
             )
         }
         let frames: [ImageFrame]
