@@ -11,6 +11,7 @@
 #   FUZZ_JOBS=N runs N fuzzer processes of each run at once on the same corpus (each with
 #   its own seed and log), for N cores; the summary adds up their executions and rates,
 #   and FUZZ_EXECUTIONS is shared out between them (each runs N / jobs, rounded up).
+#   FUZZ_TIMEOUT=S is the seconds one input may take before it counts as a hang (10).
 #
 # Everything it writes is under .build-fuzz/ (git-ignored): the build, the seeds it makes
 # from the repository's fixtures (Fuzz/make-seeds.py), the corpora libFuzzer grows (kept
@@ -57,8 +58,10 @@ fi
 # room for a decoder's own tables and the largest input, 256 KiB) means a size the limits
 # should have refused. Resident memory is bounded at 2 GiB: an idle target already holds
 # about 470 MB (AddressSanitizer's shadow and the binary), and ASan keeps freed memory in
-# a 256 MiB quarantine. A single input taking 10 s is a hang.
-limits=(-rss_limit_mb=2048 -malloc_limit_mb=64 -timeout=10)
+# a 256 MiB quarantine. A single input taking 10 s is a hang. libFuzzer times an input on
+# the wall clock, so a campaign at `nice 19` beside builds, which leave it a sliver of a
+# core for minutes, reports slow inputs as hangs: FUZZ_TIMEOUT raises the bound for it.
+limits=(-rss_limit_mb=2048 -malloc_limit_mb=64 -timeout="${FUZZ_TIMEOUT:-10}")
 # FUZZ_SEED fixes libFuzzer's random seed (`make fuzz-smoke` sets it for CI): with the
 # seeds and an empty corpus the same inputs are tried on every run, so a smoke that passed
 # passes again; a finding it would make belongs to `make fuzz`, not to a random CI failure.

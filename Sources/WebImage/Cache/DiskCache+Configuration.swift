@@ -60,9 +60,10 @@ extension DiskCache {
         /// How often expired data is removed in the background; `nil` (the default) removes
         /// it only when ``DiskCache/removeExpiredData()`` is called.
         public var cleanupInterval: Duration?
-        /// The largest entry a read accepts, in bytes: a larger file (written by another
-        /// process, or into a read-only directory) is a miss, refused before anything is
-        /// allocated for it. Default 100 MiB, the downloader's own response limit.
+        /// The largest entry, in bytes. A read refuses a larger file (written by another
+        /// process, or into a read-only directory) as a miss, before anything is allocated
+        /// for it; a write of more throws, since no read would accept it. Default 100 MiB,
+        /// the downloader's own response limit.
         public var maxEntrySize = 100 * 1024 * 1024
         /// Read entries by mapping them into memory instead of copying them (SDWebImage's
         /// `diskCacheReadingOptions` with `mappedIfSafe`): a hit costs no copy and the

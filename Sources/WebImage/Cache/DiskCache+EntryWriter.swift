@@ -40,6 +40,7 @@ extension DiskCache {
         }
 
         private let cache: DiskCache
+        private let key: String
         private let name: String
         private let temporaryPath: String
         private let extendedData: Data?
@@ -50,6 +51,7 @@ extension DiskCache {
 
         init(cache: DiskCache, key: String, extendedData: Data?) throws {
             self.cache = cache
+            self.key = key
             name = DiskCache.fileName(forKey: key)
             self.extendedData = extendedData
             entryURL = cache.directory.appendingPathComponent(name, isDirectory: false)
@@ -68,9 +70,18 @@ extension DiskCache {
         public var byteCount: Int { state.withLock { $0.byteCount } }
 
         /// Appends `bytes` to the entry. Throws the file-system error (the disk is full, the
-        /// directory vanished); the writer is then aborted.
+        /// directory vanished), or ``WebImageError/responseTooLarge(limit:)`` once the entry
+        /// would pass ``Configuration/maxEntrySize``, which no read would accept (the
+        /// previous entry for the key is then removed, as it is stale); the writer is then
+        /// aborted.
         public func write(_ bytes: UnsafeRawBufferPointer) throws {
             guard case .open(let fd) = state.withLock({ $0.phase }) else { throw CocoaError(.fileWriteUnknown) }
+            let limit = cache.configuration.maxEntrySize
+            guard bytes.count <= limit - byteCount else {
+                abort()
+                cache.removeData(forKey: key)
+                throw WebImageError.responseTooLarge(limit: limit)
+            }
             do {
                 try FileIO.writeAll(bytes, to: fd)
             } catch {

@@ -152,10 +152,16 @@ public final class DiskCache: Sendable {
 
     /// Stores `data` for `key` atomically, replacing any previous entry, with optional
     /// extended data stored alongside. Throws the file-system error when the directory
-    /// cannot be created or written.
+    /// cannot be created or written, and ``WebImageError/responseTooLarge(limit:)`` for
+    /// data over ``Configuration/maxEntrySize``, which no read would accept: the previous
+    /// entry for `key` is then removed, so a lookup misses rather than finding stale bytes.
     public func setData(_ data: Data, forKey key: String, extendedData: Data? = nil) throws {
         let name = Self.fileName(forKey: key)
         let configuration = configuration
+        guard data.count <= configuration.maxEntrySize else {
+            removeData(forKey: key)
+            throw WebImageError.responseTooLarge(limit: configuration.maxEntrySize)
+        }
         try FileIO.writeAtomically(data, to: path + "/" + name, in: path, sync: configuration.syncsWrites) { fd in
             try prepareNewEntry(fd: fd, name: name, extendedData: extendedData, storage: configuration.extendedDataStorage)
         }

@@ -40,7 +40,8 @@ public enum WebImageError: Error, Sendable, Equatable, CustomStringConvertible {
     /// from another library (AsyncHTTPClient, NIO, Foundation), that library's error, so a
     /// caller can inspect it instead of parsing the reason.
     case network(String, underlying: (any Error)? = nil)
-    /// A download's body (or a file) is larger than the configured limit, in bytes.
+    /// A download's body (or a file, or a disk-cache entry) is larger than the configured
+    /// limit, in bytes.
     case responseTooLarge(limit: Int)
     /// The image is in no cache and the load may not use the loader (`fromCacheOnly`).
     case notInCache

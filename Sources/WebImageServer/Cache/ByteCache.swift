@@ -108,18 +108,27 @@ public final class ByteCache: Sendable {
             .flatMap { String(data: $0, encoding: .utf8) }
             .flatMap(ImageFormat.init(rawValue:)) ?? ImageFormat(sniffing: data)
         let entry = Entry(data: data, format: format, etag: tagsEntries ? Entry.etag(of: data) : nil)
-        if levels.contains(.memory) { memory.setValue(entry, forKey: key, cost: data.count) }
+        if levels.contains(.memory) { memory.setValue(entry, forKey: key, cost: Self.cost(of: entry, key: key)) }
         return entry
     }
 
     /// Whether a lookup may need ``diskEntry(forKey:)`` after a memory miss.
     public var hasDiskLevel: Bool { disk != nil }
 
+    /// What an entry is charged against the memory limit: its bytes and its key's. A key
+    /// can be as large as its bytes (a source cache keyed by a whole `data:` URL), and
+    /// the cache holds both.
+    static func cost(of entry: Entry, key: String) -> Int {
+        entry.bytes.readableBytes + key.utf8.count
+    }
+
     /// Stores `entry` in every level in use. Blocking (writes a file). A failed disk write
-    /// loses only the cached copy, never the response: it is reported, not thrown.
+    /// (the disk is full, or the entry is over the disk level's
+    /// ``DiskCache/Configuration/maxEntrySize``) loses only the cached copy, never the
+    /// response: it is reported, not thrown.
     @discardableResult
     public func store(_ entry: Entry, forKey key: String) -> Bool {
-        if levels.contains(.memory) { memory.setValue(entry, forKey: key, cost: entry.bytes.readableBytes) }
+        if levels.contains(.memory) { memory.setValue(entry, forKey: key, cost: Self.cost(of: entry, key: key)) }
         guard let disk else { return true }
         do {
             try disk.setData(entry.data, forKey: key, extendedData: Data(entry.format.rawValue.utf8))

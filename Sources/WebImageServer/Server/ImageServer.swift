@@ -110,11 +110,16 @@ public final class ImageServer: Sendable {
             disk: disk,
             tagsEntries: configuration.useETag
         )
+        // A source may be as large as the fetch limit allows; the disk level must take it
+        // back, or a source over its default entry size would be fetched and written again
+        // on every request.
+        var sourceDisk = disk
+        sourceDisk.maxEntrySize = max(disk.maxEntrySize, configuration.maxSourceFileSize)
         sourceCache = ByteCache(
             levels: configuration.sourceCache,
             directory: configuration.cacheDirectory.appendingPathComponent("sources", isDirectory: true),
             memoryLimit: configuration.memoryCacheSize,
-            disk: disk
+            disk: sourceDisk
         )
         queue = JobQueue(workers: configuration.workers, queueSize: configuration.effectiveQueueSize)
         // Decoding and encoding block a thread for milliseconds at a time: they get threads

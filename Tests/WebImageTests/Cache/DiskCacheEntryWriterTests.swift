@@ -51,6 +51,27 @@ import Testing
         #expect(disk.entry(forKey: Self.key) == DiskCache.Entry(data: Data("new".utf8), extendedData: nil))
     }
 
+    /// The writer stops at the entry limit, as ``DiskCache/setData(_:forKey:extendedData:)``
+    /// does: a longer body would be written whole and then refused by every read. Nothing
+    /// is left, and the key's previous entry, now stale, is removed.
+    @Test func aWriteOverTheEntryLimitAbortsAndRemovesTheStaleEntry() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        var configuration = DiskCache.Configuration()
+        configuration.maxEntrySize = 1_000
+        let disk = DiskCache(directory: directory.url, configuration: configuration)
+        try disk.setData(Data("old".utf8), forKey: Self.key)
+        let writer = try disk.makeEntryWriter(forKey: Self.key)
+        try Self.write([Data(repeating: 1, count: 600), Data(repeating: 2, count: 400)], to: writer)
+        #expect(writer.byteCount == 1_000, "exactly the limit is allowed")
+        #expect(throws: WebImageError.responseTooLarge(limit: 1_000)) {
+            try Self.write([Data([3])], to: writer)
+        }
+        #expect(throws: (any Error).self) { try writer.commit() }
+        #expect(disk.data(forKey: Self.key) == nil)
+        #expect(FileIO.names(in: directory.path).isEmpty, "no entry and no temporary file")
+    }
+
     @Test func anAbortLeavesNothingAndLaterCallsFail() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }

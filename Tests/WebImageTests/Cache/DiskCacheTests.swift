@@ -32,9 +32,11 @@ struct DiskCacheTests {
         defer { directory.remove() }
         var configuration = DiskCache.Configuration()
         #expect(configuration.maxEntrySize == 100 * 1024 * 1024)
-        configuration.maxEntrySize = 9
         let cache = DiskCache(directory: directory.url, configuration: configuration)
+        // Written under a larger limit (another process's, or an earlier configuration).
         try cache.setData(Data(count: 10), forKey: "big")
+        configuration.maxEntrySize = 9
+        cache.configuration = configuration
         try cache.setData(Data(count: 9), forKey: "fits")
         #expect(cache.data(forKey: "big") == nil)
         #expect(cache.entry(forKey: "big") == nil)
@@ -42,6 +44,24 @@ struct DiskCacheTests {
         configuration.maxEntrySize = 10
         cache.configuration = configuration
         #expect(cache.data(forKey: "big") == Data(count: 10))
+    }
+
+    /// A store no read would accept is refused, not written: a server whose fetch limit
+    /// was over the entry limit used to fetch and rewrite such a source on every request.
+    /// The key's previous entry goes too, or a lookup would find the stale bytes.
+    @Test func aStoreOverTheEntryLimitThrowsAndRemovesTheStaleEntry() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        var configuration = DiskCache.Configuration()
+        configuration.maxEntrySize = 9
+        configuration.extendedDataStorage = .sidecar
+        let cache = DiskCache(directory: directory.url, configuration: configuration)
+        try cache.setData(Data(count: 9), forKey: "k", extendedData: Data([1]))
+        #expect(throws: WebImageError.responseTooLarge(limit: 9)) {
+            try cache.setData(Data(count: 10), forKey: "k", extendedData: Data([2]))
+        }
+        #expect(cache.data(forKey: "k") == nil)
+        #expect(FileIO.names(in: directory.path).isEmpty, "no entry, sidecar or temporary file")
     }
 
     @Test func memoryMappedReadsGiveTheSameBytesAndOutliveAReplacement() throws {

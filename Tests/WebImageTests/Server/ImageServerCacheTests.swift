@@ -49,6 +49,7 @@ import Testing
             $0.cacheDirectory = directory
             $0.diskCacheSize = 12_345
             $0.diskCacheMaxAge = .seconds(60)
+            $0.maxSourceFileSize = 300 << 20
         })
         for cache in [server.resultCache, server.sourceCache] {
             let disk = try #require(cache.diskConfiguration)
@@ -56,7 +57,41 @@ import Testing
             #expect(disk.maxAge == 60)
             #expect(disk.cleanupInterval == ByteCache.diskCleanupInterval)
         }
+        // The source level takes back any source the fetch limit allows: with the default
+        // entry limit, a source over 100 MiB was fetched and written again on every request.
+        #expect(server.sourceCache.diskConfiguration?.maxEntrySize == 300 << 20)
+        #expect(server.resultCache.diskConfiguration?.maxEntrySize == DiskCache.Configuration().maxEntrySize)
         try await server.shutdown()
+    }
+
+    /// Keys are charged to the memory limit with their bytes: a source cache keyed by whole
+    /// `data:` URLs held keys as large as its entries, uncounted.
+    @Test func aKeyIsChargedToTheMemoryLimit() throws {
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let cache = ByteCache(levels: .memory, directory: directory, memoryLimit: 1_000)
+        let entry = ByteCache.Entry(data: Data(repeating: 1, count: 500), format: .png)
+        let shortKey = "k", longKey = String(repeating: "d", count: 600)
+        #expect(ByteCache.cost(of: entry, key: longKey) == 1_100)
+        cache.store(entry, forKey: shortKey)
+        cache.store(entry, forKey: longKey)
+        #expect(cache.memoryEntry(forKey: shortKey) == entry, "500 + 1 bytes fit")
+        #expect(cache.memoryEntry(forKey: longKey) == nil, "500 + 600 bytes are over the limit")
+    }
+
+    /// An entry over the disk level's entry limit is not written (no read would take it
+    /// back), and the store says so; the memory level still has it.
+    @Test func anEntryOverTheDiskEntryLimitIsNotWritten() throws {
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var limits = DiskCache.Configuration()
+        limits.maxEntrySize = 100
+        let cache = ByteCache(levels: [.memory, .disk], directory: directory, memoryLimit: 1 << 20, disk: limits)
+        let entry = ByteCache.Entry(data: Data(repeating: 1, count: 101), format: .png)
+        #expect(!cache.store(entry, forKey: "big"))
+        #expect(cache.memoryEntry(forKey: "big") == entry)
+        #expect(cache.diskEntry(forKey: "big") == nil)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty, "no entry and no temporary file")
     }
 
     @Test func memoryResultCacheAnswersTheSecondRequestWithoutTheOrigin() async throws {
