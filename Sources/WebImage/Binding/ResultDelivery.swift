@@ -23,7 +23,8 @@ struct ResultDelivery<Target: ImageTarget>: Sendable {
     /// a replaced or cancelled load already completed with `.cancelled`.
     @MainActor
     func deliver(_ result: Result<ImageLoadResult, WebImageError>) {
-        guard let target, let slot = target.webImageState.finish(key: key, generation: generation) else { return }
+        let keepsOperation = options.contains(.refreshCached)
+        guard let target, let slot = target.webImageState.finish(key: key, generation: generation, keepsOperation: keepsOperation) else { return }
         switch result {
         case .success(let loaded):
             if !options.contains(.avoidAutoSetImage) {

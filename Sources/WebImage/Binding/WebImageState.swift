@@ -74,11 +74,14 @@ public final class WebImageState {
     }
 
     /// Records a result of the load and returns its slot, or `nil` when the load is no
-    /// longer current (replaced or cancelled) and the result must be dropped.
-    func finish(key: String, generation: UInt64) -> Slot? {
+    /// longer current (replaced or cancelled) and the result must be dropped. With
+    /// `keepsOperation` (a `.refreshCached` load, whose first result is the cached image
+    /// while the refresh still runs) the operation stays, so that a new load or a cancel
+    /// still stops the refresh; cancelling a finished one does nothing.
+    func finish(key: String, generation: UInt64, keepsOperation: Bool) -> Slot? {
         guard slots[key]?.generation == generation else { return nil }
         slots[key]?.isFinished = true
-        slots[key]?.operation = nil
+        if !keepsOperation { slots[key]?.operation = nil }
         return slots[key]
     }
 

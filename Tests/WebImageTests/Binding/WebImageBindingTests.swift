@@ -140,6 +140,33 @@ import Testing
         #expect(manager.cancelCount == 1)
     }
 
+    /// A `.refreshCached` load shows the cached image first while the refresh runs on. A
+    /// new load, or a cancel, must still stop that refresh: the binding used to forget the
+    /// operation at the first result, so the refresh ran to its end unwanted.
+    @Test func aNewLoadOrACancelStopsTheRefreshAfterTheCachedImage() async throws {
+        let a = Self.url("a"), b = Self.url("b")
+        for stop in ["new load", "cancel"] {
+            let manager = Self.manager(images: [a: TestImageManager.pixel(), b: TestImageManager.pixel()]) { url in
+                url == a ? .init(delay: .seconds(30), cachedFirst: true) : .init()
+            }
+            let view = TestImageView(manager: manager)
+            var results: [Result<ImageLoadResult, WebImageError>] = []
+            view.webImage.setImage(with: a, options: .refreshCached) { results.append($0) }
+            let deadline = ContinuousClock.now + TestTime.prompt
+            while results.isEmpty, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+            #expect(results.count == 1)
+            #expect((try? results.first?.get())?.cacheType == .memory, "the cached image first")
+            #expect(manager.running == 1, "the refresh runs on")
+            if stop == "new load" {
+                view.webImage.setImage(with: b)
+            } else {
+                view.webImage.cancelCurrentLoad()
+            }
+            #expect(manager.cancelCount == 1, "\(stop): the refresh is cancelled")
+            #expect(results.count == 1, "\(stop): a finished load does not complete again")
+        }
+    }
+
     @Test func memoryHitsAreShownBeforeSetImageReturns() {
         let url = Self.url("a"), image = TestImageManager.pixel(), placeholder = TestImageManager.pixel()
         let view = TestImageView(manager: Self.manager(images: [url: image]) { _ in .init(synchronous: true) })

@@ -17,6 +17,9 @@ final class TestImageManager: ImageManaging {
         var synchronous = false
         /// A partial image reported through `progress` before the result.
         var partialImage: Image?
+        /// A `.refreshCached` load of a cached image: a `.memory` result at once, then
+        /// the refreshed one after `delay`.
+        var cachedFirst = false
     }
 
     private struct Counters {
@@ -89,6 +92,10 @@ final class TestImageManager: ImageManaging {
         let task = Task {
             if let partial = plan.partialImage {
                 progress?(LoadProgress(receivedSize: 1, expectedSize: 2, url: url, partialImage: partial))
+            }
+            if plan.cachedFirst, case .success(var cached) = outcome() {
+                cached.cacheType = .memory
+                completion(.success(cached))
             }
             try? await Task.sleep(for: plan.delay)
             finish(outcome())
