@@ -22,6 +22,23 @@ extension Prefetcher {
     /// Starts one load in the prefetcher's destination.
     private func startLoad(_ start: State.Start) -> ImageLoadOperation {
         switch destination {
+        case .memoryCache where start.options.contains(.refreshCached):
+            // The callback form reports the cached image first and, when the refresh finds
+            // the image unchanged, never says that the refresh is over: the slot would be
+            // freed while the download still runs (more loads at once than the limit, and a
+            // refresh no cancel reaches). The `async` form returns when the whole load is
+            // over, refresh included, so the slot is held until then.
+            let task = Task { [self] in
+                let result: Result<ImageLoadResult, WebImageError>
+                do throws(WebImageError) {
+                    result = .success(try await manager.loadImage(with: start.url, options: start.options, context: start.context, progress: nil))
+                } catch {
+                    result = .failure(error)
+                }
+                loadHandler?(start.url, result)
+                loadFinished(start.load, failed: (try? result.get()) == nil)
+            }
+            return ImageLoadOperation { task.cancel() }
         case .memoryCache:
             return manager.loadImage(with: start.url, options: start.options, context: start.context, progress: nil) { [self] result in
                 loadHandler?(start.url, result)
@@ -37,7 +54,7 @@ extension Prefetcher {
 
     private func loadFinished(_ load: PrefetchLoad, failed: Bool) {
         let counted = state.withLock { $0.finish(load, failed: failed) }
-        // A second completion (`.refreshCached`) or one for a cancelled list changes nothing.
+        // A completion for a cancelled list changes nothing.
         guard counted else { return }
         deliverEvents(listID: load.listID)
         startQueuedLoads()

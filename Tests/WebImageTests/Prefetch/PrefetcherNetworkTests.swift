@@ -36,4 +36,32 @@ import Testing
             }
         }
     }
+
+    /// `.refreshCached` through the real manager: each URL's cached image comes at once and
+    /// its refresh finds the image unchanged, which the manager's callback form never
+    /// reports. The prefetcher used to free the slot at the cached image, so every refresh
+    /// ran at once, past the limit, and the list completed before any of them ended.
+    @Test func refreshesOfCachedImagesKeepToTheLimitAndEndBeforeTheList() async throws {
+        let png = try pngData()
+        let paths = (0..<4).map { "/\($0).png" }
+        try await LoopbackServer.with(Dictionary(uniqueKeysWithValues: paths.map { ($0, pngReply(png)) })) { server in
+            try await ManagerHarness.with { harness in
+                let manager = harness.makeManager()
+                let urls = paths.map(server.url)
+                for url in urls { _ = try await manager.loadImage(with: url, options: .waitStoreCache) }
+                // Each refresh is held open long enough that two would overlap (scaled).
+                for path in paths { server.setRoute(path, .delayed(Duration.milliseconds(40).scaled, then: pngReply(png))) }
+                let handled = LockedValue<[URL: Int]>([:])
+                let prefetcher = Prefetcher(manager: manager, maxConcurrentPrefetchCount: 1) { url, result in
+                    #expect((try? result.get())?.cacheType == .memory, "unchanged: the cached image")
+                    handled.withLock { $0[url, default: 0] += 1 }
+                }
+                let result = await prefetcher.prefetch(urls: urls, options: .refreshCached)
+                #expect(result == PrefetchResult(finished: 4, skipped: 0, total: 4))
+                #expect(paths.map(server.requestCount) == [2, 2, 2, 2], "every refresh ended before the list")
+                #expect(server.maxOpenRequests == 1)
+                #expect(handled.withLock { $0 } == Dictionary(uniqueKeysWithValues: urls.map { ($0, 1) }), "one report per URL")
+            }
+        }
+    }
 }
