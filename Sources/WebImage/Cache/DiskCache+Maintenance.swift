@@ -122,8 +122,9 @@ extension DiskCache {
 
     /// Moves every entry of `source` into `destination` (SDWebImage's
     /// `moveCacheDirectoryFromPath:toPath:`): a rename when `destination` does not exist,
-    /// otherwise a merge in which entries already in `destination` win. `source` is then
-    /// removed. Blocking.
+    /// otherwise a merge in which entries already in `destination` win, each entry with its
+    /// own extended data. `source` is then removed, with what the merge left (temporary
+    /// files, orphan sidecars). Blocking.
     public static func moveCacheDirectory(from source: URL, to destination: URL) throws {
         let source = source.standardizedFileURL.path
         let destination = destination.standardizedFileURL.path
@@ -139,14 +140,25 @@ extension DiskCache {
             // Another file system (EXDEV) or a race with another mover: merge instead.
             try FileIO.makeDirectory(destination)
         }
-        for name in FileIO.names(in: source) {
-            let target = destination + "/" + name
-            if FileIO.status(target) != nil { continue }
-            if rename(source + "/" + name, target) != 0 {
-                try? manager.moveItem(atPath: source + "/" + name, toPath: target)
-            }
+        // An entry and its sidecar move as one: a kept destination entry keeps its own
+        // extended data, and a moved entry never picks up a sidecar the destination had
+        // (an orphan left by a crash between two renames). The sidecar goes first, so a
+        // failed entry move leaves an orphan the next sweep removes, never a wrong pair.
+        for name in FileIO.names(in: source) where !name.hasPrefix(".") {
+            if FileIO.status(destination + "/" + name) != nil { continue }
+            let sidecar = "/." + name + sidecarSuffix
+            FileIO.remove(destination + sidecar)
+            if FileIO.status(source + sidecar) != nil { move(source + sidecar, to: destination + sidecar) }
+            move(source + "/" + name, to: destination + "/" + name)
         }
         try? manager.removeItem(atPath: source)
+    }
+
+    /// Renames `source` to `target`, or copies it across file systems.
+    private static func move(_ source: String, to target: String) {
+        if rename(source, target) != 0 {
+            try? FileManager.default.moveItem(atPath: source, toPath: target)
+        }
     }
 
     /// Lists one entry file; `nil` for hidden files, non-regular files and files gone.

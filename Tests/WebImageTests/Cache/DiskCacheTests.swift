@@ -270,4 +270,33 @@ struct DiskCacheTests {
         #expect(new.totalCount == 3)
         #expect(!FileManager.default.fileExists(atPath: source.path))
     }
+
+    /// Sidecars move with their entries. A merge used to move each file on its own, so a
+    /// kept destination entry could take the source's extended data, and a moved entry
+    /// could find a stale sidecar the destination had left and take that.
+    @Test func moveCacheDirectoryMovesEachEntryWithItsOwnExtendedData() throws {
+        let root = try TemporaryDirectory()
+        defer { root.remove() }
+        var configuration = DiskCache.Configuration()
+        configuration.extendedDataStorage = .sidecar
+        let source = root.url.appendingPathComponent("old", isDirectory: true)
+        let destination = root.url.appendingPathComponent("new", isDirectory: true)
+        let old = DiskCache(directory: source, configuration: configuration)
+        let new = DiskCache(directory: destination, configuration: configuration)
+        // Kept: the destination's entry has no extended data, the source's has some.
+        try old.setData(Data([1]), forKey: "kept", extendedData: Data("old kept".utf8))
+        try new.setData(Data([2]), forKey: "kept")
+        // Moved: the destination has only an orphan sidecar under the entry's name.
+        try old.setData(Data([3]), forKey: "moved", extendedData: Data("old moved".utf8))
+        try old.setData(Data([4]), forKey: "moved-bare")
+        for key in ["moved", "moved-bare"] {
+            try new.setData(Data([9]), forKey: key, extendedData: Data("stale".utf8))
+            FileIO.remove(new.fileURL(forKey: key).path)
+        }
+        try DiskCache.moveCacheDirectory(from: source, to: destination)
+        #expect(new.entry(forKey: "kept") == DiskCache.Entry(data: Data([2]), extendedData: nil))
+        #expect(new.entry(forKey: "moved") == DiskCache.Entry(data: Data([3]), extendedData: Data("old moved".utf8)))
+        #expect(new.entry(forKey: "moved-bare") == DiskCache.Entry(data: Data([4]), extendedData: nil))
+        #expect(!FileManager.default.fileExists(atPath: source.path))
+    }
 }
