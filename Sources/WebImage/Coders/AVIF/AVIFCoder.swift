@@ -38,7 +38,8 @@ public struct AVIFCoder: ImageCoder {
     /// Decodes every frame (or the first, with `decodeFirstFrameOnly`). Sequences report
     /// `loopCount` 0 because libavif 0.11 does not expose the edit list's repetition count.
     /// The declared size is checked against `pixelLimit` before any pixel is decoded, and all
-    /// frames together may hold at most `pixelLimit` pixels.
+    /// frames together may have at most `pixelLimit` pixels at their decoded (source) size,
+    /// as for every other animated format.
     public func decode(_ data: Data, options: ImageCoderOptions) throws -> Image {
         guard !data.isEmpty else { throw WebImageError.badImageData("empty AVIF data") }
         guard let decoder = avifDecoderCreate() else { throw WebImageError.badImageData("libavif could not create a decoder") }
@@ -80,10 +81,13 @@ public struct AVIFCoder: ImageCoder {
         let target = DecodeGeometry.targetSize(
             sourceSize: source, orientation: orientation, frameCount: frameCount, options: options
         )
-        // All frames stay in memory, so the limit applies to their sum, counted at the size
-        // kept (a scale-down option lets a long sequence fit).
-        let keptPixels = max(target.pixelCount, 1).multipliedReportingOverflow(by: frameCount)
-        if frameCount > 1, keptPixels.overflow || keptPixels.partialValue > options.pixelLimit {
+        // The limit bounds the work as well as the memory: every frame is decoded whole
+        // before it is scaled, so the frames count at their source size, as GIF, APNG, WebP
+        // and JPEG XL count them. Counted at the size kept (as until 2026-11-28), a tiny
+        // thumbnail let a file of millions of small inter frames, each decoded at up to the
+        // limit, run for hours.
+        let decodedPixels = source.pixelCount.multipliedReportingOverflow(by: frameCount)
+        if frameCount > 1, decodedPixels.overflow || decodedPixels.partialValue > options.pixelLimit {
             throw WebImageError.imageTooLarge(width: width, height: height * frameCount, limit: options.pixelLimit)
         }
 

@@ -129,8 +129,23 @@ import Testing
         }
         options.decodeFirstFrameOnly = true
         #expect(try AVIFCoder().decode(Self.fixture("animated.avif"), options: options).frameCount == 1)
-        // A scale-down limit shrinks the frames until all of them fit.
+        // Neither a scale-down limit nor a thumbnail lifts the bound: every frame is decoded
+        // at its source size before it is scaled, so the limit counts the work at that size
+        // (as for GIF, APNG, WebP and JPEG XL). Counted at the size kept, a 1-pixel thumbnail
+        // let a sequence of millions of frames through.
         options.decodeFirstFrameOnly = false
+        options.scaleDownLimitBytes = 32 * 24 * 4
+        #expect(throws: WebImageError.imageTooLarge(width: 32, height: 24 * 3, limit: 32 * 24 * 2)) {
+            try AVIFCoder().decode(Self.fixture("animated.avif"), options: options)
+        }
+        options.scaleDownLimitBytes = nil
+        options.thumbnailPixelSize = ImageSize(width: 1, height: 1)
+        #expect(throws: WebImageError.imageTooLarge(width: 32, height: 24 * 3, limit: 32 * 24 * 2)) {
+            try AVIFCoder().decode(Self.fixture("animated.avif"), options: options)
+        }
+        // Within the limit, a scale-down still shrinks the frames until all of them fit.
+        options.thumbnailPixelSize = nil
+        options.pixelLimit = 32 * 24 * 3
         options.scaleDownLimitBytes = 32 * 24 * 4
         let scaled = try AVIFCoder().decode(Self.fixture("animated.avif"), options: options)
         #expect(scaled.frameCount == 3)
