@@ -3,8 +3,7 @@ import WebImage
 
 /// `webimage demo --soak LOADS`: memory over time. The demo's origin serves the corpus, and
 /// one ``ImageManager`` with a small memory limit loads LOADS images cycling over `--soak-urls`
-/// distinct URLs, with a thumbnail size and a transform on every load, `--soak-parallel`
-/// at a time. It samples the process's resident memory and open file descriptors after
+/// distinct URLs, with a thumbnail size and a transform on every load, four at a time. It samples the process's resident memory and open file descriptors after
 /// each pass over the URLs and fails unless, at the end, resident memory is within 10 % of
 /// what it was after the first pass and no descriptor was left open.
 ///

@@ -88,7 +88,7 @@ public struct ImageCoderOptions: Sendable, Equatable {
 
     /// Quality from 0 (smallest) to 1 (best) for lossy encoders. Default 1.
     public var compressionQuality: Double = 1
-    /// Encode losslessly where the format offers both (WebP, AVIF). Default `false`.
+    /// Encode losslessly where the format offers both (WebP, AVIF, JPEG XL). Default `false`.
     public var lossless = false
     /// The largest encoded size in bytes; the encoder searches on quality to fit.
     /// Default `nil` (no limit).

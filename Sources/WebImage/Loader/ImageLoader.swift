@@ -40,7 +40,7 @@ public typealias LoadProgressHandler = @Sendable (LoadProgress) -> Void
 ///
 /// ```swift
 /// let result = try await Downloader.shared.load(url, options: .init(), progress: nil)
-/// cache.store(result.image, data: result.data, forKey: url.absoluteString)
+/// try await cache.store(result.image, data: result.data, forKey: url.absoluteString)
 /// ```
 public struct ImageLoaderOutput: Sendable {
     /// The image, decoded with the caller's ``DownloadRequestOptions/decodeOptions``.

@@ -18,7 +18,9 @@ import Logging
 /// ```swift
 /// let result = try await ImageManager.shared.loadImage(with: url, options: [.scaleDownLargeImages])
 /// print(result.cacheType, result.image.size)
-/// let thumb = try await manager.loadImage(with: url, context: .thumbnail(256))
+/// var context = ImageContext()
+/// context.thumbnailPixelSize = ImageSize(width: 256, height: 256)
+/// let thumbnail = try await ImageManager.shared.loadImage(with: url, context: context)
 /// ```
 public final class ImageManager: ImageManaging {
     /// The process-wide manager over ``ImageCache/shared`` and ``LoadersManager/shared``.
