@@ -31,7 +31,8 @@ public struct ProcessingPath: Sendable, Equatable {
     /// The source image's URL.
     public var source: URL
 
-    /// Parses a request target (path and query, still percent-encoded, as received).
+    /// Parses a request target (path and query, still percent-encoded, as received; the
+    /// query is ignored, as imgproxy ignores it).
     /// - Throws: ``ImageServerError`` 400 (or 403 without a signature segment).
     public init(parsing target: String) throws(ImageServerError) {
         (signature, signedPart) = try Self.signatureAndSignedPart(of: target)
@@ -51,7 +52,8 @@ public struct ProcessingPath: Sendable, Equatable {
         case "enc": throw .badOptions("encrypted source URLs (enc/) are not supported")
         default: (source, fileExtension) = try Self.base64Source(segments)
         }
-        if let fileExtension {
+        // An empty extension (`…@` or `….`) names no format, as in imgproxy.
+        if let fileExtension, !fileExtension.isEmpty {
             options.format = try Self.format(named: fileExtension)
         }
         guard let url = URL(string: source), Self.hasSourceScheme(url) else {
@@ -62,16 +64,56 @@ public struct ProcessingPath: Sendable, Equatable {
     }
 
     /// The signature segment and the part it signs, the rest left unparsed: what a signed
-    /// server checks before it reads any option, as imgproxy does.
-    /// - Throws: ``ImageServerError`` 400 without a leading `/`, 403 without a signature
-    ///   segment.
+    /// server checks before it reads any option, as imgproxy does
+    /// (`SplitPathSignature`, `RedenormalizePath`).
+    ///
+    /// The part is read as imgproxy reads it, before the signature is checked, since the
+    /// signer signed it unchanged:
+    /// - the query is cut off: a `?` ends the path (a plain source's own query is
+    ///   percent-encoded), so a query a CDN or a tracker appends changes nothing;
+    /// - `%3A` in the options is `:` again (proxies that encode colons);
+    /// - a plain source's `scheme:/host` is `scheme://host` again (proxies that merge
+    ///   slashes; `local:/` becomes `local:///`).
+    /// - Throws: ``ImageServerError`` 400 without a leading `/`; 403 without a signature
+    ///   segment, or with an option where the signature should be (`/rs:fit:300:300/plain/…`:
+    ///   taking it for the signature would serve the image unresized).
     package static func signatureAndSignedPart(of target: String) throws(ImageServerError) -> (signature: Substring, signedPart: Substring) {
         guard target.hasPrefix("/") else { throw .badOptions("the path must start with /") }
-        let afterSlash = target.dropFirst()
+        let path = target.prefix { $0 != "?" }
+        let afterSlash = path.dropFirst()
         guard let slash = afterSlash.firstIndex(of: "/"), slash != afterSlash.startIndex else {
             throw .badSignature("the URL has no signature segment")
         }
-        return (afterSlash[..<slash], afterSlash[slash...])
+        let signature = afterSlash[..<slash]
+        guard !signature.contains(":") else {
+            throw .badSignature("the first segment is a processing option, not a signature (unsigned URLs still have one, such as insecure)")
+        }
+        return (signature, Substring(restoringProxyChanges(afterSlash[slash...])))
+    }
+
+    /// Undoes what proxies and CDNs do to imgproxy URLs (imgproxy's `RedenormalizePath`):
+    /// `%3A` back to `:` in the options, `scheme:/` back to `scheme://` at the start of a
+    /// plain source. Applying it twice changes nothing more.
+    private static func restoringProxyChanges(_ signedPart: Substring) -> String {
+        let options: Substring, plain: Substring?
+        if signedPart.hasPrefix("/plain/") {
+            (options, plain) = ("", signedPart.dropFirst("/plain/".count))
+        } else if let marker = signedPart.range(of: "/plain/") {
+            (options, plain) = (signedPart[..<marker.lowerBound], signedPart[marker.upperBound...])
+        } else {
+            (options, plain) = (signedPart, nil)
+        }
+        let restoredOptions = options.contains("%3") ? options.replacingOccurrences(of: "%3A", with: ":").replacingOccurrences(of: "%3a", with: ":") : String(options)
+        guard var source = plain else { return restoredOptions }
+        // `scheme:/x`, the scheme as RFC 3986 spells it, x not a slash.
+        if let colon = source.firstIndex(of: ":"), source[..<colon].first?.isLetter == true,
+           source[..<colon].allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) }),
+           source[colon...].hasPrefix(":/"), !source[colon...].hasPrefix("://") {
+            let scheme = source[..<colon]
+            let rest = source[source.index(colon, offsetBy: 2)...]
+            source = Substring(scheme + (scheme.lowercased() == "local" ? ":///" : "://") + rest)
+        }
+        return restoredOptions + "/plain/" + source
     }
 
     // MARK: Sources
@@ -87,8 +129,8 @@ public struct ProcessingPath: Sendable, Equatable {
         }
     }
 
-    /// `plain/URL@EXT`: the rest of the path (with the query, where a source URL's own
-    /// query ends up), percent-decoded, the extension after the last `@`.
+    /// `plain/URL@EXT`: the rest of the path, percent-decoded (a source's own query is
+    /// percent-encoded there), the extension after the last `@`.
     private static func plainSource(_ segments: ArraySlice<Substring>) throws(ImageServerError) -> (String, Substring?) {
         var joined = segments.joined(separator: "/")[...]
         var fileExtension: Substring?
@@ -106,7 +148,6 @@ public struct ProcessingPath: Sendable, Equatable {
     /// has no dots), padding optional.
     private static func base64Source(_ segments: ArraySlice<Substring>) throws(ImageServerError) -> (String, Substring?) {
         var joined = Substring(segments.joined())
-        if let query = joined.firstIndex(of: "?") { joined = joined[..<query] }
         var fileExtension: Substring?
         if let dot = joined.lastIndex(of: ".") {
             fileExtension = joined[joined.index(after: dot)...]
@@ -130,11 +171,11 @@ public struct ProcessingPath: Sendable, Equatable {
         let args = Array(parts.dropFirst())
         switch name {
         case "resize", "rs":
-            try expect(args, 0...5, name)
+            try expect(args, 0...8, name)
             if let type = args.first, !type.isEmpty { options.resizingType = try resizingType(type) }
             try applySize(Array(args.dropFirst()), to: &options, name)
         case "size", "s":
-            try expect(args, 0...4, name)
+            try expect(args, 0...7, name)
             try applySize(args, to: &options, name)
         case "resizing_type", "rt":
             options.resizingType = try resizingType(single(args, name))
@@ -146,19 +187,20 @@ public struct ProcessingPath: Sendable, Equatable {
             options.enlarge = try bool(single(args, name), name)
         case "extend", "ex":
             try expect(args, 1...4, name)
-            options.extend = try bool(args[0], name)
-            if args.count > 1 { options.extendGravity = try gravity(Array(args.dropFirst()), name, allowsFocusPoint: false) }
+            try applyExtend(args, to: &options, name)
         case "gravity", "g":
             try expect(args, 1...3, name)
-            options.gravity = try gravity(args, name, allowsFocusPoint: true)
+            options.gravity = try gravity(args, name)
         case "quality", "q":
             let quality = try integer(single(args, name), name, in: 0...100)
             options.quality = quality == 0 ? nil : quality
         case "format", "f", "ext":
-            options.format = try format(named: single(args, name))
+            let value = try single(args, name)
+            options.format = value.isEmpty ? nil : try format(named: value)
         case "background", "bg":
             try expect(args, 1...3, name)
-            options.background = try color(args, name)
+            // An empty value resets it: no background (imgproxy's `bg:`).
+            options.background = args == [""] ? nil : try color(args, name)
         case "blur", "bl":
             options.blur = try number(single(args, name), name, in: 0...1_000)
         case "rotate", "rot":
@@ -188,13 +230,21 @@ public struct ProcessingPath: Sendable, Equatable {
         }
     }
 
-    /// The `WIDTH:HEIGHT:ENLARGE:EXTEND` tail shared by `resize` and `size`; empty
-    /// arguments leave the value as it is.
+    /// The `WIDTH:HEIGHT:ENLARGE:EXTEND:GRAVITY…` tail shared by `resize` and `size`, the
+    /// extend part read as the `extend` option reads it (imgproxy's `applySizeOption`);
+    /// empty arguments leave the value as it is.
     private static func applySize(_ args: [Substring], to options: inout ProcessingOptions, _ name: Substring) throws(ImageServerError) {
         if args.count > 0, !args[0].isEmpty { options.width = try dimension(args[0], name) }
         if args.count > 1, !args[1].isEmpty { options.height = try dimension(args[1], name) }
         if args.count > 2, !args[2].isEmpty { options.enlarge = try bool(args[2], name) }
-        if args.count > 3, !args[3].isEmpty { options.extend = try bool(args[3], name) }
+        if args.count > 3, !args[3].isEmpty { try applyExtend(Array(args[3...]), to: &options, name) }
+    }
+
+    /// `EXTEND:GRAVITY_TYPE:X:Y`: whether to extend, and where the image sits on the
+    /// canvas (a focus point too, as imgproxy's `ExtendGravityTypes` allow).
+    private static func applyExtend(_ args: [Substring], to options: inout ProcessingOptions, _ name: Substring) throws(ImageServerError) {
+        options.extend = try bool(args[0], name)
+        if args.count > 1 { options.extendGravity = try gravity(Array(args.dropFirst()), name) }
     }
 
     /// The one argument of an option that takes exactly one.
@@ -234,18 +284,19 @@ public struct ProcessingPath: Sendable, Equatable {
         return number
     }
 
-    /// imgproxy's booleans: `1`/`t`/`true` and `0`/`f`/`false`.
+    /// imgproxy's booleans, Go's `strconv.ParseBool`: `1`, `t`, `true` and `0`, `f`, `false`,
+    /// the words also capitalised or in capitals. imgproxy takes any other value as false
+    /// (and logs it); here it is a 400 that names it, as every option we cannot read is.
     private static func bool(_ value: Substring, _ name: Substring) throws(ImageServerError) -> Bool {
         switch value {
-        case "1", "t", "true": return true
-        case "0", "f", "false": return false
+        case "1", "t", "T", "true", "True", "TRUE": return true
+        case "0", "f", "F", "false", "False", "FALSE": return false
         default: throw .badOptions("option \"\(name)\": \"\(value.prefix(40))\" is not a boolean (1/t/true or 0/f/false)")
         }
     }
 
-    private static func gravity(_ args: [Substring], _ name: Substring, allowsFocusPoint: Bool) throws(ImageServerError) -> ProcessingOptions.Gravity {
+    private static func gravity(_ args: [Substring], _ name: Substring) throws(ImageServerError) -> ProcessingOptions.Gravity {
         if args[0] == "fp" {
-            guard allowsFocusPoint else { throw .badOptions("option \"\(name)\" does not take a focus point") }
             guard args.count == 3 else { throw .badOptions("gravity fp takes x and y") }
             return .focusPoint(x: try number(args[1], name, in: 0...1), y: try number(args[2], name, in: 0...1))
         }
@@ -253,14 +304,14 @@ public struct ProcessingPath: Sendable, Equatable {
             if args[0] == "sm" || args[0] == "obj" {
                 throw .badOptions("gravity \"\(args[0])\" is not supported (no saliency or object detection)")
             }
-            throw .badOptions("unknown gravity \"\(args[0].prefix(40))\"")
+            throw .badOptions("option \"\(name)\": unknown gravity \"\(args[0].prefix(40))\"")
         }
         let x = args.count > 1 && !args[1].isEmpty ? try number(args[1], name, in: -100_000...100_000) : 0
         let y = args.count > 2 && !args[2].isEmpty ? try number(args[2], name, in: -100_000...100_000) : 0
         return .anchor(anchor, xOffset: x, yOffset: y)
     }
 
-    /// `R:G:B` in decimal or `RRGGBB` in hex.
+    /// `R:G:B` in decimal, or `RRGGBB` or `RGB` in hex (imgproxy's forms).
     private static func color(_ args: [Substring], _ name: Substring) throws(ImageServerError) -> RGBAColor {
         if args.count == 3 {
             return RGBAColor(
@@ -269,14 +320,19 @@ public struct ProcessingPath: Sendable, Equatable {
                 blue: UInt8(try integer(args[2], name, in: 0...255))
             )
         }
-        guard args.count == 1, args[0].count == 6, let value = UInt32(args[0], radix: 16) else {
-            throw .badOptions("option \"\(name)\" takes R:G:B or a hex RRGGBB colour")
+        let hex = args.count == 1 ? args[0] : ""
+        guard hex.count == 6 || hex.count == 3, hex.allSatisfy(\.isHexDigit), let value = UInt32(hex, radix: 16) else {
+            throw .badOptions("option \"\(name)\" takes R:G:B or a hex RRGGBB or RGB colour")
+        }
+        if hex.count == 3 {
+            // Each digit doubled, as in CSS: `f80` is `ff8800`.
+            return RGBAColor(red: UInt8(value >> 8 & 0xF) * 17, green: UInt8(value >> 4 & 0xF) * 17, blue: UInt8(value & 0xF) * 17)
         }
         return RGBAColor(red: UInt8(value >> 16 & 0xFF), green: UInt8(value >> 8 & 0xFF), blue: UInt8(value & 0xFF))
     }
 
     /// An extension or `format` value: imgproxy's names (`jpg`, `jpeg`, `png`, `webp`,
-    /// `avif`, `gif`, `tiff`, `bmp`, `heic`).
+    /// `avif`, `gif`, `tiff`, `bmp`, `heic`, `jxl`).
     static func format(named name: Substring) throws(ImageServerError) -> ImageFormat {
         switch name.lowercased() {
         case "jpg", "jpeg": return .jpeg
@@ -287,6 +343,7 @@ public struct ProcessingPath: Sendable, Equatable {
         case "tif", "tiff": return .tiff
         case "bmp": return .bmp
         case "heic": return .heic
+        case "jxl": return .jpegXL
         default: throw .badOptions("unsupported output format \"\(name.prefix(40))\"")
         }
     }

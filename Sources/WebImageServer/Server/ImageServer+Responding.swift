@@ -47,7 +47,6 @@ extension ImageServer {
     ) async throws -> Delivery {
         var target = request.uri.path
         if !prefix.isEmpty, target.hasPrefix(prefix) { target.removeFirst(prefix.count) }
-        if let query = request.uri.query { target += "?" + query }
         let signedPart = try verifiedSignedPart(of: target, headers: request.headers)
         let negotiates = configuration.autoWebP || configuration.autoAVIF
         let offered = negotiates ? offeredFormat(accept: request.headers[.accept]) : nil
