@@ -75,6 +75,8 @@ public struct WebImageBinding<Target: ImageTarget> {
         guard state.isRunning(key: key, generation: generation) else { return }  // replaced's completion started another load
         if !options.contains(.delayPlaceholder) {
             target.setImage(placeholder, cacheType: .none)
+            // The target may have started or cancelled a load from inside setImage.
+            guard state.isRunning(key: key, generation: generation) else { return }
         }
         let delivery = ResultDelivery(target: target, key: key, generation: generation, placeholder: placeholder, options: options)
         let synchronous = SynchronousResults()

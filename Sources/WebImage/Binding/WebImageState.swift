@@ -61,9 +61,13 @@ public final class WebImageState {
         return (nextGeneration, old?.isFinished == false ? old?.completion : nil)
     }
 
-    /// Keeps the operation of a load that is still current and running.
+    /// Keeps the operation of a load that is still current and running, and cancels one
+    /// that was replaced or cancelled while it started (no later cancel could reach it).
     func attach(_ operation: ImageLoadOperation, key: String, generation: UInt64) {
-        guard isRunning(key: key, generation: generation) else { return }
+        guard slots[key]?.generation == generation else {
+            operation.cancel()
+            return
+        }
         slots[key]?.operation = operation
     }
 

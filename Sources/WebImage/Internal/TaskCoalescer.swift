@@ -24,9 +24,19 @@ package final class TaskCoalescer<Key: Hashable & Sendable, Value: Sendable>: Se
     }
 
     private let state = LockedValue(State())
+    /// Called by a caller that starts an operation, between registering it and starting its
+    /// task: a seam for tests, which cancel the caller there (a window no timing reaches).
+    private let beforeStarting: (@Sendable () -> Void)?
 
     /// A coalescer with nothing in flight.
-    package init() {}
+    package init() {
+        beforeStarting = nil
+    }
+
+    /// A coalescer that calls `beforeStarting` in that window (tests only).
+    package init(beforeStarting: @escaping @Sendable () -> Void) {
+        self.beforeStarting = beforeStarting
+    }
 
     /// The result of `operation` for `key`, shared with every concurrent caller of the same
     /// key. Throws `CancellationError` when the calling task is cancelled while waiting.
@@ -55,14 +65,21 @@ package final class TaskCoalescer<Key: Hashable & Sendable, Value: Sendable>: Se
                     return flight.id
                 }
                 guard let flightID = flightToStart else { return }
+                beforeStarting?()
                 let task = Task {
                     let result: Result<Value, any Error>
                     do { result = .success(try await operation()) } catch { result = .failure(error) }
                     self.finish(key, flightID: flightID, with: result)
                 }
-                state.withLock { state in
-                    if state.flights[key]?.id == flightID { state.flights[key]?.task = task }
+                // The last waiter may have left between the flight's registration and here,
+                // finding no task to cancel: then the task is cancelled now, or it would run
+                // to its end for nobody (and a new caller would start a second one).
+                let attached = state.withLock { state -> Bool in
+                    guard state.flights[key]?.id == flightID else { return false }
+                    state.flights[key]?.task = task
+                    return true
                 }
+                if !attached { task.cancel() }
             }
         } onCancel: {
             let (continuation, orphanedTask) = state.withLock { state -> (CheckedContinuation<Value, any Error>?, Task<Void, Never>?) in

@@ -82,24 +82,29 @@ extension ImageManager {
         }
         let plan = ImageLoadPlan(url: url, options: options, context: context, manager: self, settings: currentSettings)
         let once = CompletionOnce(deliver)
+        // The final completion waits for a progress report in flight, and no report
+        // starts after it (a cancel completes on the cancelling thread).
+        let gate = ProgressGate()
         let slot = running.register()
         let task = Task {
             defer { running.unregister(slot) }
+            let final: Result<ImageLoadResult, WebImageError>?
             do {
-                let outcome = try await self.run(plan, progress: progress) { cached in once.first(.success(cached)) }
-                guard !Task.isCancelled else { return once.final(.failure(.cancelled)) }
+                let outcome = try await self.run(plan, progress: gate.guarding(progress)) { cached in once.first(.success(cached)) }
                 switch outcome {
-                case .fresh(let result): once.final(.success(result))
-                case .unchanged: once.final(nil)
+                case _ where Task.isCancelled: final = .failure(.cancelled)
+                case .fresh(let result): final = .success(result)
+                case .unchanged: final = nil
                 }
             } catch {
-                once.final(.failure(WebImageError(error)))
+                final = .failure(WebImageError(error))
             }
+            gate.close { once.final(final) }
         }
         slot.store { task.cancel() }
         return ImageLoadOperation {
             task.cancel()
-            once.final(.failure(.cancelled))
+            gate.close { once.final(.failure(.cancelled)) }
         }
     }
 

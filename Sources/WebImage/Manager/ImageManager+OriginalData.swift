@@ -81,19 +81,23 @@ extension ImageManager {
             guard done.withLock({ done in defer { done = true }; return !done }) else { return }
             if let queue { queue.async { completion(result) } } else { completion(result) }
         }
+        // As for an image load: the completion waits for a progress report in flight.
+        let gate = ProgressGate()
         let slot = running.register()
         let task = Task {
             defer { running.unregister(slot) }
+            let result: Result<OriginalDataResult, WebImageError>
             do throws(WebImageError) {
-                finish(.success(try await originalData(url, options: options, context: context, progress: progress)))
+                result = .success(try await originalData(url, options: options, context: context, progress: gate.guarding(progress)))
             } catch {
-                finish(.failure(error))
+                result = .failure(error)
             }
+            gate.close { finish(result) }
         }
         slot.store { task.cancel() }
         return ImageLoadOperation {
             task.cancel()
-            finish(.failure(.cancelled))
+            gate.close { finish(.failure(.cancelled)) }
         }
     }
 

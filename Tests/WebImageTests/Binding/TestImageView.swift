@@ -7,6 +7,9 @@ final class TestImageView: ImageTarget {
     let webImageState: WebImageState
     private(set) var image: Image?
     private(set) var history: [(image: Image?, cacheType: ImageCacheType)] = []
+    /// Runs after each image is set, as a view's own code reacting to it might (and may
+    /// start or cancel loads on the view).
+    var onSetImage: ((Image?) -> Void)?
 
     init(manager: any ImageManaging) {
         webImageState = WebImageState(manager: manager)
@@ -15,6 +18,7 @@ final class TestImageView: ImageTarget {
     func setImage(_ image: Image?, cacheType: ImageCacheType) {
         self.image = image
         history.append((image, cacheType))
+        onSetImage?(image)
     }
 
     /// Whether the images set so far are exactly `images`, by identity.

@@ -167,6 +167,31 @@ import Testing
         }
     }
 
+    /// A view that starts another load, or cancels, while it is shown the placeholder: the
+    /// first load was already replaced, so it must not start (it used to start anyway, and
+    /// with its operation never stored, no cancel could reach it).
+    @Test func aLoadReplacedWhileItsPlaceholderIsShownNeverStarts() async {
+        let a = Self.url("a"), b = Self.url("b"), placeholder = TestImageManager.pixel()
+        for replacement in ["new load", "cancel"] {
+            let manager = Self.manager(images: [a: TestImageManager.pixel(), b: TestImageManager.pixel()]) { _ in .init(delay: .seconds(30)) }
+            let view = TestImageView(manager: manager)
+            var results: [Result<ImageLoadResult, WebImageError>] = []
+            view.onSetImage = { image in
+                guard image === placeholder else { return }
+                view.onSetImage = nil
+                if replacement == "new load" { view.webImage.setImage(with: b) } else { view.webImage.cancelCurrentLoad() }
+            }
+            view.webImage.setImage(with: a, placeholder: placeholder) { results.append($0) }
+            #expect(manager.options(for: a) == nil, "\(replacement): the replaced load never reached the manager")
+            #expect(manager.running == (replacement == "new load" ? 1 : 0))
+            guard case .failure(.cancelled)? = results.first, results.count == 1 else {
+                Issue.record("\(replacement): expected one cancelled completion, got \(results)")
+                continue
+            }
+            view.webImage.cancelCurrentLoad()
+        }
+    }
+
     @Test func memoryHitsAreShownBeforeSetImageReturns() {
         let url = Self.url("a"), image = TestImageManager.pixel(), placeholder = TestImageManager.pixel()
         let view = TestImageView(manager: Self.manager(images: [url: image]) { _ in .init(synchronous: true) })
