@@ -68,8 +68,11 @@ final class BodyFileSink: Sendable {
     }
 
     /// The body is complete: writes what the buffer holds and commits the writer (an empty
-    /// body still makes an empty file). The future gives the committed file.
-    func finish(on eventLoop: any EventLoop) -> EventLoopFuture<URL> {
+    /// body still makes an empty file). The future gives the committed file. Just before
+    /// the commit, on the lane, `stillWanted` is asked: every caller may have cancelled
+    /// after the last byte arrived, and then the body is dropped, not committed to the
+    /// destination of a caller who has left (the future fails with `.cancelled`).
+    func finish(on eventLoop: any EventLoop, stillWanted: @escaping @Sendable () -> Bool) -> EventLoopFuture<URL> {
         let rest = state.withLock { state in
             defer { state.pending = nil }
             return state.pending
@@ -78,7 +81,7 @@ final class BodyFileSink: Sendable {
         lane.async {
             do {
                 if let rest { try self.write(rest) }
-                guard let writer = try self.openWriter() else { throw WebImageError.cancelled }
+                guard let writer = try self.openWriter(), stillWanted() else { throw WebImageError.cancelled }
                 promise.succeed(try writer.commit())
             } catch {
                 self.abortNow()

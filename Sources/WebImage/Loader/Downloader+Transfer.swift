@@ -106,7 +106,7 @@ extension Downloader {
             if case .success(let exchange) = result, let sink = exchange.sink {
                 // The body is in the sink's temporary file: committing it (fsync, rename) is
                 // blocking, so it runs on the sink's lane, and the transfer ends after it.
-                sink.finish(on: eventLoop).whenComplete { committed in
+                sink.finish(on: eventLoop, stillWanted: { !operation.isRequestStopped }).whenComplete { committed in
                     let stored = committed.map { fileURL in
                         var outcome = exchange
                         outcome.sink = nil

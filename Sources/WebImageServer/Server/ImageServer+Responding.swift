@@ -194,7 +194,7 @@ extension ImageServer {
         metrics.sourceBytes.increment(by: Int64(data.count))
         if sourceCache.isEnabled {
             let entry = ByteCache.Entry(data: data, format: ImageFormat(sniffing: data))
-            _ = try await NIOThreadPool.singleton.runIfActive { self.sourceCache.store(entry, forKey: key) }
+            _ = try await NIOThreadPool.singleton.run { self.sourceCache.store(entry, forKey: key) }
         }
         return data
     }
@@ -204,12 +204,12 @@ extension ImageServer {
     private func cached(_ key: String, in cache: ByteCache) async throws -> (ByteCache.Entry, ByteCache.Level)? {
         if let entry = cache.memoryEntry(forKey: key) { return (entry, .memory) }
         guard cache.hasDiskLevel else { return nil }
-        return try await NIOThreadPool.singleton.runIfActive { cache.diskEntry(forKey: key) }.map { ($0, .disk) }
+        return try await NIOThreadPool.singleton.run { cache.diskEntry(forKey: key) }.map { ($0, .disk) }
     }
 
     /// Runs CPU-bound work (decoding, transforming, encoding) on the server's worker threads.
     private func onWorkerThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-        try await workerThreads.runIfActive(body)
+        try await workerThreads.run(body)
     }
 
     /// AVIF, then WebP, when enabled and the client accepts it: the format a URL that names

@@ -302,3 +302,19 @@ private actor PortsReady {
         await onReady(main, metrics)
     }
 }
+
+extension NIOThreadPool {
+    /// Runs `body` on one of the pool's threads and returns its result: how the server
+    /// hops off the event loops and the cooperative pool (disk-cache reads and writes, name
+    /// look-ups, decoding and encoding).
+    ///
+    /// The future form of `runIfActive`, not the `async` one: in swift-nio 2.101 the `async`
+    /// form records the ID of every work item whose task is cancelled in a set that only
+    /// taking the item off the queue empties, so an item cancelled after it started (the
+    /// server abandons jobs whose clients left, by design) left its ID there for the life of
+    /// the process. A task cancelled while its item waits here still waits for it; the
+    /// server never queues more items on its worker pool than it has threads.
+    func run<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await runIfActive(eventLoop: MultiThreadedEventLoopGroup.singleton.any(), body).get()
+    }
+}

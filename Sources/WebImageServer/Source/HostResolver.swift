@@ -32,7 +32,7 @@ public enum HostResolver {
         let lookup = name
         let result: Result<[IPAddress], ImageServerError>
         do {
-            result = try await NIOThreadPool.singleton.runIfActive { lookUp(lookup) }
+            result = try await NIOThreadPool.singleton.run { lookUp(lookup) }
         } catch {
             throw .sourceFailed("the source host could not be resolved: \(error)")
         }
