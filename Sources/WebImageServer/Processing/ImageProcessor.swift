@@ -55,13 +55,10 @@ public struct ImageProcessor: Sendable {
     /// Formats that can be written as animations.
     static let animatedFormats: Set<ImageFormat> = [.gif, .webp]
 
-    /// Checks what can be checked from the options alone (no source needed): the requested
-    /// box against ``Configuration/maxResultDimension``.
+    /// Checks what can be checked from the options alone (no source needed): that the
+    /// server can write the format asked for. A box over ``Configuration/maxResultDimension``
+    /// is not refused: the result is scaled down to the limit, as imgproxy does.
     public func validate(_ options: ProcessingOptions) throws(ImageServerError) {
-        let limit = configuration.maxResultDimension
-        if options.targetWidth > limit || options.targetHeight > limit {
-            throw .badOptions("the requested \(options.targetWidth)x\(options.targetHeight) exceeds the result limit of \(limit) pixels a side")
-        }
         if let format = options.format, !configuration.coder.canEncode(to: format) {
             throw .badOptions("the server cannot encode \(format.rawValue)")
         }
@@ -87,8 +84,9 @@ public struct ImageProcessor: Sendable {
                 colorProfile: decoded.colorProfile, metadata: decoded.metadata)
         }
         let output = format ?? encodableFormat(for: sourceFormat, hasAlpha: image.hasAlpha)
-        let geometry = ResizeGeometry(source: image.size, options: options)
         let limit = configuration.maxResultDimension
+        let geometry = ResizeGeometry(source: image.size, options: options, maxResultDimension: limit)
+        // The geometry scales the result down to the limit; its rounding must not pass it.
         guard geometry.canvasSize.width <= limit, geometry.canvasSize.height <= limit else {
             throw .badOptions("the result would be \(geometry.canvasSize), over the limit of \(limit) pixels a side")
         }
@@ -143,9 +141,16 @@ public struct ImageProcessor: Sendable {
         coderOptions.pageIndex = options.page ?? 0
         // Enlarging a bitmap needs the source as it is; the resampler then scales it up.
         guard !options.enlarge || isVector else { return coderOptions }
+        // `force` with one side changes only that side: the other stays the source's, so
+        // the decode must not shrink it.
+        if options.resizingType == .force, options.width == 0 || options.height == 0 { return coderOptions }
+        // The box at its `dpr`, but never smaller than the box itself: the geometry decides
+        // how much of a `dpr` under 1 the source allows from the source's size, and a source
+        // decoded below the box would allow less than the whole one does.
         let quarterTurn = options.rotate % 180 != 0
-        let width = quarterTurn ? options.targetHeight : options.targetWidth
-        let height = quarterTurn ? options.targetWidth : options.targetHeight
+        let boxWidth = max(options.targetWidth, options.width), boxHeight = max(options.targetHeight, options.height)
+        let width = quarterTurn ? boxHeight : boxWidth
+        let height = quarterTurn ? boxWidth : boxHeight
         guard width > 0 || height > 0 else { return coderOptions }
         let unbounded = Int(Int32.max)
         coderOptions.thumbnailPixelSize = ImageSize(width: width > 0 ? width : unbounded, height: height > 0 ? height : unbounded)

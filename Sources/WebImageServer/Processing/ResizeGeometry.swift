@@ -1,22 +1,30 @@
 import WebImage
 
 /// The sizes and rectangles of one resize, worked out from the options and the size of the
-/// decoded source, before any pixel moves: imgproxy's resizing rules as a pure function.
+/// decoded source, before any pixel moves: imgproxy's resizing rules as a pure function
+/// (its `calcScale`, `calcSizes`, `limitScale` and `calcPosition`), so that a URL gives
+/// the result imgproxy gives, to the pixel.
 ///
-/// The steps are: scale the source to ``scaledSize`` (aspect ratio kept except for
-/// `force`), crop ``crop`` out of it (for `fill`), rotate, then, with `extend`, pad to
-/// ``canvasSize`` placing the image at ``placement``. The scale and the crop are before the
-/// rotation (the requested box is swapped for a quarter turn, so the rotated result has the
-/// requested size); the canvas and the placement are after it.
+/// The steps, as imgproxy runs them: scale the source to ``scaledSize`` (aspect ratio kept
+/// except for `force`), rotate, crop the result's box out of it at the gravity (for `fill`,
+/// and whatever exceeds the box), then, with `extend`, pad to ``canvasSize`` placing the
+/// image at ``placement``. Every size is worked out in the result's orientation; the crop
+/// is handed back in the source's (``crop``), so that only the kept part is ever
+/// resampled, and the gravity still means what it says on the result.
+///
+/// `dpr` multiplies the box, but without `enlarge` only as far as the source allows: a
+/// source too small for the box at that ratio keeps the box's shape and composition, as in
+/// imgproxy. A result over the server's largest side is scaled down to it.
 ///
 /// ```swift
 /// let geometry = ResizeGeometry(source: ImageSize(width: 2000, height: 1000), options: options)
 /// geometry.scaledSize   // 600x300 for fit 600x600
 /// ```
 public struct ResizeGeometry: Sendable, Equatable {
-    /// The size the source is resampled to.
+    /// The size the source is resampled to, in the source's orientation.
     public var scaledSize: ImageSize
-    /// The part of the scaled image kept (all of it unless the type crops).
+    /// The part of the scaled image kept, in the source's orientation (all of it unless the
+    /// box crops).
     public var crop: PixelRect
     /// The final size, after the rotation and the padding (the rotated crop's size
     /// without `extend`).
@@ -24,100 +32,186 @@ public struct ResizeGeometry: Sendable, Equatable {
     /// Where the cropped and rotated image sits on the canvas.
     public var placement: PixelRect
 
-    /// Works out the geometry for a source of `source` pixels (already upright).
-    public init(source: ImageSize, options: ProcessingOptions) {
+    /// Works out the geometry for a source of `source` pixels (already upright), within
+    /// `maxResultDimension` pixels a side (0: no limit).
+    public init(source: ImageSize, options: ProcessingOptions, maxResultDimension: Int = 0) {
         let quarterTurn = options.rotate % 180 != 0
-        let boxWidth = quarterTurn ? options.targetHeight : options.targetWidth
-        let boxHeight = quarterTurn ? options.targetWidth : options.targetHeight
-        let sw = Double(max(1, source.width)), sh = Double(max(1, source.height))
-
-        var type = options.resizingType
-        if type == .auto {
-            // imgproxy's rule: fill when the source and the box are both landscape or both
-            // portrait, else fit.
-            type = boxWidth > 0 && boxHeight > 0 && (source.width > source.height) == (boxWidth > boxHeight) ? .fill : .fit
-        }
-        // With one side unset there is nothing to cover or stretch to: every type fits the
-        // side that is given.
-        if boxWidth == 0 || boxHeight == 0, type != .force { type = .fit }
-
-        var scaleX = 1.0, scaleY = 1.0
-        if boxWidth > 0 || boxHeight > 0 {
-            let widthRatio = boxWidth > 0 ? Double(boxWidth) / sw : nil
-            let heightRatio = boxHeight > 0 ? Double(boxHeight) / sh : nil
-            switch type {
-            case .force:
-                scaleX = widthRatio ?? heightRatio ?? 1
-                scaleY = heightRatio ?? widthRatio ?? 1
-            case .fill, .fillDown:
-                scaleX = max(widthRatio ?? 0, heightRatio ?? 0)
-                scaleY = scaleX
-            case .fit, .auto:
-                scaleX = min(widthRatio ?? .infinity, heightRatio ?? .infinity)
-                scaleY = scaleX
+        // imgproxy works in the result's orientation: the source's sides swap for a quarter turn.
+        let sourceWidth = max(1, quarterTurn ? source.height : source.width)
+        let sourceHeight = max(1, quarterTurn ? source.width : source.height)
+        var scales = Scales(sourceWidth: sourceWidth, sourceHeight: sourceHeight, options: options)
+        var sizes = Sizes(sourceWidth: sourceWidth, sourceHeight: sourceHeight, scales: scales, options: options)
+        if maxResultDimension > 0 {
+            var outWidth = Self.minNonZero(sizes.scaled.width, sizes.crop.width)
+            var outHeight = Self.minNonZero(sizes.scaled.height, sizes.crop.height)
+            if options.extend {
+                outWidth = max(outWidth, sizes.target.width)
+                outHeight = max(outHeight, sizes.target.height)
             }
-            if !options.enlarge {
-                scaleX = min(scaleX, 1)
-                scaleY = min(scaleY, 1)
+            if outWidth > maxResultDimension || outHeight > maxResultDimension {
+                scales.limit(to: Double(maxResultDimension) / Double(max(outWidth, outHeight)), sourceWidth: sourceWidth, sourceHeight: sourceHeight)
+                sizes = Sizes(sourceWidth: sourceWidth, sourceHeight: sourceHeight, scales: scales, options: options)
             }
         }
-        scaledSize = ImageSize(
-            width: max(1, Int((sw * scaleX).rounded())),
-            height: max(1, Int((sh * scaleY).rounded()))
+
+        // Scaled, then rotated: the image the crop is taken from, in the result's orientation.
+        let rotated = sizes.scaled
+        let kept = ImageSize(
+            width: min(Self.minNonZero(sizes.crop.width, rotated.width), rotated.width),
+            height: min(Self.minNonZero(sizes.crop.height, rotated.height), rotated.height)
         )
+        let (left, top) = Self.position(of: kept, in: rotated, gravity: options.gravity, dpr: scales.dpr)
+        let cropInResult = PixelRect(x: left, y: top, width: kept.width, height: kept.height)
+        scaledSize = quarterTurn ? ImageSize(width: rotated.height, height: rotated.width) : rotated
+        crop = Self.unrotate(cropInResult, in: rotated, degrees: options.rotate)
 
-        var cropSize = scaledSize
-        if type == .fill || type == .fillDown {
-            cropSize = ImageSize(width: min(boxWidth, scaledSize.width), height: min(boxHeight, scaledSize.height))
-            if type == .fillDown, cropSize.width < boxWidth || cropSize.height < boxHeight {
-                // Too small to fill the box: keep the box's aspect ratio at the largest size
-                // that fits, instead of enlarging.
-                let ratio = min(Double(scaledSize.width) / Double(boxWidth), Double(scaledSize.height) / Double(boxHeight))
-                cropSize = ImageSize(
-                    width: max(1, min(scaledSize.width, Int((Double(boxWidth) * ratio).rounded()))),
-                    height: max(1, min(scaledSize.height, Int((Double(boxHeight) * ratio).rounded())))
-                )
-            }
-        }
-        crop = Self.place(cropSize, in: scaledSize, gravity: options.gravity)
-
-        // Padding happens after the rotation, so the canvas and the placement are in the
-        // final orientation and the gravity means what it says on the result.
-        let finalSize = quarterTurn ? ImageSize(width: cropSize.height, height: cropSize.width) : cropSize
-        if options.extend, options.targetWidth > 0 || options.targetHeight > 0 {
+        if options.extend, sizes.target.width > kept.width || sizes.target.height > kept.height {
             canvasSize = ImageSize(
-                width: max(options.targetWidth, finalSize.width),
-                height: max(options.targetHeight, finalSize.height)
+                width: max(kept.width, sizes.target.width > 0 ? sizes.target.width : kept.width),
+                height: max(kept.height, sizes.target.height > 0 ? sizes.target.height : kept.height)
             )
         } else {
-            canvasSize = finalSize
+            canvasSize = kept
         }
-        placement = Self.place(finalSize, in: canvasSize, gravity: options.extendGravity)
+        let (x, y) = Self.position(of: kept, in: canvasSize, gravity: options.extendGravity, dpr: scales.dpr)
+        placement = PixelRect(x: x, y: y, width: kept.width, height: kept.height)
     }
 
-    /// The rectangle of `size` inside `container` at `gravity`, clamped inside it. Offsets
-    /// move away from the anchored edge, as imgproxy's do.
-    static func place(_ size: ImageSize, in container: ImageSize, gravity: ProcessingOptions.Gravity) -> PixelRect {
-        let freeX = Double(container.width - size.width), freeY = Double(container.height - size.height)
-        var x: Double, y: Double
-        switch gravity {
-        case let .focusPoint(fx, fy):
-            x = fx * Double(container.width) - Double(size.width) / 2
-            y = fy * Double(container.height) - Double(size.height) / 2
-        case let .anchor(anchor, dx, dy):
-            switch anchor {
-            case .west, .northWest, .southWest: x = dx
-            case .east, .northEast, .southEast: x = freeX - dx
-            case .center, .north, .south: x = freeX / 2 + dx
+    /// The scale factors in the result's orientation and the `dpr` in effect (imgproxy's
+    /// `calcScale`).
+    struct Scales {
+        var width: Double
+        var height: Double
+        var dpr: Double
+
+        init(sourceWidth: Int, sourceHeight: Int, options: ProcessingOptions) {
+            let sw = Double(sourceWidth), sh = Double(sourceHeight)
+            let boxWidth = options.width > 0 ? Double(options.width) : sw
+            let boxHeight = options.height > 0 ? Double(options.height) : sh
+            var widthShrink = boxWidth != sw ? sw / boxWidth : 1
+            var heightShrink = boxHeight != sh ? sh / boxHeight : 1
+            if widthShrink != 1 || heightShrink != 1 {
+                var type = options.resizingType
+                if type == .auto {
+                    // Fill when the source and the box face the same way (a square counts
+                    // as landscape), else fit.
+                    type = (sw - sh >= 0) == (boxWidth - boxHeight >= 0) ? .fill : .fit
+                }
+                switch type {
+                case _ where options.width == 0 && type != .force: widthShrink = heightShrink
+                case _ where options.height == 0 && type != .force: heightShrink = widthShrink
+                case .fit: (widthShrink, heightShrink) = (max(widthShrink, heightShrink), max(widthShrink, heightShrink))
+                case .fill, .fillDown: (widthShrink, heightShrink) = (min(widthShrink, heightShrink), min(widthShrink, heightShrink))
+                case .force, .auto: break
+                }
             }
-            switch anchor {
-            case .north, .northEast, .northWest: y = dy
-            case .south, .southEast, .southWest: y = freeY - dy
-            case .center, .east, .west: y = freeY / 2 + dy
+            var dpr = options.dpr
+            if !options.enlarge {
+                let minShrink = min(widthShrink, heightShrink)
+                if minShrink < 1 {
+                    // The box cannot be reached without enlarging: keep its shape, and
+                    // (unless extending, which keeps the composition whatever the dpr)
+                    // let the dpr make up what it can.
+                    widthShrink /= minShrink
+                    heightShrink /= minShrink
+                    if !options.extend { dpr /= minShrink }
+                }
+                // The largest dpr that enlarges nothing.
+                dpr = min(dpr, min(widthShrink, heightShrink))
+            }
+            widthShrink = min(widthShrink / dpr, sw)
+            heightShrink = min(heightShrink / dpr, sh)
+            width = 1 / widthShrink
+            height = 1 / heightShrink
+            self.dpr = dpr
+        }
+
+        /// Scales everything down by `factor` (imgproxy's `limitScale`), never below one pixel.
+        mutating func limit(to factor: Double, sourceWidth: Int, sourceHeight: Int) {
+            width = max(width * factor, 1 / Double(sourceWidth))
+            height = max(height * factor, 1 / Double(sourceHeight))
+            dpr *= factor
+        }
+    }
+
+    /// The box, the scaled source and the part of it kept, in the result's orientation
+    /// (imgproxy's `calcSizes`); 0 is a side the box leaves open.
+    struct Sizes {
+        var target: (width: Int, height: Int)
+        var scaled: ImageSize
+        var crop: (width: Int, height: Int)
+
+        init(sourceWidth: Int, sourceHeight: Int, scales: Scales, options: ProcessingOptions) {
+            target = (ResizeGeometry.scale(options.width, by: scales.dpr), ResizeGeometry.scale(options.height, by: scales.dpr))
+            scaled = ImageSize(
+                width: max(1, ResizeGeometry.scale(sourceWidth, by: scales.width)),
+                height: max(1, ResizeGeometry.scale(sourceHeight, by: scales.height))
+            )
+            crop = target
+            if options.resizingType == .fillDown, !options.enlarge, target.width > 0, target.height > 0 {
+                // Too small to fill the box: the box's aspect ratio at the largest size
+                // the scaled source has.
+                let widthGap = Double(target.width) / Double(scaled.width)
+                let heightGap = Double(target.height) / Double(scaled.height)
+                if widthGap > heightGap, widthGap > 1 {
+                    crop = (scaled.width, ResizeGeometry.scale(scaled.width, by: Double(target.height) / Double(target.width)))
+                } else if heightGap > widthGap, heightGap > 1 {
+                    crop = (ResizeGeometry.scale(scaled.height, by: Double(target.width) / Double(target.height)), scaled.height)
+                }
             }
         }
-        let clampedX = Int(min(max(0, x), max(0, freeX)).rounded(.down))
-        let clampedY = Int(min(max(0, y), max(0, freeY)).rounded(.down))
-        return PixelRect(x: clampedX, y: clampedY, width: size.width, height: size.height)
+    }
+
+    /// Where `inner` sits inside `container` at `gravity` (imgproxy's `calcPosition`), kept
+    /// inside it. Offsets move away from the anchored edge; an offset under 1 in size is a
+    /// fraction of the container's side, a larger one pixels times the `dpr`.
+    static func position(of inner: ImageSize, in container: ImageSize, gravity: ProcessingOptions.Gravity, dpr: Double) -> (x: Int, y: Int) {
+        let (width, height) = (container.width, container.height)
+        var left: Int, top: Int
+        switch gravity {
+        case let .focusPoint(fx, fy):
+            left = scaleToEven(width, by: fx) - inner.width / 2
+            top = scaleToEven(height, by: fy) - inner.height / 2
+        case let .anchor(anchor, dx, dy):
+            let offsetX = abs(dx) >= 1 ? Int((dx * dpr).rounded(.toNearestOrEven)) : scaleToEven(width, by: dx)
+            let offsetY = abs(dy) >= 1 ? Int((dy * dpr).rounded(.toNearestOrEven)) : scaleToEven(height, by: dy)
+            switch anchor {
+            case .west, .northWest, .southWest: left = offsetX
+            case .east, .northEast, .southEast: left = width - inner.width - offsetX
+            case .center, .north, .south: left = Int((Double(width - inner.width + 1) / 2).rounded(.toNearestOrEven)) + offsetX
+            }
+            switch anchor {
+            case .north, .northEast, .northWest: top = offsetY
+            case .south, .southEast, .southWest: top = height - inner.height - offsetY
+            case .center, .east, .west: top = Int((Double(height - inner.height + 1) / 2).rounded(.toNearestOrEven)) + offsetY
+            }
+        }
+        return (max(0, min(left, width - inner.width)), max(0, min(top, height - inner.height)))
+    }
+
+    /// `rect` in an image of `size` turned `degrees` clockwise, as a rectangle of the image
+    /// before the turn.
+    static func unrotate(_ rect: PixelRect, in size: ImageSize, degrees: Int) -> PixelRect {
+        switch degrees {
+        case 90: PixelRect(x: rect.y, y: size.width - rect.x - rect.width, width: rect.height, height: rect.width)
+        case 180: PixelRect(x: size.width - rect.x - rect.width, y: size.height - rect.y - rect.height, width: rect.width, height: rect.height)
+        case 270: PixelRect(x: size.height - rect.y - rect.height, y: rect.x, width: rect.height, height: rect.width)
+        default: rect
+        }
+    }
+
+    /// `side × factor`, rounded half away from zero; 0 stays 0 (imgproxy's `imath.Scale`).
+    static func scale(_ side: Int, by factor: Double) -> Int {
+        side == 0 ? 0 : Int((Double(side) * factor).rounded())
+    }
+
+    /// `side × factor`, rounded half to even (imgproxy's `imath.ScaleToEven`).
+    static func scaleToEven(_ side: Int, by factor: Double) -> Int {
+        side == 0 ? 0 : Int((Double(side) * factor).rounded(.toNearestOrEven))
+    }
+
+    /// The smaller of two sides where 0 means "open" (imgproxy's `imath.MinNonZero`).
+    static func minNonZero(_ a: Int, _ b: Int) -> Int {
+        a == 0 ? b : b == 0 ? a : min(a, b)
     }
 }

@@ -78,9 +78,9 @@ extension ImageServer {
         public var maxSourceFileSize = 100 * 1024 * 1024
         /// `WEBIMAGE_MAX_ANIMATION_FRAMES`: frames an animated source may have; default 1,000.
         public var maxAnimationFrames = 1_000
-        /// `WEBIMAGE_MAX_RESULT_DIMENSION`: the largest width or height of a result;
-        /// default 8,192. All frames of an animated result together may have at most its
-        /// square in pixels.
+        /// `WEBIMAGE_MAX_RESULT_DIMENSION`: the largest width or height of a result (a larger
+        /// one is scaled down to it); default 8,192. All frames of an animated result
+        /// together may have at most its square in pixels.
         public var maxResultDimension = 8_192
         /// `WEBIMAGE_QUALITY`: quality when the URL gives none; default 80.
         public var quality = 80

@@ -92,11 +92,16 @@ import Testing
         }
     }
 
-    @Test func resultOverTheDimensionLimitIsA400BeforeAnyFetch() async throws {
+    /// As in imgproxy, a result over `WEBIMAGE_MAX_RESULT_DIMENSION` is scaled down to it,
+    /// not refused: the box asked for, the source with no box, and a padded canvas.
+    @Test func resultOverTheDimensionLimitIsScaledDownToIt() async throws {
         try await RunningImageServer.with(origin: ["/a.png": .ok(try Self.png.get())], .testing { $0.maxResultDimension = 50 }) { origin, server in
-            let reply = try await server.request(ImageURL.plain(origin.url("/a.png"), ["w:51"]))
-            #expect(reply.status == 400)
-            #expect(origin.requestCount("/a.png") == 0)
+            for options in [["w:51"], [], ["w:1000000", "el:1"], ["rs:fit:500:500", "ex:1"]] {
+                let reply = try await server.request(ImageURL.plain(origin.url("/a.png"), options, extension: "png"))
+                #expect(reply.status == 200, "\(options): \(reply.text)")
+                let size = try CodersManager.shared.decode(reply.body).size
+                #expect(max(size.width, size.height) == 50, "\(options): \(size)")
+            }
         }
     }
 

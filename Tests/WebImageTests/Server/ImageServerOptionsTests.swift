@@ -57,7 +57,7 @@ import Testing
         SizeCase(options: ["rs:fill:300:300"], width: 200, height: 100),
         SizeCase(options: ["rs:fill-down:300:300"], width: 100, height: 100),
         SizeCase(options: ["rs:force:50:50"], width: 50, height: 50),
-        SizeCase(options: ["rs:force:50"], width: 50, height: 25),
+        SizeCase(options: ["rs:force:50"], width: 50, height: 100),  // imgproxy: the side not given stays the source's
         SizeCase(options: ["rs:auto:50:40"], width: 50, height: 40),
         SizeCase(options: ["rs:auto:40:50"], width: 40, height: 20),
         SizeCase(options: ["rs:fit:400:400:1"], width: 400, height: 200),

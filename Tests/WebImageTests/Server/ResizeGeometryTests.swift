@@ -58,7 +58,7 @@ import Testing
         Case("fill with one side fits", size(2000, 1000), { $0.resizingType = .fill; $0.width = 300 },
              scaled: size(300, 150), crop: rect(0, 0, 300, 150)),
         Case("fill of a smaller source crops without enlarging", size(200, 100), { $0.resizingType = .fill; $0.width = 150; $0.height = 150 },
-             scaled: size(200, 100), crop: rect(25, 0, 150, 100)),
+             scaled: size(200, 100), crop: rect(26, 0, 150, 100)),
         Case("fill enlarges when asked", size(200, 100), { $0.resizingType = .fill; $0.width = 300; $0.height = 300; $0.enlarge = true },
              scaled: size(600, 300), crop: rect(150, 0, 300, 300)),
         // fill-down
@@ -67,15 +67,36 @@ import Testing
         Case("fill-down keeps the box's ratio for a small source", size(200, 100), { $0.resizingType = .fillDown; $0.width = 400; $0.height = 400 },
              scaled: size(200, 100), crop: rect(50, 0, 100, 100)),
         Case("fill-down 2:1 box on a small square", size(100, 100), { $0.resizingType = .fillDown; $0.width = 200; $0.height = 100 },
-             scaled: size(100, 100), crop: rect(0, 25, 100, 50)),
+             scaled: size(100, 100), crop: rect(0, 26, 100, 50)),
         // force
         Case("force stretches", size(2000, 1000), { $0.resizingType = .force; $0.width = 300; $0.height = 300 },
              scaled: size(300, 300), crop: rect(0, 0, 300, 300)),
-        Case("force with one side keeps the ratio", size(2000, 1000), { $0.resizingType = .force; $0.width = 300 },
-             scaled: size(300, 150), crop: rect(0, 0, 300, 150)),
-        Case("force never enlarges either side", size(200, 100), { $0.resizingType = .force; $0.width = 100; $0.height = 400 },
-             scaled: size(100, 100), crop: rect(0, 0, 100, 100)),
-        // auto
+        // imgproxy: the side not given stays the source's.
+        Case("force with one side changes only that side", size(2000, 1000), { $0.resizingType = .force; $0.width = 300 },
+             scaled: size(300, 1000), crop: rect(0, 0, 300, 1000)),
+        // imgproxy: without enlarge, both sides shrink by what the larger one lacks.
+        Case("force without enlarge keeps the box's shape", size(200, 100), { $0.resizingType = .force; $0.width = 100; $0.height = 400 },
+             scaled: size(25, 100), crop: rect(0, 0, 25, 100)),
+        // auto: a square counts as landscape, as in imgproxy.
+        Case("auto fills a landscape box from a square", size(1000, 1000), { $0.resizingType = .auto; $0.width = 400; $0.height = 300 },
+             scaled: size(400, 400), crop: rect(0, 50, 400, 300)),
+        Case("auto fits a portrait source into a square box", size(600, 1000), { $0.resizingType = .auto; $0.width = 300; $0.height = 300 },
+             scaled: size(180, 300), crop: rect(0, 0, 180, 300)),
+        // dpr without enlarge: only as far as the source allows, keeping the box's shape.
+        Case("dpr is capped by the source and keeps the box's shape", size(500, 500), { $0.resizingType = .fill; $0.width = 300; $0.height = 200; $0.dpr = 2 },
+             scaled: size(500, 500), crop: rect(0, 84, 500, 333)),
+        Case("dpr with extend keeps the composition", size(100, 100), { $0.width = 300; $0.height = 300; $0.extend = true; $0.dpr = 2 },
+             scaled: size(100, 100), crop: rect(0, 0, 100, 100), canvas: size(300, 300), placement: rect(100, 100, 100, 100)),
+        // Gravity offsets: under 1 a fraction of the side, else pixels times the dpr.
+        Case("an offset under 1 is a fraction of the width", size(400, 200), { $0.resizingType = .fill; $0.width = 100; $0.height = 100; $0.gravity = .anchor(.center, xOffset: 0.25, yOffset: 0) },
+             scaled: size(200, 100), crop: rect(100, 0, 100, 100)),
+        Case("a pixel offset is multiplied by the dpr", size(400, 200), { $0.resizingType = .fill; $0.width = 100; $0.height = 100; $0.dpr = 2; $0.gravity = .anchor(.west, xOffset: 20, yOffset: 0) },
+             scaled: size(400, 200), crop: rect(40, 0, 200, 200)),
+        // The crop is taken after the rotation: north is the top of the result.
+        Case("north after a quarter turn is the source's left", size(2000, 1000), { $0.resizingType = .fill; $0.width = 300; $0.height = 300; $0.rotate = 90; $0.gravity = .anchor(.north, xOffset: 0, yOffset: 0) },
+             scaled: size(600, 300), crop: rect(0, 0, 300, 300)),
+        Case("north after a half turn is the source's bottom", size(1000, 2000), { $0.resizingType = .fill; $0.width = 300; $0.height = 300; $0.rotate = 180; $0.gravity = .anchor(.north, xOffset: 0, yOffset: 0) },
+             scaled: size(300, 600), crop: rect(0, 300, 300, 300)),
         Case("auto fills when both are landscape", size(2000, 1000), { $0.resizingType = .auto; $0.width = 400; $0.height = 300 },
              scaled: size(600, 300), crop: rect(100, 0, 400, 300)),
         Case("auto fits when the orientations differ", size(2000, 1000), { $0.resizingType = .auto; $0.width = 300; $0.height = 400 },
@@ -114,7 +135,7 @@ import Testing
         Case("rotate 90 swaps the box", size(2000, 1000), { $0.width = 100; $0.height = 300; $0.rotate = 90 },
              scaled: size(200, 100), crop: rect(0, 0, 200, 100)),
         Case("rotate 90 fill", size(2000, 1000), { $0.resizingType = .fill; $0.width = 100; $0.height = 300; $0.rotate = 90 },
-             scaled: size(300, 150), crop: rect(0, 25, 300, 100)),
+             scaled: size(300, 150), crop: rect(0, 24, 300, 100)),
         Case("rotate 180 keeps the box", size(2000, 1000), { $0.width = 100; $0.rotate = 180 },
              scaled: size(100, 50), crop: rect(0, 0, 100, 50)),
         // extend
@@ -125,7 +146,7 @@ import Testing
         Case("extend at north-west with offsets", size(200, 100), { $0.width = 400; $0.height = 400; $0.extend = true; $0.extendGravity = .anchor(.northWest, xOffset: 10, yOffset: 20) },
              scaled: size(200, 100), crop: rect(0, 0, 200, 100), canvas: size(400, 400), placement: rect(10, 20, 200, 100)),
         Case("extend after fit pads the short side", size(2000, 1000), { $0.width = 300; $0.height = 300; $0.extend = true },
-             scaled: size(300, 150), crop: rect(0, 0, 300, 150), canvas: size(300, 300), placement: rect(0, 75, 300, 150)),
+             scaled: size(300, 150), crop: rect(0, 0, 300, 150), canvas: size(300, 300), placement: rect(0, 76, 300, 150)),
         Case("extend with one side pads only that side", size(200, 100), { $0.width = 400; $0.extend = true },
              scaled: size(200, 100), crop: rect(0, 0, 200, 100), canvas: size(400, 100), placement: rect(100, 0, 200, 100)),
         Case("extend without a box does nothing", size(200, 100), { $0.extend = true },
