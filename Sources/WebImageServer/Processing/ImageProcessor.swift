@@ -20,8 +20,17 @@ public struct ImageProcessor: Sendable {
     public struct Configuration: Sendable {
         /// Decodes and encodes; default ``CodersManager/shared``.
         public var coder: any ImageCoder = CodersManager.shared
-        /// Quality when the URL gives none, 1...100; default 80 (imgproxy's).
+        /// Quality when the URL gives none and ``formatQuality`` has none for the format,
+        /// 1...100; default 80 (imgproxy's).
         public var quality = 80
+        /// Quality per output format when the URL gives none, before ``quality``; default
+        /// imgproxy's: WebP 79, AVIF 63, JPEG XL 77 (sizes like JPEG's at 80).
+        public var formatQuality: [ImageFormat: Int] = [.webp: 79, .avif: 63, .jpegXL: 77]
+        /// The formats a result is made in when neither the URL nor the negotiation picks
+        /// one, best first (imgproxy's `PREFERRED_FORMATS`): the source's format when it is
+        /// one of them, else the first that can hold the result (its animation, its
+        /// transparency), else the first. Default JPEG, PNG, GIF: what every client shows.
+        public var preferredFormats: [ImageFormat] = [.jpeg, .png, .gif]
         /// The most pixels a source may have, all frames of an animation together; default
         /// 50 million (imgproxy's `MAX_SRC_RESOLUTION` of 50 megapixels).
         public var maxSourcePixels = 50_000_000
@@ -64,14 +73,20 @@ public struct ImageProcessor: Sendable {
         }
     }
 
-    /// Processes `data` with `options`. `format` is the output format when the URL or the
-    /// negotiation chose one; `nil` keeps the source's format where it can be encoded.
+    /// Processes `data` with `options`. `format` is the output format when the URL names
+    /// one; otherwise `negotiated` (the formats the client's `Accept` allows, best first)
+    /// and then ``Configuration/preferredFormats`` choose, as imgproxy's
+    /// `determineOutputFormat` does: AVIF is skipped for an animation, and the source's own
+    /// format is kept only when it is a preferred one.
     /// - Throws: ``ImageServerError``: 422 for sources over the limits or not decodable,
     ///   400 for options the source makes impossible, 500 when encoding fails.
-    public func process(_ data: Data, options: ProcessingOptions, format: ImageFormat?) throws(ImageServerError) -> Output {
+    public func process(_ data: Data, options: ProcessingOptions, format: ImageFormat?, negotiated: [ImageFormat] = []) throws(ImageServerError) -> Output {
         try validate(options)
         let sourceFormat = ImageFormat(sniffing: data)
-        let decoded = try decode(data, format: sourceFormat, options: options, keepsAnimation: Self.keepsAnimation(format ?? sourceFormat, options))
+        // Whether to decode every frame, before the frames are known: when the format the
+        // result would have as an animation can animate.
+        let animatedOutput = format ?? outputFormat(source: sourceFormat, negotiated: negotiated, animated: true, transparent: true)
+        let decoded = try decode(data, format: sourceFormat, options: options, keepsAnimation: Self.keepsAnimation(animatedOutput, options))
         var image = decoded
         // A PDF's decoder renders the page asked for (``ImageCoderOptions/pageIndex``);
         // other sources give their frames and the page is picked here.
@@ -83,7 +98,8 @@ public struct ImageProcessor: Sendable {
                 frames: [ImageFrame(pixels: decoded.frames[page].pixels)], format: decoded.format, hasAlpha: decoded.hasAlpha,
                 colorProfile: decoded.colorProfile, metadata: decoded.metadata)
         }
-        let output = format ?? encodableFormat(for: sourceFormat, hasAlpha: image.hasAlpha)
+        let transparent = options.background == nil && (image.hasAlpha || options.extend)
+        let output = format ?? outputFormat(source: sourceFormat, negotiated: negotiated, animated: image.isAnimated, transparent: transparent)
         let limit = configuration.maxResultDimension
         let geometry = ResizeGeometry(source: image.size, options: options, maxResultDimension: limit)
         // The geometry scales the result down to the limit; its rounding must not pass it.
@@ -208,7 +224,7 @@ public struct ImageProcessor: Sendable {
 
     private func encode(_ image: Image, as format: ImageFormat, options: ProcessingOptions) throws(ImageServerError) -> Data {
         var coderOptions = ImageCoderOptions()
-        coderOptions.compressionQuality = Double(options.quality ?? configuration.quality) / 100
+        coderOptions.compressionQuality = Double(options.quality ?? configuration.formatQuality[format] ?? configuration.quality) / 100
         coderOptions.backgroundColor = options.background ?? .white
         coderOptions.encodeFirstFrameOnly = !(image.isAnimated && Self.animatedFormats.contains(format))
         coderOptions.maxFileSize = options.maxBytes
@@ -228,13 +244,19 @@ public struct ImageProcessor: Sendable {
         }
     }
 
-    /// The source's format when the coder can write it, else PNG for images with alpha and
-    /// JPEG for the rest (imgproxy's fallback).
-    func encodableFormat(for source: ImageFormat, hasAlpha: Bool) -> ImageFormat {
-        // HEIC stays out even when libheif can write it: browsers other than Safari cannot
-        // show it (imgproxy leaves it out of its preferred formats for the same reason);
-        // `@heic` asks for it explicitly.
-        if source != .undefined, source != .heic, configuration.coder.canEncode(to: source) { return source }
-        return hasAlpha ? .png : .jpeg
+    /// The format of a result whose URL names none (imgproxy's `determineOutputFormat`):
+    /// the first negotiated format (AVIF only for a still), else the source's format when
+    /// it is a preferred one, else the first preferred format that can hold an animation
+    /// (`animated`) and transparency (`transparent`), else the first. Formats the coder
+    /// cannot write are passed over.
+    func outputFormat(source: ImageFormat, negotiated: [ImageFormat], animated: Bool, transparent: Bool) -> ImageFormat {
+        let coder = configuration.coder
+        if let chosen = negotiated.first(where: { !(animated && $0 == .avif) && coder.canEncode(to: $0) }) { return chosen }
+        let preferred = configuration.preferredFormats.filter { coder.canEncode(to: $0) }
+        if preferred.contains(source) { return source }
+        let fits = preferred.first { format in
+            (!animated || Self.animatedFormats.contains(format)) && (!transparent || format != .jpeg)
+        }
+        return fits ?? preferred.first ?? (transparent ? .png : .jpeg)
     }
 }

@@ -84,6 +84,14 @@ extension ImageServer {
         public var maxResultDimension = 8_192
         /// `WEBIMAGE_QUALITY`: quality when the URL gives none; default 80.
         public var quality = 80
+        /// `WEBIMAGE_FORMAT_QUALITY`: quality per format when the URL gives none, before
+        /// ``quality`` (`webp=79,avif=63`); default imgproxy's: WebP 79, AVIF 63, JPEG XL 77.
+        /// The variable's pairs replace the defaults of the formats it names.
+        public var formatQuality: [ImageFormat: Int] = ImageProcessor.Configuration().formatQuality
+        /// `WEBIMAGE_PREFERRED_FORMATS`: the formats a result is made in when neither the URL
+        /// nor the negotiation picks one, best first (`jpeg,png,gif`, imgproxy's default):
+        /// the source's when it is one of them, else the first that can hold the result.
+        public var preferredFormats: [ImageFormat] = ImageProcessor.Configuration().preferredFormats
         /// `WEBIMAGE_AUTO_WEBP`: serve WebP to clients whose `Accept` has `image/webp`, when
         /// the URL names no format; default `false`.
         public var autoWebP = false
@@ -162,6 +170,11 @@ extension ImageServer {
             maxAnimationFrames = try reader.integer("MAX_ANIMATION_FRAMES", in: 1...1_000_000) ?? maxAnimationFrames
             maxResultDimension = try reader.integer("MAX_RESULT_DIMENSION", in: 1...1_000_000) ?? maxResultDimension
             quality = try reader.integer("QUALITY", in: 1...100) ?? quality
+            if let pairs = try reader.parsedList("FORMAT_QUALITY", Self.formatQualityPair) {
+                for (format, value) in pairs { formatQuality[format] = value }
+            }
+            preferredFormats = try reader.parsedList("PREFERRED_FORMATS", Self.preferredFormat) ?? preferredFormats
+            if preferredFormats.isEmpty { throw .badOptions("WEBIMAGE_PREFERRED_FORMATS names no format") }
             autoWebP = try reader.bool("AUTO_WEBP") ?? autoWebP
             autoAVIF = try reader.bool("AUTO_AVIF") ?? autoAVIF
             useETag = try reader.bool("USE_ETAG") ?? useETag
@@ -183,6 +196,22 @@ extension ImageServer {
             userAgent = reader.string("USER_AGENT") ?? userAgent
             localFilesystemRoot = reader.string("LOCAL_FILESYSTEM_ROOT") ?? localFilesystemRoot
             allowsDataSources = try reader.bool("ALLOW_DATA_SOURCES") ?? allowsDataSources
+        }
+
+        /// `FORMAT=QUALITY` of `WEBIMAGE_FORMAT_QUALITY`, the format by imgproxy's names.
+        static func formatQualityPair(_ text: String) throws(ImageServerError) -> (ImageFormat, Int) {
+            let parts = text.split(separator: "=", maxSplits: 1)
+            guard parts.count == 2, let quality = Int(parts[1].trimmingCharacters(in: .whitespaces)), (1...100).contains(quality),
+                  let format = try? ProcessingPath.format(named: Substring(parts[0].trimmingCharacters(in: .whitespaces)))
+            else {
+                throw .badOptions("\"\(text)\" is not format=quality, a format the server writes and a quality in 1...100")
+            }
+            return (format, quality)
+        }
+
+        /// One format of `WEBIMAGE_PREFERRED_FORMATS`, by imgproxy's names.
+        static func preferredFormat(_ text: String) throws(ImageServerError) -> ImageFormat {
+            try ProcessingPath.format(named: Substring(text))
         }
 
         /// The host and port of ``bind``.

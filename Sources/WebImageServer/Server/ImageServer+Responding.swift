@@ -49,7 +49,7 @@ extension ImageServer {
         if !prefix.isEmpty, target.hasPrefix(prefix) { target.removeFirst(prefix.count) }
         let signedPart = try verifiedSignedPart(of: target, headers: request.headers)
         let negotiates = configuration.autoWebP || configuration.autoAVIF
-        let offered = negotiates ? offeredFormat(accept: request.headers[.accept]) : nil
+        let offered = negotiates ? offeredFormats(accept: request.headers[.accept]) : []
 
         // A hit in memory needs no parse: its key was made from the same signed part by a
         // request that parsed and validated it in this process. This is the hot path of a
@@ -76,7 +76,7 @@ extension ImageServer {
         let watch = await connection?.connectionWatch()
         let entry = try await withDeadline(remaining, timeoutError: .processingTimedOut, abandonedWhenClosed: watch) {
             try await self.jobs.value(forKey: key) {
-                try await self.produce(path, format: variant.format, cacheKey: key, watch: watch)
+                try await self.produce(path, variant: variant, cacheKey: key, watch: watch)
             }
         }
         return Delivery(entry: entry, varies: varies)
@@ -108,7 +108,7 @@ extension ImageServer {
         let start = ContinuousClock.now
         let isHead = method == .head
         let negotiates = configuration.autoWebP || configuration.autoAVIF
-        let offered = negotiates ? offeredFormat(accept: headers[.accept]) : nil
+        let offered = negotiates ? offeredFormats(accept: headers[.accept]) : []
         if resultCache.levels.contains(.memory), let hit = memoryHit(signedPart, offered: offered, negotiates: negotiates) {
             let answer = responseParts(hit, requestHeaders: headers, isHead: isHead)
             metrics.recordCacheHit(.memory)
@@ -137,8 +137,8 @@ extension ImageServer {
     /// The result made for `signedPart` that this client may have, from memory: the one
     /// whose format the URL fixed (or negotiation is off), else the one negotiated for what
     /// the client offers.
-    private func memoryHit(_ signedPart: Substring, offered: ImageFormat?, negotiates: Bool) -> Delivery? {
-        let fixed = ResultVariant(explicit: nil, offered: nil, negotiates: false)
+    private func memoryHit(_ signedPart: Substring, offered: [ImageFormat], negotiates: Bool) -> Delivery? {
+        let fixed = ResultVariant(explicit: nil, offered: [], negotiates: false)
         if let entry = resultCache.memoryEntry(forKey: fixed.key(for: signedPart)) {
             return Delivery(entry: entry, varies: false)
         }
@@ -148,7 +148,7 @@ extension ImageServer {
     }
 
     /// The job behind a cache miss: a worker slot, the source, the processing, the store.
-    private func produce(_ path: ProcessingPath, format: ImageFormat?, cacheKey: String, watch: ConnectionWatch?) async throws -> ByteCache.Entry {
+    private func produce(_ path: ProcessingPath, variant: ResultVariant, cacheKey: String, watch: ConnectionWatch?) async throws -> ByteCache.Entry {
         // The request looked in the cache before it joined the jobs in flight; a job for the
         // same result may have stored it and ended in between (the disk lookup alone is a
         // thread hop). Looking again here, once per job, means a result is made once.
@@ -170,7 +170,7 @@ extension ImageServer {
         let source = try await sourceBytes(path.source)
         let processingStart = ContinuousClock.now
         let entry = try await onWorkerThread {
-            let output = try self.processor.process(source, options: path.options, format: format)
+            let output = try self.processor.process(source, options: path.options, format: variant.format, negotiated: variant.negotiated)
             let etag = self.configuration.useETag ? ByteCache.Entry.etag(of: output.data) : nil
             let entry = ByteCache.Entry(data: output.data, format: output.format, etag: etag)
             self.resultCache.store(entry, forKey: cacheKey)
@@ -212,14 +212,15 @@ extension ImageServer {
         try await workerThreads.run(body)
     }
 
-    /// AVIF, then WebP, when enabled and the client accepts it: the format a URL that names
-    /// none is made in.
-    func offeredFormat(accept: String?) -> ImageFormat? {
-        guard let accept = accept?.lowercased() else { return nil }
+    /// AVIF, then WebP, each when enabled and the client accepts it: the formats a URL that
+    /// names none may be made in, best first (an animation skips AVIF, as in imgproxy).
+    func offeredFormats(accept: String?) -> [ImageFormat] {
+        guard let accept = accept?.lowercased() else { return [] }
         let coder = processor.configuration.coder
-        if configuration.autoAVIF, accept.contains("image/avif"), coder.canEncode(to: .avif) { return .avif }
-        if configuration.autoWebP, accept.contains("image/webp"), coder.canEncode(to: .webp) { return .webp }
-        return nil
+        var offered: [ImageFormat] = []
+        if configuration.autoAVIF, accept.contains("image/avif"), coder.canEncode(to: .avif) { offered.append(.avif) }
+        if configuration.autoWebP, accept.contains("image/webp"), coder.canEncode(to: .webp) { offered.append(.webp) }
+        return offered
     }
 
     // MARK: Responses

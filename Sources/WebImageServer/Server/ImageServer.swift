@@ -78,6 +78,8 @@ public final class ImageServer: Sendable {
         self.configuration = configuration
         var processing = ImageProcessor.Configuration()
         processing.quality = configuration.quality
+        processing.formatQuality = configuration.formatQuality
+        processing.preferredFormats = configuration.preferredFormats
         processing.maxSourcePixels = Int(configuration.maxSourceResolution * 1_000_000)
         processing.maxAnimationFrames = configuration.maxAnimationFrames
         processing.maxResultDimension = configuration.maxResultDimension

@@ -101,16 +101,51 @@ import Testing
         }
     }
 
-    @Test func sourcesTheCoderCannotWriteFallBackToPNGWithAlphaAndJPEGWithout() throws {
+    /// imgproxy's `determineOutputFormat`: a source in a preferred format (JPEG, PNG, GIF by
+    /// default) keeps it; any other (TIFF, BMP, WebP, HEIC, ...) becomes the first
+    /// preferred format that holds its transparency and animation. A TIFF used to come back
+    /// as TIFF, which browsers cannot show.
+    @Test func sourcesOutsideThePreferredFormatsBecomeTheFirstThatFits() throws {
         let tiffs = Corpus.fixtures.appendingPathComponent("tiff")
         let opaque = try processor.process(Data(contentsOf: tiffs.appendingPathComponent("gray8.tif")), options: ProcessingOptions(), format: nil)
         #expect(opaque.format == .jpeg)
         #expect(ImageFormat(sniffing: opaque.data) == .jpeg)
         let alpha = try processor.process(Data(contentsOf: tiffs.appendingPathComponent("gray-alpha8.tif")), options: ProcessingOptions(), format: nil)
         #expect(alpha.format == .png)
-        #expect(processor.encodableFormat(for: .undefined, hasAlpha: false) == .jpeg)
-        #expect(processor.encodableFormat(for: .heic, hasAlpha: true) == .png)
-        #expect(processor.encodableFormat(for: .gif, hasAlpha: true) == .gif)
+        #expect(processor.outputFormat(source: .undefined, negotiated: [], animated: false, transparent: false) == .jpeg)
+        #expect(processor.outputFormat(source: .heic, negotiated: [], animated: false, transparent: true) == .png)
+        #expect(processor.outputFormat(source: .gif, negotiated: [], animated: true, transparent: true) == .gif)
+        #expect(processor.outputFormat(source: .webp, negotiated: [], animated: false, transparent: false) == .jpeg)
+        #expect(processor.outputFormat(source: .webp, negotiated: [], animated: true, transparent: false) == .gif)
+        #expect(processor.outputFormat(source: .png, negotiated: [], animated: true, transparent: true) == .png, "APNG stays PNG, as a still")
+        // Negotiated formats first; AVIF only for a still.
+        #expect(processor.outputFormat(source: .png, negotiated: [.avif, .webp], animated: false, transparent: true) == .avif)
+        #expect(processor.outputFormat(source: .gif, negotiated: [.avif, .webp], animated: true, transparent: true) == .webp)
+        #expect(processor.outputFormat(source: .gif, negotiated: [.avif], animated: true, transparent: true) == .gif)
+        // The operator's list.
+        var configuration = ImageProcessor.Configuration()
+        configuration.preferredFormats = [.webp, .png]
+        let webpFirst = ImageProcessor(configuration: configuration)
+        #expect(webpFirst.outputFormat(source: .webp, negotiated: [], animated: true, transparent: true) == .webp)
+        #expect(webpFirst.outputFormat(source: .jpeg, negotiated: [], animated: false, transparent: false) == .webp)
+    }
+
+    /// imgproxy's default quality per format (`FORMAT_QUALITY`): WebP 79, AVIF 63, JPEG XL
+    /// 77, the rest 80; a URL's `q` beats both.
+    @Test func qualityDefaultsPerFormat() throws {
+        let photo = try Corpus.data("TestImage.jpg")
+        func size(_ format: ImageFormat, _ change: (inout ImageProcessor.Configuration) -> Void = { _ in }, quality: Int? = nil) throws -> Int {
+            var configuration = ImageProcessor.Configuration()
+            change(&configuration)
+            var options = ProcessingOptions()
+            options.quality = quality
+            return try ImageProcessor(configuration: configuration).process(photo, options: options, format: format).data.count
+        }
+        #expect(ImageProcessor.Configuration().formatQuality == [.webp: 79, .avif: 63, .jpegXL: 77])
+        #expect(try size(.webp) == size(.webp, quality: 79))
+        #expect(try size(.webp) == size(.webp, { $0.quality = 20 }), "the format's quality comes before the general one")
+        #expect(try size(.jpeg) == size(.jpeg, quality: 80))
+        #expect(try size(.webp, { $0.formatQuality[.webp] = 30 }) == size(.webp, quality: 30))
     }
 
     @Test func rotationAndBlurComposeOnOneFrame() throws {

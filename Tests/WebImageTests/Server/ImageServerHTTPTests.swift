@@ -167,6 +167,28 @@ import Testing
         }
     }
 
+    /// An animation skips a negotiated AVIF (which would make it a still) for WebP when the
+    /// client takes WebP, else for the preferred formats' GIF, as imgproxy does; a still
+    /// from the same server still gets AVIF. The two clients' results are cached apart.
+    @Test(.enabled(if: CodersManager.shared.canEncode(to: .avif), "this libavif has no AV1 encoder"))
+    func anAnimationSkipsANegotiatedAVIF() async throws {
+        let gif = try Corpus.data("TestImage.gif")
+        let configuration = ImageServer.Configuration.testing { $0.autoWebP = true; $0.autoAVIF = true; $0.resultCache = .memory }
+        var routes = try Self.routes()
+        routes["/anim.gif"] = .ok(gif, contentType: "image/gif")
+        try await RunningImageServer.with(origin: routes, configuration) { origin, server in
+            let path = ImageURL.plain(origin.url("/anim.gif"), ["w:20"])
+            let webp = try await server.request(path, headers: [("Accept", "image/avif,image/webp,*/*")])
+            #expect(webp.header("Content-Type") == "image/webp")
+            #expect(try CodersManager.shared.decode(webp.body).isAnimated)
+            let gifReply = try await server.request(path, headers: [("Accept", "image/avif,*/*")])
+            #expect(gifReply.header("Content-Type") == "image/gif")
+            #expect(try CodersManager.shared.decode(gifReply.body).isAnimated)
+            let still = try await server.request(ImageURL.plain(origin.url("/a.png"), ["w:20"]), headers: [("Accept", "image/avif,image/webp,*/*")])
+            #expect(still.header("Content-Type") == "image/avif")
+        }
+    }
+
     @Test func autoAVIFAloneVariesAndFallsBackToTheSourceFormat() async throws {
         try await RunningImageServer.with(origin: try Self.routes(), .testing { $0.autoAVIF = true }) { origin, server in
             let path = ImageURL.plain(origin.url("/a.png"), ["w:20"])

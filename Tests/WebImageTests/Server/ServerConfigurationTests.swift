@@ -28,6 +28,8 @@ import Testing
         #expect(configuration.maxAnimationFrames == 1_000)
         #expect(configuration.maxResultDimension == 8_192)
         #expect(configuration.quality == 80)
+        #expect(configuration.formatQuality == [.webp: 79, .avif: 63, .jpegXL: 77])
+        #expect(configuration.preferredFormats == [.jpeg, .png, .gif])
         #expect(!configuration.autoWebP && !configuration.autoAVIF && !configuration.useETag)
         #expect(configuration.prometheusBind == nil)
         #expect(configuration.resultCache == .memory)
@@ -96,6 +98,8 @@ import Testing
             "WEBIMAGE_MAX_ANIMATION_FRAMES": "7",
             "WEBIMAGE_MAX_RESULT_DIMENSION": "512",
             "WEBIMAGE_QUALITY": "55",
+            "WEBIMAGE_FORMAT_QUALITY": "webp=70, jxl=90",
+            "WEBIMAGE_PREFERRED_FORMATS": "webp,png",
             "WEBIMAGE_AUTO_WEBP": "1",
             "WEBIMAGE_AUTO_AVIF": "true",
             "WEBIMAGE_USE_ETAG": "t",
@@ -125,6 +129,8 @@ import Testing
         #expect(configuration.maxAnimationFrames == 7)
         #expect(configuration.maxResultDimension == 512)
         #expect(configuration.quality == 55)
+        #expect(configuration.formatQuality == [.webp: 70, .avif: 63, .jpegXL: 90], "the pairs given replace only their formats' defaults")
+        #expect(configuration.preferredFormats == [.webp, .png])
         #expect(configuration.autoWebP && configuration.autoAVIF && configuration.useETag)
         #expect(configuration.prometheusBind == ":9100")
         #expect(configuration.resultCache == [.memory, .disk])
@@ -152,6 +158,7 @@ import Testing
         ("ALLOW_LOOPBACK_SOURCE_ADDRESSES", "sure"), ("ALLOW_PRIVATE_SOURCE_ADDRESSES", "2"),
         ("ALLOW_LINK_LOCAL_SOURCE_ADDRESSES", "x"), ("ALLOWED_SOURCE_NETWORKS", "10.0.0.0/8,10.1.2.3/16"),
         ("MAX_REDIRECTS", "-1"), ("MAX_REDIRECTS", "101"),
+        ("FORMAT_QUALITY", "webp=0"), ("FORMAT_QUALITY", "webp"), ("FORMAT_QUALITY", "svg=50"), ("PREFERRED_FORMATS", "jpeg,svg"),
     ])
     func malformedValueThrowsNamingTheVariable(_ name: String, value: String) {
         do {
