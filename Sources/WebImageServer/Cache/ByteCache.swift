@@ -27,11 +27,16 @@ public final class ByteCache: Sendable {
         /// The strong `ETag` of the bytes (quoted), computed once when the entry is made so
         /// that a cache hit does not hash them again; `nil` where no one asked for it.
         public var etag: String?
+        /// For a result, the file name its response suggests (`Content-Disposition`): the
+        /// source's name with the result's extension, kept with the bytes so that a hit
+        /// needs no parse of the URL.
+        public var filename: String?
 
-        public init(data: Data, format: ImageFormat, etag: String? = nil) {
+        public init(data: Data, format: ImageFormat, etag: String? = nil, filename: String? = nil) {
             self.bytes = ByteBuffer(bytes: data)
             self.format = format
             self.etag = etag
+            self.filename = filename
         }
 
         /// A copy of the bytes.
@@ -104,10 +109,13 @@ public final class ByteCache: Sendable {
     /// (reads a file).
     public func diskEntry(forKey key: String) -> Entry? {
         guard let disk, let data = disk.data(forKey: key) else { return nil }
-        let format = disk.extendedData(forKey: key)
-            .flatMap { String(data: $0, encoding: .utf8) }
-            .flatMap(ImageFormat.init(rawValue:)) ?? ImageFormat(sniffing: data)
-        let entry = Entry(data: data, format: format, etag: tagsEntries ? Entry.etag(of: data) : nil)
+        // The extended data is the format, then (for a result) a line with the file name.
+        let lines = disk.extendedData(forKey: key)
+            .flatMap { String(data: $0, encoding: .utf8) }?
+            .split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false) ?? []
+        let format = lines.first.flatMap { ImageFormat(rawValue: String($0)) } ?? ImageFormat(sniffing: data)
+        let filename = lines.count > 1 ? String(lines[1]) : nil
+        let entry = Entry(data: data, format: format, etag: tagsEntries ? Entry.etag(of: data) : nil, filename: filename)
         if levels.contains(.memory) { memory.setValue(entry, forKey: key, cost: Self.cost(of: entry, key: key)) }
         return entry
     }
@@ -131,7 +139,8 @@ public final class ByteCache: Sendable {
         if levels.contains(.memory) { memory.setValue(entry, forKey: key, cost: Self.cost(of: entry, key: key)) }
         guard let disk else { return true }
         do {
-            try disk.setData(entry.data, forKey: key, extendedData: Data(entry.format.rawValue.utf8))
+            let extended = entry.format.rawValue + (entry.filename.map { "\n" + $0 } ?? "")
+            try disk.setData(entry.data, forKey: key, extendedData: Data(extended.utf8))
             return true
         } catch {
             return false

@@ -172,7 +172,8 @@ extension ImageServer {
         let entry = try await onWorkerThread {
             let output = try self.processor.process(source, options: path.options, format: variant.format, negotiated: variant.negotiated)
             let etag = self.configuration.useETag ? ByteCache.Entry.etag(of: output.data) : nil
-            let entry = ByteCache.Entry(data: output.data, format: output.format, etag: etag)
+            let filename = Self.suggestedFilename(source: path.source, format: output.format)
+            let entry = ByteCache.Entry(data: output.data, format: output.format, etag: etag, filename: filename)
             self.resultCache.store(entry, forKey: cacheKey)
             return entry
         }
@@ -237,8 +238,10 @@ extension ImageServer {
         let bytes = delivery.entry.bytes
         var headers: HTTPFields = [
             .contentType: delivery.entry.format.mimeType,
-            .cacheControl: "max-age=\(configuration.ttl), public",
+            // A TTL of 0 asks for no caching, as imgproxy's does; max-age=0 would allow it.
+            .cacheControl: configuration.ttl > 0 ? "max-age=\(configuration.ttl), public" : "no-cache",
         ]
+        if let filename = delivery.entry.filename { headers[.contentDisposition] = "inline; filename=\"\(filename)\"" }
         if delivery.varies { headers[.vary] = "Accept" }
         if configuration.useETag {
             let etag = delivery.entry.etag ?? ByteCache.Entry.etag(of: bytes.readableBytesView)
@@ -249,6 +252,27 @@ extension ImageServer {
         }
         headers[.contentLength] = String(bytes.readableBytes)
         return (HTTPResponse(status: .ok, headerFields: headers), isHead ? nil : bytes)
+    }
+
+    /// The file name a result's response suggests, as imgproxy's `Content-Disposition`: the
+    /// source's last path segment without its extension (`image` when there is none, or the
+    /// source is a `data:` URL), then the result's extension. Characters a quoted header
+    /// value cannot hold plainly (`"`, `\`, controls, non-ASCII) are percent-encoded, and
+    /// the name is cut at 100 characters.
+    static func suggestedFilename(source: URL, format: ImageFormat) -> String {
+        var stem = source.scheme?.lowercased() == "data" ? "" : source.deletingPathExtension().lastPathComponent
+        if stem == "/" { stem = "" }
+        let hexDigits = Array("0123456789ABCDEF")
+        var encoded = ""
+        for byte in stem.utf8 {
+            if byte >= 0x20, byte < 0x7F, byte != UInt8(ascii: "\""), byte != UInt8(ascii: "\\"), byte != UInt8(ascii: "%") {
+                encoded.append(Character(UnicodeScalar(byte)))
+            } else {
+                encoded += "%" + String(hexDigits[Int(byte >> 4)]) + String(hexDigits[Int(byte & 0x0F)])
+            }
+            if encoded.count >= 100 { break }
+        }
+        return (encoded.isEmpty ? "image" : encoded) + (format.fileExtension.map { "." + $0 } ?? "")
     }
 
     /// `If-None-Match`: `*`, or a list of tags one of which is `etag` (weak or strong).

@@ -43,7 +43,38 @@ import Testing
             #expect(reply.header("Cache-Control") == "max-age=3600, public")
             #expect(reply.header("ETag") == nil)
             #expect(reply.header("Vary") == nil)
+            #expect(reply.header("Content-Disposition") == "inline; filename=\"a.png\"")
         }
+    }
+
+    /// imgproxy's `Content-Disposition`: the source's name with the result's extension,
+    /// kept with the result in both cache levels; and a TTL of 0 is `no-cache`.
+    @Test func contentDispositionNamesTheSourceWithTheResultsExtension() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("webimage-cd-\(UUID().uuidString)", isDirectory: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let configuration = ImageServer.Configuration.testing { $0.ttl = 0; $0.resultCache = [.memory, .disk]; $0.cacheDirectory = directory }
+        try await LoopbackServer.with(try Self.routes()) { origin in
+            let path = ImageURL.plain(origin.url("/a.png"), ["w:20"], extension: "webp")
+            try await RunningImageServer.with(configuration) { server in
+                for _ in 0..<2 {  // made, then a memory hit
+                    let reply = try await server.request(path)
+                    #expect(reply.header("Content-Disposition") == "inline; filename=\"a.webp\"")
+                    #expect(reply.header("Cache-Control") == "no-cache")
+                }
+            }
+            // A new server over the same disk level: the name came back with the bytes.
+            try await RunningImageServer.with(configuration) { server in
+                let reply = try await server.request(path)
+                #expect(origin.requestCount("/a.png") == 1, "a disk hit")
+                #expect(reply.header("Content-Disposition") == "inline; filename=\"a.webp\"")
+            }
+        }
+        let named = { (source: String, format: ImageFormat) in ImageServer.suggestedFilename(source: URL(string: source)!, format: format) }
+        #expect(named("http://a.test/photos/cat.photo.jpg?x=1", .webp) == "cat.photo.webp")
+        #expect(named("http://a.test/", .jpeg) == "image.jpg")
+        #expect(named("data:image/png;base64,iVBORw0KGgo=", .png) == "image.png")
+        #expect(named("http://a.test/%22quoted%22%0D%0A%C3%A9.png", .png) == "%22quoted%22%0D%0A%C3%A9.png")
+        #expect(named("http://a.test/" + String(repeating: "x", count: 300) + ".png", .png).count <= 104)
     }
 
     @Test func headGivesTheHeadersOfTheGetWithoutABody() async throws {
