@@ -4,8 +4,12 @@ import WebImage
 /// response body, and a short label for the metrics.
 ///
 /// Every failure the server can meet maps to exactly one of these, so a client always gets
-/// a 4xx or 5xx with a reason and never a dropped connection; the statuses follow imgproxy's
-/// where imgproxy has one.
+/// a 4xx or 5xx with a reason and never a dropped connection. The statuses say what HTTP
+/// means by them, which is not always imgproxy's choice: a malformed URL or option is a 400
+/// here (imgproxy answers 404), a source over the byte limit a 413 (imgproxy 422), a format
+/// the server cannot write a 400 (imgproxy 422), and an origin's 4xx other than 404 and 410
+/// a 502 (imgproxy passes it on). Signatures (403), missing sources (404), pixel and frame
+/// limits (422) and time-outs agree.
 ///
 /// ```swift
 /// throw ImageServerError.badOptions("unknown option \"crop2\"")   // 400
