@@ -82,14 +82,9 @@ final class DownloadOperation: Hashable, Sendable {
     private let fileWanted = Atomic(false)
     private let request = Mutex(RequestSlot.idle)
     /// Progress reports in flight, and the completions of callers who cancelled during one,
-    /// held until it ends (see ``complete(_:with:)``).
-    private let reports = Mutex(ProgressReports())
-
-    /// What ``reports`` holds.
-    private struct ProgressReports {
-        var inFlight = 0
-        var held: [@Sendable () -> Void] = []
-    }
+    /// held until it ends (see ``complete(_:with:)``). Never closed: other callers still
+    /// get reports.
+    private let reports = ProgressGate()
 
     init(key: Key, requestOptions: DownloadRequestOptions) {
         self.key = key
@@ -156,18 +151,12 @@ final class DownloadOperation: Hashable, Sendable {
     /// A progress report starts: it has taken (or is about to take) a snapshot of the
     /// callers with progress handlers and calls them outside any lock.
     func beginProgressReport() {
-        reports.withLock { $0.inFlight += 1 }
+        _ = reports.enter()
     }
 
     /// A progress report has called every handler: completions held meanwhile run now.
     func endProgressReport() {
-        let held = reports.withLock { reports -> [@Sendable () -> Void] in
-            reports.inFlight -= 1
-            guard reports.inFlight == 0 else { return [] }
-            defer { reports.held.removeAll() }
-            return reports.held
-        }
-        for completion in held { completion() }
+        reports.leave()
     }
 
     /// Completes a caller that left this operation (it cancelled, or everything was). A
@@ -181,12 +170,7 @@ final class DownloadOperation: Hashable, Sendable {
             return
         }
         let completion = subscriber.completion
-        let now = reports.withLock { reports -> Bool in
-            guard reports.inFlight > 0 else { return true }
-            reports.held.append { completion(result) }
-            return false
-        }
-        if now { completion(result) }
+        reports.whenIdle { completion(result) }
     }
 
     static func == (lhs: DownloadOperation, rhs: DownloadOperation) -> Bool {
