@@ -179,18 +179,24 @@ extension ImageManager {
         // The original's bytes stand for the final image only when it is the original.
         let finalData = final === original.image && !original.image.isThumbnail ? original.data : nil
         let logger = logger
+        // Each store on its own: an original the disk refuses (over its entry limit) must not
+        // keep the smaller final image out of the cache.
         return {
-            do {
-                if derived, storeOriginal, let key = plan.originalKey, originalType != .none {
-                    // A thumbnail must not pass for the full image in memory.
-                    let image = original.image.isThumbnail ? nil : original.image
+            if derived, storeOriginal, let key = plan.originalKey, originalType != .none {
+                // A thumbnail must not pass for the full image in memory.
+                let image = original.image.isThumbnail ? nil : original.image
+                do {
                     try await plan.originalCache.store(image, data: original.data, forKey: key, cacheType: originalType, context: plan.originalStoreContext)
+                } catch {
+                    logger.debug("original store failed", metadata: ["url": "\(plan.url.absoluteString)", "error": "\(error)"])
                 }
-                if let key = plan.key, finalType != .none, derived || storeOriginal {
+            }
+            if let key = plan.key, finalType != .none, derived || storeOriginal {
+                do {
                     try await plan.cache.store(final, data: derived ? finalData : original.data, forKey: key, cacheType: finalType, context: plan.finalStoreContext)
+                } catch {
+                    logger.debug("cache store failed", metadata: ["url": "\(plan.url.absoluteString)", "error": "\(error)"])
                 }
-            } catch {
-                logger.debug("cache store failed", metadata: ["url": "\(plan.url.absoluteString)", "error": "\(error)"])
             }
         }
     }

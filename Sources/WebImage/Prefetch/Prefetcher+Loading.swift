@@ -22,12 +22,14 @@ extension Prefetcher {
     /// Starts one load in the prefetcher's destination.
     private func startLoad(_ start: State.Start) -> ImageLoadOperation {
         switch destination {
-        case .memoryCache where start.options.contains(.refreshCached):
+        case .memoryCache where start.options.contains(.refreshCached) && manager is ImageManager:
             // The callback form reports the cached image first and, when the refresh finds
             // the image unchanged, never says that the refresh is over: the slot would be
             // freed while the download still runs (more loads at once than the limit, and a
-            // refresh no cancel reaches). The `async` form returns when the whole load is
-            // over, refresh included, so the slot is held until then.
+            // refresh no cancel reaches). ``ImageManager``'s `async` form returns when the
+            // whole load is over, refresh included, so the slot is held until then. (The
+            // protocol's default `async` form returns the first result; another manager
+            // keeps the callback form.)
             let task = Task { [self] in
                 let result: Result<ImageLoadResult, WebImageError>
                 do throws(WebImageError) {

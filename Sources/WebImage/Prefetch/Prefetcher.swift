@@ -45,10 +45,11 @@ public final class Prefetcher: Sendable {
     /// Called with every result the manager reports, before the list counts it: SDWebImage's
     /// `imagePrefetcher:didPrefetchURL:` delegate call, with the outcome (what a caller
     /// needs to show per-URL lines or count bytes without wrapping the manager). Called
-    /// from an arbitrary thread, possibly for several loads at once. Once per URL, with
-    /// `.refreshCached` too: a refresh holds its slot until it is over and reports what
-    /// the manager's `async` form returns (for ``ImageManager``, the refreshed image, or
-    /// the cached one when it did not change). Default `nil`.
+    /// from an arbitrary thread, possibly for several loads at once. Once per URL through
+    /// ``ImageManager``, with `.refreshCached` too: a refresh holds its slot until it is
+    /// over and reports the refreshed image, or the cached one when it did not change
+    /// (another manager's refresh may report twice, as its callback form does). Default
+    /// `nil`.
     public let loadHandler: LoadHandler?
     /// Called with every result of a ``Destination/diskCache`` load, like ``loadHandler``
     /// for images. Default `nil`.

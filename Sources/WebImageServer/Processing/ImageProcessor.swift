@@ -101,7 +101,7 @@ public struct ImageProcessor: Sendable {
         let transparent = options.background == nil && (image.hasAlpha || options.extend)
         let output = format ?? outputFormat(source: sourceFormat, negotiated: negotiated, animated: image.isAnimated, transparent: transparent)
         let limit = configuration.maxResultDimension
-        let geometry = ResizeGeometry(source: image.size, options: options, maxResultDimension: limit)
+        let geometry = ResizeGeometry(source: image.size, options: options, maxResultDimension: limit, isVector: sourceFormat == .svg || sourceFormat == .pdf)
         // The geometry scales the result down to the limit; its rounding must not pass it.
         guard geometry.canvasSize.width <= limit, geometry.canvasSize.height <= limit else {
             throw .badOptions("the result would be \(geometry.canvasSize), over the limit of \(limit) pixels a side")
@@ -165,9 +165,16 @@ public struct ImageProcessor: Sendable {
         // decoded below the box would allow less than the whole one does.
         let quarterTurn = options.rotate % 180 != 0
         let boxWidth = max(options.targetWidth, options.width), boxHeight = max(options.targetHeight, options.height)
-        let width = quarterTurn ? boxHeight : boxWidth
-        let height = quarterTurn ? boxWidth : boxHeight
+        var width = quarterTurn ? boxHeight : boxWidth
+        var height = quarterTurn ? boxWidth : boxHeight
         guard width > 0 || height > 0 else { return coderOptions }
+        // A vector is drawn at the box: one over the result limit is drawn at the limit
+        // (the result is scaled down to it anyway), not refused by the renderer's limits.
+        let longest = max(width, height), limit = configuration.maxResultDimension
+        if isVector, longest > limit {
+            if width > 0 { width = max(1, width * limit / longest) }
+            if height > 0 { height = max(1, height * limit / longest) }
+        }
         let unbounded = Int(Int32.max)
         coderOptions.thumbnailPixelSize = ImageSize(width: width > 0 ? width : unbounded, height: height > 0 ? height : unbounded)
         switch options.resizingType {

@@ -33,13 +33,14 @@ public struct ResizeGeometry: Sendable, Equatable {
     public var placement: PixelRect
 
     /// Works out the geometry for a source of `source` pixels (already upright), within
-    /// `maxResultDimension` pixels a side (0: no limit).
-    public init(source: ImageSize, options: ProcessingOptions, maxResultDimension: Int = 0) {
+    /// `maxResultDimension` pixels a side (0: no limit). A vector source (`isVector`) is
+    /// scaled up without `enlarge`, as imgproxy does: it was drawn at the size asked for.
+    public init(source: ImageSize, options: ProcessingOptions, maxResultDimension: Int = 0, isVector: Bool = false) {
         let quarterTurn = options.rotate % 180 != 0
         // imgproxy works in the result's orientation: the source's sides swap for a quarter turn.
         let sourceWidth = max(1, quarterTurn ? source.height : source.width)
         let sourceHeight = max(1, quarterTurn ? source.width : source.height)
-        var scales = Scales(sourceWidth: sourceWidth, sourceHeight: sourceHeight, options: options)
+        var scales = Scales(sourceWidth: sourceWidth, sourceHeight: sourceHeight, options: options, isVector: isVector)
         var sizes = Sizes(sourceWidth: sourceWidth, sourceHeight: sourceHeight, scales: scales, options: options)
         if maxResultDimension > 0 {
             var outWidth = Self.minNonZero(sizes.scaled.width, sizes.crop.width)
@@ -84,7 +85,7 @@ public struct ResizeGeometry: Sendable, Equatable {
         var height: Double
         var dpr: Double
 
-        init(sourceWidth: Int, sourceHeight: Int, options: ProcessingOptions) {
+        init(sourceWidth: Int, sourceHeight: Int, options: ProcessingOptions, isVector: Bool) {
             let sw = Double(sourceWidth), sh = Double(sourceHeight)
             let boxWidth = options.width > 0 ? Double(options.width) : sw
             let boxHeight = options.height > 0 ? Double(options.height) : sh
@@ -106,7 +107,7 @@ public struct ResizeGeometry: Sendable, Equatable {
                 }
             }
             var dpr = options.dpr
-            if !options.enlarge {
+            if !options.enlarge, !isVector {
                 let minShrink = min(widthShrink, heightShrink)
                 if minShrink < 1 {
                     // The box cannot be reached without enlarging: keep its shape, and
@@ -173,8 +174,8 @@ public struct ResizeGeometry: Sendable, Equatable {
             left = scaleToEven(width, by: fx) - inner.width / 2
             top = scaleToEven(height, by: fy) - inner.height / 2
         case let .anchor(anchor, dx, dy):
-            let offsetX = abs(dx) >= 1 ? Int((dx * dpr).rounded(.toNearestOrEven)) : scaleToEven(width, by: dx)
-            let offsetY = abs(dy) >= 1 ? Int((dy * dpr).rounded(.toNearestOrEven)) : scaleToEven(height, by: dy)
+            let offsetX = abs(dx) >= 1 ? integer((dx * dpr).rounded(.toNearestOrEven)) : scaleToEven(width, by: dx)
+            let offsetY = abs(dy) >= 1 ? integer((dy * dpr).rounded(.toNearestOrEven)) : scaleToEven(height, by: dy)
             switch anchor {
             case .west, .northWest, .southWest: left = offsetX
             case .east, .northEast, .southEast: left = width - inner.width - offsetX
@@ -202,12 +203,19 @@ public struct ResizeGeometry: Sendable, Equatable {
 
     /// `side × factor`, rounded half away from zero; 0 stays 0 (imgproxy's `imath.Scale`).
     static func scale(_ side: Int, by factor: Double) -> Int {
-        side == 0 ? 0 : Int((Double(side) * factor).rounded())
+        side == 0 ? 0 : integer((Double(side) * factor).rounded())
     }
 
     /// `side × factor`, rounded half to even (imgproxy's `imath.ScaleToEven`).
     static func scaleToEven(_ side: Int, by factor: Double) -> Int {
-        side == 0 ? 0 : Int((Double(side) * factor).rounded(.toNearestOrEven))
+        side == 0 ? 0 : integer((Double(side) * factor).rounded(.toNearestOrEven))
+    }
+
+    /// `value` as an `Int`, clamped to ±2^40 (no image side comes near it) so that options
+    /// set in code beyond the parser's bounds, or an infinite offset, cannot trap.
+    static func integer(_ value: Double) -> Int {
+        guard value.isFinite else { return value > 0 ? 1 << 40 : value < 0 ? -(1 << 40) : 0 }
+        return Int(min(max(value, -Double(1 << 40)), Double(1 << 40)))
     }
 
     /// The smaller of two sides where 0 means "open" (imgproxy's `imath.MinNonZero`).

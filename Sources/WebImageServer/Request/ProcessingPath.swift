@@ -85,7 +85,8 @@ public struct ProcessingPath: Sendable, Equatable {
             throw .badSignature("the URL has no signature segment")
         }
         let signature = afterSlash[..<slash]
-        guard !signature.contains(":") else {
+        // A colon a proxy encoded counts too: `%3A` is restored in the options below.
+        guard !signature.contains(":"), signature.range(of: "%3a", options: .caseInsensitive) == nil else {
             throw .badSignature("the first segment is a processing option, not a signature (unsigned URLs still have one, such as insecure)")
         }
         return (signature, Substring(restoringProxyChanges(afterSlash[slash...])))

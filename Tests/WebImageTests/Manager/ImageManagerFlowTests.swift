@@ -26,6 +26,29 @@ import Testing
         }
     }
 
+    /// The original and the final image are stored apart: an original the disk refuses
+    /// (over its entry limit) used to keep the small thumbnail off the disk too, so every
+    /// later load downloaded again.
+    @Test func anOriginalTheDiskRefusesLeavesTheThumbnailStored() async throws {
+        let png = try pngData(width: 400, height: 300)
+        try await LoopbackServer.with(["/a.png": pngReply(png)]) { server in
+            try await ManagerHarness.with { harness in
+                let cache = harness.makeCache()
+                cache.diskCache.configuration.maxEntrySize = 300
+                try #require(png.count > 300, "the original must be over the entry limit")
+                let manager = harness.makeManager(cache: cache)
+                var context = ImageContext()
+                context.thumbnailPixelSize = ImageSize(width: 4, height: 3)
+                let url = server.url("/a.png")
+                _ = try await manager.loadImage(with: url, options: .waitStoreCache, context: context)
+                let thumbnailKey = try #require(manager.cacheKey(for: url, context: context))
+                #expect(cache.diskImageData(forKey: url.absoluteString) == nil, "the original is refused")
+                let stored = try #require(cache.diskImageData(forKey: thumbnailKey), "the thumbnail is stored")
+                #expect(try CodersManager.shared.decode(stored).size == ImageSize(width: 4, height: 3))
+            }
+        }
+    }
+
     @Test func callbackFormReportsAMemoryHitBeforeReturning() async throws {
         let png = try pngData()
         try await LoopbackServer.with(["/a.png": pngReply(png)]) { server in

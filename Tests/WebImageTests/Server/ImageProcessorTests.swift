@@ -287,6 +287,23 @@ import Testing
         #expect(raster.thumbnailPixelSize == nil)
     }
 
+    /// A vector is scaled up without `enlarge`, as imgproxy does: `force` with one side
+    /// changes only that side, a `dpr` with no box doubles it, and a box over the result
+    /// limit is drawn at the limit instead of being refused by the renderer (131×76 SVG).
+    @Test func vectorSourcesFollowImgproxysVectorRules() throws {
+        let svg = try Corpus.data("TestImage.svg")
+        func size(_ change: (inout ProcessingOptions) -> Void, limit: Int = 8_192) throws -> ImageSize {
+            var configuration = ImageProcessor.Configuration()
+            configuration.maxResultDimension = limit
+            let output = try ImageProcessor(configuration: configuration).process(svg, options: Self.options(change), format: .png)
+            return try PNGCoder().decode(output.data, options: ImageCoderOptions()).size
+        }
+        #expect(try size { $0.resizingType = .force; $0.width = 300 } == ImageSize(width: 300, height: 76))
+        #expect(try size { $0.dpr = 2 } == ImageSize(width: 262, height: 152))
+        #expect(try size({ $0.width = 100_000 }, limit: 500) == ImageSize(width: 500, height: 290))
+        #expect(try size({ $0.resizingType = .fit; $0.width = 10_000; $0.height = 10_000 }, limit: 1_000) == ImageSize(width: 1_000, height: 580))
+    }
+
     @Test func formatsWithoutADecoderAreA422() throws {
         let svg = try Corpus.data("TestImage.svg")
         let withoutSVG = CodersManager()

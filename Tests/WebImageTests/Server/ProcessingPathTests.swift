@@ -318,6 +318,9 @@ import Testing
         #expect(throws: ImageServerError.badSignature("the first segment is a processing option, not a signature (unsigned URLs still have one, such as insecure)")) {
             try ProcessingPath(parsing: "/rs:fit:300:300/plain/http://a.test/b.png")
         }
+        // Also with the colons a proxy encoded, which are restored in the options.
+        #expect(throws: ImageServerError.self) { try ProcessingPath(parsing: "/rs%3Afit%3A300%3A300/plain/http://a.test/b.png") }
+        #expect(throws: ImageServerError.self) { try ProcessingPath(parsing: "/rs%3afit/plain/http://a.test/b.png") }
     }
 
     @Test func signatureAndSignedPartSplitWithoutParsingTheRest() throws {
