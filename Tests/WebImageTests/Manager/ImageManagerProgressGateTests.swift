@@ -35,8 +35,10 @@ import Testing
         }
     }
 
+    /// Waits for `condition`; the bound is generous because a load under CI's parallel
+    /// suites can take seconds to reach its loader, and the test must not cancel before.
     static func waitUntil(_ condition: () -> Bool) async throws {
-        let deadline = ContinuousClock.now + TestTime.prompt
+        let deadline = ContinuousClock.now + Duration.seconds(60).scaled
         while !condition(), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(2)) }
     }
 
@@ -46,6 +48,8 @@ import Testing
         defer { directory.remove() }
         let manager = ImageManager(cache: ImageCache(namespace: "gate", directory: directory.url), loader: ReportingLoader())
         let record = Record()
+        // Whatever happens, the loader's thread is not left blocked in the report.
+        defer { record.released.withLock { $0 = true } }
         let progress: LoadProgressHandler = { _ in
             record.add("progress began")
             record.waitForRelease()
@@ -63,6 +67,7 @@ import Testing
             }
         }
         try await Self.waitUntil { record.all == ["progress began"] }
+        try #require(record.all == ["progress began"], "the report must be running when the load is cancelled")
         operation.cancel()
         #expect(record.all == ["progress began"], "no completion while the report runs")
         record.released.withLock { $0 = true }
