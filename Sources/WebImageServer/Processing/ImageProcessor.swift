@@ -64,6 +64,12 @@ public struct ImageProcessor: Sendable {
     /// Formats that can be written as animations.
     static let animatedFormats: Set<ImageFormat> = [.gif, .webp]
 
+    /// Whether sources in `format` are drawn at the size asked for (SVG, PDF), not decoded
+    /// at a size of their own.
+    static func isVector(_ format: ImageFormat) -> Bool {
+        format == .svg || format == .pdf
+    }
+
     /// Checks what can be checked from the options alone (no source needed): that the
     /// server can write the format asked for. A box over ``Configuration/maxResultDimension``
     /// is not refused: the result is scaled down to the limit, as imgproxy does.
@@ -101,7 +107,7 @@ public struct ImageProcessor: Sendable {
         let transparent = options.background == nil && (image.hasAlpha || options.extend)
         let output = format ?? outputFormat(source: sourceFormat, negotiated: negotiated, animated: image.isAnimated, transparent: transparent)
         let limit = configuration.maxResultDimension
-        let geometry = ResizeGeometry(source: image.size, options: options, maxResultDimension: limit, isVector: sourceFormat == .svg || sourceFormat == .pdf)
+        let geometry = ResizeGeometry(source: image.size, options: options, maxResultDimension: limit, isVector: Self.isVector(sourceFormat))
         // The geometry scales the result down to the limit; its rounding must not pass it.
         guard geometry.canvasSize.width <= limit, geometry.canvasSize.height <= limit else {
             throw .badOptions("the result would be \(geometry.canvasSize), over the limit of \(limit) pixels a side")
@@ -194,7 +200,7 @@ public struct ImageProcessor: Sendable {
     private func decode(_ data: Data, format: ImageFormat, options: ProcessingOptions, keepsAnimation: Bool) throws(ImageServerError) -> Image {
         let image: Image
         do {
-            let decoding = decodeOptions(for: options, keepsAnimation: keepsAnimation, isVector: format == .svg || format == .pdf)
+            let decoding = decodeOptions(for: options, keepsAnimation: keepsAnimation, isVector: Self.isVector(format))
             image = try configuration.coder.decode(data, options: decoding)
         } catch {
             throw .processing(WebImageError(error))

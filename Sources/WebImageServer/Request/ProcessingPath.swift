@@ -89,13 +89,15 @@ public struct ProcessingPath: Sendable, Equatable {
         guard !signature.contains(":"), signature.range(of: "%3a", options: .caseInsensitive) == nil else {
             throw .badSignature("the first segment is a processing option, not a signature (unsigned URLs still have one, such as insecure)")
         }
-        return (signature, Substring(restoringProxyChanges(afterSlash[slash...])))
+        return (signature, restoringProxyChanges(afterSlash[slash...]))
     }
 
     /// Undoes what proxies and CDNs do to imgproxy URLs (imgproxy's `RedenormalizePath`):
     /// `%3A` back to `:` in the options, `scheme:/` back to `scheme://` at the start of a
-    /// plain source. Applying it twice changes nothing more.
-    private static func restoringProxyChanges(_ signedPart: Substring) -> String {
+    /// plain source. Applying it twice changes nothing more. A part with nothing to restore
+    /// (every request but a mangled one, a memory hit's path included) is returned as it is,
+    /// with no copy.
+    private static func restoringProxyChanges(_ signedPart: Substring) -> Substring {
         let options: Substring, plain: Substring?
         if signedPart.hasPrefix("/plain/") {
             (options, plain) = ("", signedPart.dropFirst("/plain/".count))
@@ -104,17 +106,22 @@ public struct ProcessingPath: Sendable, Equatable {
         } else {
             (options, plain) = (signedPart, nil)
         }
-        let restoredOptions = options.contains("%3") ? options.replacingOccurrences(of: "%3A", with: ":").replacingOccurrences(of: "%3a", with: ":") : String(options)
-        guard var source = plain else { return restoredOptions }
+        let encodesColons = options.range(of: "%3a", options: .caseInsensitive) != nil
+        var source = plain ?? ""
         // `scheme:/x`, the scheme as RFC 3986 spells it, x not a slash.
+        var mergedScheme = false
         if let colon = source.firstIndex(of: ":"), source[..<colon].first?.isLetter == true,
            source[..<colon].allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) }),
            source[colon...].hasPrefix(":/"), !source[colon...].hasPrefix("://") {
             let scheme = source[..<colon]
             let rest = source[source.index(colon, offsetBy: 2)...]
             source = Substring(scheme + (scheme.lowercased() == "local" ? ":///" : "://") + rest)
+            mergedScheme = true
         }
-        return restoredOptions + "/plain/" + source
+        guard encodesColons || mergedScheme else { return signedPart }
+        let restoredOptions = encodesColons ? options.replacingOccurrences(of: "%3a", with: ":", options: .caseInsensitive) : String(options)
+        guard plain != nil else { return Substring(restoredOptions) }
+        return Substring(restoredOptions + "/plain/" + source)
     }
 
     // MARK: Sources
