@@ -3,9 +3,15 @@ import Foundation
 
 extension DiskCache {
     /// The longest path extension kept in a file name: `NAME_MAX` (255) less the 32 hex
-    /// digits of the hash and the dot, SDWebImage's `SD_MAX_FILE_EXTENSION_LENGTH`.
+    /// digits of the hash and the dot, and less the 10 bytes an entry's hidden sidecar
+    /// adds to its name (`.` and `.extended`), so that the sidecar's name fits as well.
     /// Counted in UTF-8 bytes, since Linux limits names in bytes.
-    public static let maximumExtensionLength = 255 - 32 - 1
+    ///
+    /// SDWebImage's `SD_MAX_FILE_EXTENSION_LENGTH` is 222, without the sidecar's 10: it
+    /// keeps metadata in extended attributes only. With 222, an entry whose extension had
+    /// 213 to 222 bytes could be stored but never given extended data where attributes
+    /// are refused (the sidecar's `open` failed with `ENAMETOOLONG`).
+    public static let maximumExtensionLength = 255 - 32 - 1 - (1 + sidecarSuffix.utf8.count)
 
     /// The file name for `key`, by SDWebImage's rule: the lowercase hex MD5 of the key's
     /// UTF-8 bytes, then a dot and the key's path extension when it has a usable one.

@@ -76,4 +76,22 @@ struct DiskCacheExtendedDataTests {
         cache.removeData(forKey: "k")
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
     }
+
+    /// The longest extension a file name keeps still leaves room for the sidecar's name
+    /// (`.` + name + `.extended` within 255 bytes): with SDWebImage's 222, a key whose
+    /// extension had 213 bytes or more stored its entry but failed on the sidecar.
+    @Test(arguments: [DiskCache.maximumExtensionLength, DiskCache.maximumExtensionLength + 1])
+    func theLongestKeptExtensionLeavesRoomForTheSidecar(extensionLength: Int) throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let cache = cache(in: directory, storage: .sidecar)
+        let key = "https://a.com/b." + String(repeating: "e", count: extensionLength)
+        try cache.setData(Data([1]), forKey: key, extendedData: Data([7]))
+        #expect(cache.entry(forKey: key) == DiskCache.Entry(data: Data([1]), extendedData: Data([7])))
+        let names = try FileManager.default.contentsOfDirectory(atPath: directory.path)
+        #expect(names.count == 2, "the entry and its sidecar")
+        #expect(names.allSatisfy { $0.utf8.count <= 255 })
+        cache.removeData(forKey: key)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
+    }
 }

@@ -18,15 +18,19 @@ struct DiskCacheFileNameTests {
         #expect(DiskCache.fileName(forKey: "") == "d41d8cd98f00b204e9800998ecf8427e")
     }
 
-    @Test func extensionLongerThan222CharactersIsDropped() {
+    @Test func extensionLongerThan212BytesIsDropped() {
+        #expect(DiskCache.maximumExtensionLength == 212)
         let long = String(repeating: "x", count: 300)
         let name = DiskCache.fileName(forKey: "https://a.com/b.\(long)")
         #expect(name.count == 32)
         #expect(!name.contains("."))
-        let longest = String(repeating: "y", count: 222)
+        let longest = String(repeating: "y", count: 212)
         #expect(DiskCache.fileName(forKey: "https://a.com/b.\(longest)").hasSuffix("." + longest))
-        let tooLong = String(repeating: "y", count: 223)
+        let tooLong = String(repeating: "y", count: 213)
         #expect(!DiskCache.fileName(forKey: "https://a.com/b.\(tooLong)").contains("."))
+        // Bytes, not characters: 106 two-byte characters fit, 107 do not.
+        #expect(DiskCache.fileName(forKey: "/img/b." + String(repeating: "é", count: 106)).contains("."))
+        #expect(!DiskCache.fileName(forKey: "/img/b." + String(repeating: "é", count: 107)).contains("."))
     }
 
     @Test func colonsAreStrippedFromTheExtension() {
