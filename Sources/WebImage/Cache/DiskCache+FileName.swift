@@ -26,7 +26,7 @@ extension DiskCache {
     /// ```
     public static func fileName(forKey key: String) -> String {
         let digest = Insecure.MD5.hash(data: Array(key.utf8))
-        var name = hexString(digest)
+        var name = String(hex: digest)
         let fileExtension = pathExtension(ofKey: key)
         if !fileExtension.isEmpty {
             name += "." + fileExtension
@@ -44,16 +44,5 @@ extension DiskCache {
         }
         let cleaned = String(raw.unicodeScalars.filter { $0 != ":" && $0 != "\0" && $0 != "/" })
         return cleaned.utf8.count > maximumExtensionLength ? "" : cleaned
-    }
-
-    private static func hexString<D: Sequence>(_ bytes: D) -> String where D.Element == UInt8 {
-        let digits = Array("0123456789abcdef".utf8)
-        var hex: [UInt8] = []
-        hex.reserveCapacity(32)
-        for byte in bytes {
-            hex.append(digits[Int(byte >> 4)])
-            hex.append(digits[Int(byte & 0x0F)])
-        }
-        return String(decoding: hex, as: UTF8.self)
     }
 }

@@ -1,6 +1,7 @@
-// Bytes read as text, the two ways several folders need: ASCII hexadecimal digits (URL
-// percent-escapes, signatures, hex-encoded profiles) and the NUL-terminated text C
-// libraries write into fixed-size buffers.
+// Bytes read as text, and written as it, the ways several folders need: ASCII
+// hexadecimal digits both ways (URL percent-escapes, signatures, hex-encoded keys, disk
+// cache file names, entity tags) and the NUL-terminated text C libraries write into
+// fixed-size buffers.
 
 extension UInt8 {
     /// The value (0–15) of this byte as an ASCII hexadecimal digit, either case; `nil` for
@@ -12,6 +13,27 @@ extension UInt8 {
         case UInt8(ascii: "A")...UInt8(ascii: "F"): self - UInt8(ascii: "A") + 10
         default: nil
         }
+    }
+
+    /// The two ASCII hexadecimal digits of this byte, high first: lowercase (hashes in
+    /// file names and entity tags) or uppercase (percent-escapes, as RFC 3986 recommends).
+    package func hexDigits(uppercase: Bool = false) -> (high: UInt8, low: UInt8) {
+        let digits: StaticString = uppercase ? "0123456789ABCDEF" : "0123456789abcdef"
+        return digits.withUTF8Buffer { ($0[Int(self >> 4)], $0[Int(self & 0x0F)]) }
+    }
+}
+
+extension String {
+    /// `bytes` as lowercase hexadecimal digits, two per byte (a digest's usual spelling).
+    package init(hex bytes: some Sequence<UInt8>) {
+        var text: [UInt8] = []
+        text.reserveCapacity(bytes.underestimatedCount * 2)
+        for byte in bytes {
+            let (high, low) = byte.hexDigits()
+            text.append(high)
+            text.append(low)
+        }
+        self.init(decoding: text, as: UTF8.self)
     }
 }
 

@@ -45,14 +45,7 @@ public final class ByteCache: Sendable {
         /// A strong entity tag for `data`: the first 16 bytes of its SHA-256, in hex and
         /// quoted. The same bytes always give the same tag, on every node.
         public static func etag<Bytes: DataProtocol>(of data: Bytes) -> String {
-            let hexDigits = Array("0123456789abcdef".utf8)
-            var tag: [UInt8] = [UInt8(ascii: "\"")]
-            for byte in SHA256.hash(data: data).prefix(16) {
-                tag.append(hexDigits[Int(byte >> 4)])
-                tag.append(hexDigits[Int(byte & 0x0F)])
-            }
-            tag.append(UInt8(ascii: "\""))
-            return String(decoding: tag, as: UTF8.self)
+            "\"" + String(hex: SHA256.hash(data: data).prefix(16)) + "\""
         }
     }
 

@@ -262,13 +262,13 @@ extension ImageServer {
     static func suggestedFilename(source: URL, format: ImageFormat) -> String {
         var stem = source.scheme?.lowercased() == "data" ? "" : source.deletingPathExtension().lastPathComponent
         if stem == "/" { stem = "" }
-        let hexDigits = Array("0123456789ABCDEF")
         var encoded = ""
         for byte in stem.utf8 {
             if byte >= 0x20, byte < 0x7F, byte != UInt8(ascii: "\""), byte != UInt8(ascii: "\\"), byte != UInt8(ascii: "%") {
                 encoded.append(Character(UnicodeScalar(byte)))
             } else {
-                encoded += "%" + String(hexDigits[Int(byte >> 4)]) + String(hexDigits[Int(byte & 0x0F)])
+                let (high, low) = byte.hexDigits(uppercase: true)
+                encoded += "%" + String(UnicodeScalar(high)) + String(UnicodeScalar(low))
             }
             if encoded.count >= 100 { break }
         }
