@@ -32,9 +32,29 @@ func downloaderTimeout(seconds: Double) -> Duration {
     .milliseconds(max(1, Int64(min(seconds, 1e12) * 1000)))
 }
 
-/// Reads a whole input file.
+/// The largest input file a single-image command (`decode`, `encode`, `frames`, `info`)
+/// reads: 1 GiB, far above any image the decoders' pixel limits would let through.
+let maximumInputFileSize = 1 << 30
+
+/// Reads a whole input file, as the library's `file:` loader does: a regular file of at
+/// most ``maximumInputFileSize`` bytes. A FIFO would block the command forever and a
+/// device (`/dev/zero`) never ends, so both are refused before a byte is read.
 func readInput(_ path: String) throws -> Data {
-    try Data(contentsOf: URL(fileURLWithPath: path))
+    do {
+        return try FileURLLoader.read(URL(fileURLWithPath: path), limit: maximumInputFileSize)
+    } catch WebImageError.network(let reason, _) {
+        // The loader words it for a load ("network error: cannot open ..."); here it is a
+        // file the user named.
+        throw InputFileError(reason: reason)
+    } catch WebImageError.responseTooLarge(let limit) {
+        throw InputFileError(reason: "\(path) is larger than the limit of \(limit) bytes")
+    }
+}
+
+/// An input file that cannot be read, described as the user should read it.
+struct InputFileError: Error, CustomStringConvertible {
+    let reason: String
+    var description: String { reason }
 }
 
 /// Writes an output file atomically, so a failed run never leaves half a file.

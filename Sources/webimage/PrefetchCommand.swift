@@ -17,6 +17,9 @@ struct PrefetchCommand: AsyncParsableCommand {
     /// The most URLs one list may hold: the list is read whole before the loads start (the
     /// bar shows the total), about a hundred bytes of memory per URL.
     static let maxURLCount = 1_000_000
+    /// The most bytes of URLs one list may hold (256 MiB): a line may be 64 KiB, so the
+    /// count alone would let a list of long URLs take 64 GB before the first load.
+    static let maxURLBytes = 256 << 20
 
     static let configuration = CommandConfiguration(
         commandName: "prefetch",
@@ -63,7 +66,7 @@ struct PrefetchCommand: AsyncParsableCommand {
         var urls: [URL] = []
         do {
             let reader = try URLListReader(path: from)
-            urls = try await BlockingIO.run { try reader.readAll(maxCount: Self.maxURLCount) }
+            urls = try await BlockingIO.run { try reader.readAll(maxCount: Self.maxURLCount, maxBytes: Self.maxURLBytes) }
         } catch {
             try reportingFailures { throw error }
         }

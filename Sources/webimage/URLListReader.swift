@@ -135,15 +135,20 @@ final class URLListReader: Sendable {
 
     /// Every URL of the list, for a command that needs them all before it starts
     /// (`prefetch`, whose progress bar shows the total). A line that is not an absolute URL,
-    /// a line over ``maxLineLength`` bytes and a list of more than `maxCount` URLs are errors
-    /// naming the line.
-    func readAll(maxCount: Int) throws -> [URL] {
+    /// a line over ``maxLineLength`` bytes and a list of more than `maxCount` URLs or more
+    /// than `maxBytes` bytes of URLs are errors naming the line.
+    func readAll(maxCount: Int, maxBytes: Int) throws -> [URL] {
         var urls: [URL] = []
+        var bytes = 0
         while let entry = try next() {
             switch entry {
             case .tooLong(let line):
                 throw ListError("line \(line) is longer than \(Self.maxLineLength) bytes")
             case .text(let text, let line):
+                bytes += text.utf8.count
+                guard bytes <= maxBytes else {
+                    throw ListError("the list has more than \(maxBytes) bytes of URLs (line \(line)); split it into several runs")
+                }
                 guard let url = URL(string: text), url.scheme != nil else {
                     throw ListError("line \(line) is not an absolute URL: \(text)")
                 }

@@ -6,8 +6,11 @@ import NIOHTTP1
 /// `If-None-Match` / `If-Modified-Since`, and an unchanged image costs a 304 and no body —
 /// what URLSession's cache gives SDWebImage's `RefreshCached`.
 ///
-/// In memory and bounded (least recently used first out); a validator that was evicted or
-/// never seen only means a full response, which the manager then compares byte for byte.
+/// In memory and bounded, by count and by bytes (least recently used first out): the URLs
+/// are the keys, and a URL can be as long as a request line allows (an image server's
+/// source URLs reach tens of kilobytes), so a count alone would let an origin that tags
+/// every response pin hundreds of megabytes of URLs. A validator that was evicted or never
+/// seen only means a full response, which the manager then compares byte for byte.
 /// Thread-safe.
 final class HTTPValidatorStore: Sendable {
     /// What a server said to identify one version of a resource.
@@ -21,10 +24,13 @@ final class HTTPValidatorStore: Sendable {
 
     private let entries: LockedValue<LRUList<URL, Validators>>
     private let capacity: Int
+    private let byteLimit: Int
 
-    /// A store of at most `capacity` URLs.
-    init(capacity: Int = 2000) {
+    /// A store of at most `capacity` URLs whose URLs and validators take at most
+    /// `byteLimit` bytes together (4 MiB by default: 2,000 URLs of 2 KB).
+    init(capacity: Int = 2000, byteLimit: Int = 4 << 20) {
         self.capacity = max(1, capacity)
+        self.byteLimit = max(1, byteLimit)
         entries = LockedValue(LRUList())
     }
 
@@ -35,13 +41,16 @@ final class HTTPValidatorStore: Sendable {
             entityTag: Self.usable(headers.first(name: "ETag")),
             lastModified: Self.usable(headers.first(name: "Last-Modified"))
         )
+        let cost = url.absoluteString.utf8.count + (validators.entityTag?.utf8.count ?? 0)
+            + (validators.lastModified?.utf8.count ?? 0)
         entries.withLock { list in
-            guard validators.entityTag != nil || validators.lastModified != nil else {
+            // One entry larger than the whole budget is not kept (nor the URL's old one).
+            guard validators.entityTag != nil || validators.lastModified != nil, cost <= byteLimit else {
                 _ = list.remove(url)
                 return
             }
-            _ = list.set(validators, forKey: url, cost: 1)
-            while list.count > capacity { _ = list.removeLeastRecent() }
+            _ = list.set(validators, forKey: url, cost: cost)
+            while list.count > capacity || list.totalCost > byteLimit { _ = list.removeLeastRecent() }
         }
     }
 

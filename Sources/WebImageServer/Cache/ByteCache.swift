@@ -101,9 +101,13 @@ public final class ByteCache: Sendable {
     /// The entry for `key` on disk, promoted to memory when that level is on. Blocking
     /// (reads a file).
     public func diskEntry(forKey key: String) -> Entry? {
-        guard let disk, let data = disk.data(forKey: key) else { return nil }
+        // One read of the entry and its extended data, from one open file: two lookups
+        // could pair one version's bytes with another's format when a store or a trim
+        // landed between them.
+        guard let disk, let stored = disk.entry(forKey: key) else { return nil }
+        let data = stored.data
         // The extended data is the format, then (for a result) a line with the file name.
-        let lines = disk.extendedData(forKey: key)
+        let lines = stored.extendedData
             .flatMap { String(data: $0, encoding: .utf8) }?
             .split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false) ?? []
         let format = lines.first.flatMap { ImageFormat(rawValue: String($0)) } ?? ImageFormat(sniffing: data)

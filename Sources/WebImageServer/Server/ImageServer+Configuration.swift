@@ -69,6 +69,12 @@ extension ImageServer {
         /// `WEBIMAGE_DOWNLOAD_TIMEOUT`: seconds the source download may take before a 504;
         /// default 5.
         public var downloadTimeout: Duration = .seconds(5)
+        /// `WEBIMAGE_KEEP_ALIVE_TIMEOUT`: seconds a connection may stay open without a whole
+        /// request part arriving (imgproxy's `IMGPROXY_KEEP_ALIVE_TIMEOUT`); default 10. It
+        /// closes idle keep-alive connections and clients that send a request head a byte
+        /// at a time: without it, ``maxClients`` such connections would lock every other
+        /// client out for good. The time a request is being answered does not count.
+        public var keepAliveTimeout: Duration = .seconds(10)
         /// `WEBIMAGE_TTL`: `Cache-Control: max-age` of results, in seconds; default one year.
         public var ttl = 31_536_000
         /// `WEBIMAGE_MAX_SRC_RESOLUTION`: megapixels a source may have (all frames
@@ -164,6 +170,7 @@ extension ImageServer {
             maxClients = try reader.integer("MAX_CLIENTS", in: 1...1_000_000) ?? maxClients
             timeout = try reader.seconds("TIMEOUT") ?? timeout
             downloadTimeout = try reader.seconds("DOWNLOAD_TIMEOUT") ?? downloadTimeout
+            keepAliveTimeout = try reader.seconds("KEEP_ALIVE_TIMEOUT") ?? keepAliveTimeout
             ttl = try reader.integer("TTL", in: 0...Int(Int32.max)) ?? ttl
             maxSourceResolution = try reader.number("MAX_SRC_RESOLUTION", in: 0.000001...100_000) ?? maxSourceResolution
             maxSourceFileSize = try reader.integer("MAX_SRC_FILE_SIZE", in: 1...Int.max) ?? maxSourceFileSize

@@ -180,7 +180,10 @@ public final class ImageServer: Sendable {
         var services: [any Service] = [
             Application(
                 router: router,
-                server: .http1(configuration: .init(additionalChannelHandlers: [ImmediateResponseHandler(server: self), ConnectionWatch.Handler()])),
+                server: .http1(configuration: .init(
+                    additionalChannelHandlers: [ImmediateResponseHandler(server: self), ConnectionWatch.Handler()],
+                    idleTimeout: TimeAmount(configuration.keepAliveTimeout)
+                )),
                 configuration: ApplicationConfiguration(
                     address: .hostname(address.host, port: address.port),
                     serverName: "webimage",
@@ -201,7 +204,13 @@ public final class ImageServer: Sendable {
             }
             services.append(Application(
                 router: metricsRouter,
-                configuration: ApplicationConfiguration(address: .hostname(metricsAddress.host, port: metricsAddress.port)),
+                server: .http1(configuration: .init(idleTimeout: TimeAmount(configuration.keepAliveTimeout))),
+                configuration: ApplicationConfiguration(
+                    address: .hostname(metricsAddress.host, port: metricsAddress.port),
+                    // A scraper needs a connection or two; a flood of them must not hold
+                    // file descriptors the image port needs.
+                    availableConnectionsDelegate: MaximumAvailableConnections(64)
+                ),
                 onServerRunning: { await ports.report(metrics: $0.localAddress?.port ?? metricsAddress.port) },
                 logger: logger
             ))

@@ -204,6 +204,22 @@ import Testing
         }
     }
 
+    /// An input that is no regular file is refused before a byte is read: `/dev/zero`
+    /// never ends (the command read it until memory ran out) and a FIFO with no writer
+    /// blocked the command forever.
+    @Test func inputThatIsNoRegularFileIsRefusedAtOnce() throws {
+        let fifo = temporaryFile("input.fifo")
+        #expect(mkfifo(fifo.path, 0o600) == 0)
+        defer { try? FileManager.default.removeItem(at: fifo) }
+        for input in ["/dev/zero", fifo.path] {
+            let result = try WebImageCommand.run("info", input)
+            #expect(result.status == 1)
+            #expect(result.stderr == "webimage: error: cannot read \(input): not a regular file\n")
+        }
+        let missing = try WebImageCommand.run("info", "/nonexistent/file.png")
+        #expect(missing.stderr.hasPrefix("webimage: error: cannot open /nonexistent/file.png: "), "\(missing.stderr)")
+    }
+
     @Test func hugeDeclaredSizeIsRefused() throws {
         // A PNG header claiming 60000×60000: refused from the header, exit status 1.
         var png = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13])

@@ -64,4 +64,21 @@ import Testing
         #expect(store.validators(for: try url(0))?.entityTag == "\"0\"")
         #expect(store.validators(for: try url(3))?.entityTag == "\"3\"")
     }
+
+    /// URLs are the keys and can be tens of kilobytes each: the store is bounded in bytes
+    /// as well as in count, and a URL larger than the whole budget is not kept at all.
+    @Test func keepsURLsWithinAByteBudget() throws {
+        let store = HTTPValidatorStore(capacity: 1000, byteLimit: 10_000)
+        let long = { (index: Int) in try #require(URL(string: "https://a.test/\(index)?" + String(repeating: "q", count: 3_000))) }
+        for index in 0..<5 { store.record(HTTPHeaders([("ETag", "\"\(index)\"")]), for: try long(index)) }
+        // Each entry is about 3 KB: three fit in 10,000 bytes, the two oldest went.
+        #expect(store.validators(for: try long(0)) == nil)
+        #expect(store.validators(for: try long(1)) == nil)
+        for index in 2..<5 { #expect(store.validators(for: try long(index))?.entityTag == "\"\(index)\"") }
+
+        let huge = try #require(URL(string: "https://a.test/x?" + String(repeating: "q", count: 20_000)))
+        store.record(HTTPHeaders([("ETag", "\"h\"")]), for: huge)
+        #expect(store.validators(for: huge) == nil)
+        #expect(store.validators(for: try long(4)) != nil, "a refused entry evicts nothing")
+    }
 }

@@ -55,6 +55,19 @@ import Testing
         #expect(result.stdout.isEmpty)
     }
 
+    /// The list is read whole before the loads start, so it is bounded in bytes as well as
+    /// in URLs: lines of up to 64 KiB each would otherwise let a million of them take 64 GB.
+    @Test func aListOverTheByteLimitIsRefusedWithTheLineThatCrossedIt() async throws {
+        let line = Data(("https://example.test/" + String(repeating: "x", count: 65_000) + "\n").utf8)
+        let lines = (256 << 20) / (line.count - 1) + 1
+        var input = Data(capacity: line.count * lines)
+        for _ in 0..<lines { input.append(line) }
+        let result = try await run(["prefetch", "--from", "-"], input: input)
+        #expect(result.status == 1)
+        #expect(result.stderr == "webimage: error: the list has more than 268435456 bytes of URLs (line \(lines)); split it into several runs\n")
+        #expect(result.stdout.isEmpty)
+    }
+
     @Test func aMissingListFileIsNamed() async throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("no-such-list-\(UUID().uuidString).txt").path
         let result = try await run(["prefetch", "--from", path])

@@ -27,6 +27,34 @@ import Testing
         }
     }
 
+    /// A connection that sends no whole request part for `WEBIMAGE_KEEP_ALIVE_TIMEOUT` is
+    /// closed: one that idles after its response, and one that sends its request head a
+    /// byte at a time and never finishes it. Without the timeout, `WEBIMAGE_MAX_CLIENTS`
+    /// such connections locked every other client out for good.
+    @Test func connectionsWithoutAWholeRequestPartAreClosedAfterTheKeepAliveTimeout() async throws {
+        let configuration = ImageServer.Configuration.testing { $0.keepAliveTimeout = .milliseconds(300) }
+        try await RunningImageServer.with(origin: ["/a.png": .ok(try Self.png.get())], configuration) { origin, server in
+            let path = ImageURL.plain(origin.url("/a.png"), ["w:10"], extension: "png")
+            let port = server.port
+            let (status, idleClosed, slowClosed) = try await ImageServerImmediateResponseTests.onThread {
+                let idle = try RawHTTPConnection(port: port)
+                try idle.send("GET \(path) HTTP/1.1\r\nHost: a\r\n\r\n")
+                let status = try idle.readResponse().status
+                let slow = try RawHTTPConnection(port: port)
+                // Past the timeout, one byte at a time: bytes alone do not keep it open (a
+                // send that fails has met the closed connection already).
+                for byte in "GET /insecure/w:10/plain/".prefix(8) {
+                    guard (try? slow.send(String(byte))) != nil else { break }
+                    Thread.sleep(forTimeInterval: 0.1)
+                }
+                return (status, idle.isClosedByServer(), slow.isClosedByServer())
+            }
+            #expect(status == 200)
+            #expect(idleClosed, "an idle keep-alive connection stays open")
+            #expect(slowClosed, "a request head that never ends keeps its connection")
+        }
+    }
+
     @Test func missingSourceIsA404() async throws {
         try await expectFailure(404, path: "/gone.png", reply: .status(404), mentions: "404")
         try await expectFailure(404, path: "/gone.png", reply: .status(410), mentions: "410")
