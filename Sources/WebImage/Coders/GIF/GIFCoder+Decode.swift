@@ -21,12 +21,14 @@ extension GIFCoder {
             guard !options.decodeFirstFrameOnly else { return DecodePlan(canvas: canvas, frameCount: 1, loopCount: 1) }
             var frames = 0
             var loopCount = 1
+            var rectangles = DecodedRectangles(limit: options.pixelLimit)
             scanning: while true {
                 // A failure here is a truncated or corrupt tail: the frames counted so far
                 // are the whole ones.
                 guard let record = try? reader.nextRecord() else { break }
                 switch record {
-                case .image:
+                case .image(let image):
+                    try rectangles.add(image)
                     guard (try? reader.skipPixels()) != nil else { break scanning }
                     frames += 1
                 case .extension(let label, let blocks):
@@ -41,6 +43,29 @@ extension GIFCoder {
                 throw WebImageError.imageTooLarge(width: canvas.width, height: canvas.height, limit: options.pixelLimit)
             }
             return DecodePlan(canvas: canvas, frameCount: frames, loopCount: loopCount)
+        }
+    }
+
+    /// The pixels of every frame's own rectangle together, against the pixel limit. A frame
+    /// is decoded whole however much of it the screen clips, so the rectangles bound the
+    /// work as the screen bounds the memory: a 1 × 1 screen over frames of 10,000 × 10,000
+    /// (40 KB each, one colour) passed every per-frame check and cost 2.5 billion decoded
+    /// pixels per megabyte of file. Checked while the records are walked, before any pixel
+    /// is decoded.
+    struct DecodedRectangles {
+        let limit: Int
+        private(set) var total = 0
+
+        init(limit: Int) {
+            self.limit = limit
+        }
+
+        mutating func add(_ image: GIFImageDescriptor) throws {
+            let (sum, overflow) = total.addingReportingOverflow(image.width * image.height)
+            guard !overflow, sum <= limit else {
+                throw WebImageError.imageTooLarge(width: image.width, height: image.height, limit: limit)
+            }
+            total = sum
         }
     }
 

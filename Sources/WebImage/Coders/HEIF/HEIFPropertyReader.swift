@@ -72,11 +72,17 @@ package enum HEIFPropertyReader {
               let iloc = children.first(where: { $0.type == "iloc" }),
               let location = reader.firstExtent(iloc.payload, item: primary)
         else { return nil }
-        var start = location.offset
-        if location.constructionMethod == 1 {
-            guard let idat = children.first(where: { $0.type == "idat" }) else { return nil }
-            start += idat.payload.lowerBound
-        } else if location.constructionMethod != 0 {
+        // The offset is the file's to choose (up to 2^63 with the base offset): it must
+        // name a byte of the file, or of `idat`, before anything is added to it.
+        let start: Int
+        switch location.constructionMethod {
+        case 0:
+            guard location.offset < bytes.count else { return nil }
+            start = location.offset
+        case 1:
+            guard let idat = children.first(where: { $0.type == "idat" }), location.offset < idat.payload.count else { return nil }
+            start = idat.payload.lowerBound + location.offset
+        default:
             return nil
         }
         // grid: version, flags, rows - 1, columns - 1; iovl: version, flags, four 16-bit
@@ -249,12 +255,17 @@ package enum HEIFPropertyReader {
                 position += 2  // data_reference_index
                 guard let base = uint(position, size: baseOffsetSize), let extents = u16(position + baseOffsetSize) else { return nil }
                 position += baseOffsetSize + 2
+                // The extents must fit in what is left of the box: a count of 65,535 with
+                // every field size 0 reads nothing, and looping over it for each of tens of
+                // thousands of items would take billions of steps.
+                let extentSize = indexSize + offsetSize + lengthSize
+                guard extents * extentSize <= payload.upperBound - min(position, payload.upperBound) else { return nil }
                 var first: (offset: Int, length: Int)?
-                for _ in 0..<extents {
+                if extents > 0 {
                     position += indexSize
                     guard let offset = uint(position, size: offsetSize), let length = uint(position + offsetSize, size: lengthSize) else { return nil }
-                    position += offsetSize + lengthSize
-                    if first == nil { first = (offset, length) }
+                    first = (offset, length)
+                    position += extents * extentSize - indexSize
                 }
                 guard position <= payload.upperBound else { return nil }
                 if id == item, let first {

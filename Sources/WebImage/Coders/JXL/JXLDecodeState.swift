@@ -52,12 +52,16 @@ struct JXLDecodeState {
                 let pixels = PixelBuffer(uninitializedWidth: size.width, height: size.height) { buffer in
                     _ = buffer.initialize(from: output.bindMemory(to: UInt8.self))
                 }
-                // Metadata boxes may follow the codestream: reading them means running on, the
-                // later frames decoded but not kept.
-                if !(options.decodeFirstFrameOnly && !frames.isEmpty) {
-                    frames.append(ImageFrame(pixels: pixels, duration: duration))
+                frames.append(ImageFrame(pixels: pixels, duration: duration))
+                if options.decodeFirstFrameOnly {
+                    guard options.readsMetadata else { return }
+                    // Metadata boxes may follow the codestream, so reading them means running
+                    // on to its end, with every later frame skipped: libjxl then parses them
+                    // without decoding, and sends no event for them. (Until 2026-11-28 they
+                    // were decoded and dropped, and the pixel limit counted only the one
+                    // kept, so thousands of frames cost their whole decode.)
+                    JxlDecoderSkipFrames(decoder, Int.max)
                 }
-                if options.decodeFirstFrameOnly && !options.readsMetadata { return }
             case JXL_DEC_BOX:
                 boxes.start(decoder)
             case JXL_DEC_BOX_NEED_MORE_OUTPUT:

@@ -43,6 +43,7 @@ enum APNGDecoder {
         var declaredFrames = 0, playCount = 0
         var frames: [Frame] = []
         var shared: [Range<Int>] = []
+        var sharedTypes: Set<UInt32> = []
         var nextSequence: UInt32 = 0
         var seenIDAT = false, afterIDAT = false
 
@@ -73,8 +74,18 @@ enum APNGDecoder {
                 if !lazy, overflow || total > options.pixelLimit {
                     throw WebImageError.imageTooLarge(width: header.width, height: header.height * declaredFrames, limit: options.pixelLimit)
                 }
-            case PNGChunks.PLTE, PNGChunks.tRNS:
-                if !seenIDAT { shared.append(whole) }
+            case PNGChunks.PLTE where !seenIDAT:
+                // Copied into every frame's stream: one, of at most 256 entries, as the
+                // format allows (a review found any number of any size copied per frame,
+                // 40 GB of copying and CRCs from a 5 MB file of 10,000 frames).
+                guard chunk.payload.count <= 3 * 256 else { throw WebImageError.badImageData("PNG palette of more than 256 entries") }
+                if !sharedTypes.contains(chunk.type) { shared.append(whole) }
+                sharedTypes.insert(chunk.type)
+            case PNGChunks.tRNS where !seenIDAT:
+                // The first one, at most one alpha per palette entry; libpng ignores a
+                // repeated or longer one, and so does the copy each frame gets.
+                if chunk.payload.count <= 256, !sharedTypes.contains(chunk.type) { shared.append(whole) }
+                sharedTypes.insert(chunk.type)
             case PNGChunks.fcTL where declaredFrames > 0:
                 let control = try APNGFrameControl(payload: checked(chunk), canvas: canvas)
                 try takeSequence(control.sequence)

@@ -101,11 +101,8 @@ extension TIFFCoder {
         guard blockBytes == UInt64(blockSamples * 2) else {
             throw WebImageError.badImageData("TIFF block size does not match its 16-bit layout")
         }
-        // A tile may overhang its image, but a tile larger than both 16 MiB and the image's
-        // own samples is no encoder's choice, only a cheap way to ask for a huge buffer.
-        guard blockSamples <= max(8 << 20, width * height * layout.samples) else {
-            throw WebImageError.badImageData("TIFF tile of \(layout.block.width)×\(layout.block.height) is larger than the limit allows")
-        }
+        // The block's size was checked against the image's before either reader ran
+        // (`TIFFCoder.decode`).
         let bandHeight = min(layout.block.height, height)
         var block = [UInt16](repeating: 0, count: blockSamples)
         var band = [UInt16](repeating: 0, count: width * bandHeight * layout.samples)

@@ -63,6 +63,18 @@ public struct TIFFCoder: DecodeOnlyCoder {
             throw WebImageError.badImageData("TIFF has no image size")
         }
         try DecodeGeometry.checkPixelLimit(width: Int(width), height: Int(height), options: options)
+        // A tile may overhang its image, but one larger than both 16 MiB and the image's own
+        // pixels at 8 bytes each (16-bit RGBA) is no encoder's choice, only a cheap way to
+        // ask for a huge buffer: both readers allocate a whole tile, and libtiff decodes
+        // into all of it, whatever the image's size (a 16 × 16 image with 16,000-pixel tiles
+        // cost 768 MB, inside the allocation cap, which depends on the limit alone).
+        if TIFFIsTiled(tiff) != 0 {
+            let tileBytes = TIFFTileSize64(tiff)
+            let allowed = max(16 << 20, Int(width) * Int(height) * 8)
+            guard tileBytes <= UInt64(allowed) else {
+                throw WebImageError.badImageData("TIFF tile of \(tileBytes) bytes is larger than the limit allows for a \(width)×\(height) image")
+            }
+        }
         let (pixels, orientation, hasAlpha): (PixelBuffer, ImageOrientation, Bool)
         if let layout = TIFFCoder.SixteenBitLayout(tiff) {
             // 16-bit samples rounded to 8 bits here; libtiff's RGBA reader would keep only

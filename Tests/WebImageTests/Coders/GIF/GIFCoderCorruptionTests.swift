@@ -63,6 +63,23 @@ import Testing
         #expect(clock.now - started < TestTime.prompt)
     }
 
+    /// A review's finding: a 1 × 1 screen over three frames of 8,000 × 8,000 (each within
+    /// the limit on its own, two bytes of data each). Every frame is decoded whole however
+    /// much the screen clips, so the rectangles together are the work; they are refused
+    /// from the records before any pixel is decoded, one-shot and frame by frame.
+    @Test func framesWhoseRectanglesTogetherPassTheLimitAreRefusedBeforeDecoding() throws {
+        var bytes: [UInt8] = Array("GIF89a".utf8) + [1, 0, 1, 0, 0x80, 0, 0] + [0, 0, 0, 255, 255, 255]
+        for _ in 0..<3 {
+            bytes += [0x2C, 0, 0, 0, 0, 0x40, 0x1F, 0x40, 0x1F, 0, 0x02, 0x02, 0x44, 0x01, 0x00]
+        }
+        bytes.append(0x3B)
+        let limit = ImageCoderOptions().pixelLimit
+        #expect(8_000 * 8_000 <= limit && 3 * 8_000 * 8_000 > limit)
+        let tooLarge = WebImageError.imageTooLarge(width: 8_000, height: 8_000, limit: limit)
+        #expect(GIFFixture.decodeError(Data(bytes)) == tooLarge)
+        #expect(throws: tooLarge) { try AnimatedImage(data: Data(bytes)) }
+    }
+
     /// (Empty data is in ``CoderBadInputTests``.)
     @Test func headerOnlyDataIsBadData() {
         #expect(GIFFixture.isBadImageData(GIFFixture.decodeError(Data("GIF8".utf8))))

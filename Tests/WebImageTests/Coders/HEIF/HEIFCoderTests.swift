@@ -201,6 +201,52 @@ import Testing
         }
     }
 
+    /// A file whose primary item is a `grid`, with `iloc` (version 1) and `idat` as given.
+    private static func gridFile(iloc: [UInt8], idat: [UInt8] = Array(repeating: 0, count: 12)) -> Data {
+        func box(_ type: String, _ payload: [UInt8]) -> [UInt8] {
+            let size = payload.count + 8
+            return [UInt8(size >> 24), UInt8(size >> 16 & 0xFF), UInt8(size >> 8 & 0xFF), UInt8(size & 0xFF)]
+                + Array(type.utf8) + payload
+        }
+        let infe = box("infe", [2, 0, 0, 0, 0, 1, 0, 0] + Array("grid".utf8) + [0])
+        let iinf = box("iinf", [0, 0, 0, 0, 0, 1] + infe)
+        let meta = box("meta", [0, 0, 0, 0] + box("pitm", [0, 0, 0, 0, 0, 1]) + iinf + box("iloc", iloc) + box("idat", idat))
+        return Data(box("ftyp", Array("mif1\0\0\0\0mif1".utf8)) + meta)
+    }
+
+    /// A review's finding: the grid's item data at base offset + extent offset, each up to
+    /// 2^62 − 1, with `idat`'s position added, overflowed and trapped, so one request could
+    /// take a server down before libheif read a byte. Now an offset must name a byte of
+    /// `idat` (or of the file) first.
+    @Test func aGridOffsetPastTheFileIsNoCanvasNotATrap() {
+        let huge: [UInt8] = [0x3F, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF]
+        // Version 1; offset and length 8 bytes, base offset 8; one item: ID 1, method 1
+        // (in `idat`), data reference 0, the base, one extent (offset, length 8).
+        let iloc: [UInt8] = [1, 0, 0, 0, 0x88, 0x80, 0, 1, 0, 1, 0, 1, 0, 0] + huge + [0, 1] + huge + [0, 0, 0, 0, 0, 0, 0, 8]
+        #expect(Self.gridFile(iloc: iloc).withUnsafeBytes { HEIFPropertyReader.derivedCanvasSize(in: $0) } == nil)
+        #expect(throws: (any Error).self) { try HEIFCoder().decode(Self.gridFile(iloc: iloc), options: ImageCoderOptions()) }
+        // The same item at offset 0 of `idat` (flags 0, 1 × 1 tiles, 640 × 480) is read.
+        let sane: [UInt8] = [1, 0, 0, 0, 0x88, 0x80, 0, 1, 0, 1, 0, 1, 0, 0] + [UInt8](repeating: 0, count: 8) + [0, 1]
+            + [UInt8](repeating: 0, count: 8) + [0, 0, 0, 0, 0, 0, 0, 8]
+        let canvas = Self.gridFile(iloc: sane, idat: [0, 0, 0, 0, 0x02, 0x80, 0x01, 0xE0])
+        #expect(canvas.withUnsafeBytes { HEIFPropertyReader.derivedCanvasSize(in: $0) } == ImageSize(width: 640, height: 480))
+    }
+
+    /// A review's finding: with every field size 0, an `iloc` extent reads no byte, so
+    /// 65,535 items of 65,535 extents each (half a megabyte) took 4.3 billion steps before
+    /// libheif was called. Extents must now fit in what is left of the box. The bound is a
+    /// hang guard, hundreds of times what the walk takes, not a speed target.
+    @Test func anILocOfEmptyExtentsIsReadInOneStepEach() {
+        var iloc: [UInt8] = [1, 0, 0, 0, 0, 0, 0xFF, 0xFF]
+        for item in 2...65_536 {
+            iloc += [UInt8(item >> 8 & 0xFF), UInt8(item & 0xFF), 0, 0, 0, 0, 0xFF, 0xFF]
+        }
+        let file = Self.gridFile(iloc: iloc)
+        let started = ContinuousClock.now
+        #expect(file.withUnsafeBytes { HEIFPropertyReader.derivedCanvasSize(in: $0) } == nil)
+        #expect(ContinuousClock.now - started < Duration.seconds(5).scaled)
+    }
+
     @Test func decodesConcurrently() async throws {
         let data = try Self.fixture("orientation-5.heic")
         let expected = try HEIFCoder().decode(data, options: ImageCoderOptions()).pixels

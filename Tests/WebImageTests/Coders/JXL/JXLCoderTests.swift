@@ -70,6 +70,22 @@ import Testing
         #expect(try JXLCoder().decode(Self.fixture("animated.jxl"), options: first).frameCount == 1)
     }
 
+    /// The first frame with the metadata (what the image server and `webimage info` ask
+    /// for) runs on to the boxes after the codestream: the later frames are skipped, not
+    /// decoded. A review found them decoded and dropped, uncounted by the limit, so a file
+    /// of thousands of frames cost them all; with a limit of one and a half frames the
+    /// second frame's decode was refused outright.
+    @Test func theFirstFrameWithMetadataSkipsTheOtherFrames() throws {
+        var options = ImageCoderOptions()
+        options.decodeFirstFrameOnly = true
+        options.readsMetadata = true
+        options.pixelLimit = 50 * 50 * 3 / 2
+        let image = try JXLCoder().decode(Self.fixture("animated.jxl"), options: options)
+        #expect(image.frameCount == 1)
+        let all = try JXLCoder().decode(Self.fixture("animated.jxl"), options: ImageCoderOptions())
+        #expect(Self.samePixels(image.pixels, all.frames[0].pixels))
+    }
+
     @Test func thumbnailsFitTheBox() throws {
         var options = ImageCoderOptions()
         options.thumbnailPixelSize = ImageSize(width: 150, height: 150)

@@ -102,6 +102,36 @@ import Testing
         guard case .failure(.imageTooLarge) = attempt(Data(data)) else { Issue.record("expected imageTooLarge"); return }
     }
 
+    /// A review's finding: every PLTE and tRNS chunk before the image data, of any number
+    /// and size, was copied into each frame's stream (and CRC-checked by libpng per frame).
+    /// Now the first tRNS of at most 256 bytes is the one copied, as libpng keeps it, and a
+    /// palette of more than 256 entries is refused.
+    @Test func onlyOneBoundedTRNSIsCopiedIntoEachFrameAndAnOversizedPaletteIsRefused() throws {
+        let original = [UInt8](try PNGReference.data("dispose_none_over.png"))
+        // After the acTL chunk (ends at 53): three more tRNS chunks, one of 1,000 bytes.
+        func inserting(_ chunks: [(UInt32, [UInt8])]) -> Data {
+            var extra: [UInt8] = []
+            for (type, payload) in chunks { PNGChunks.append(type: type, payload: payload, to: &extra) }
+            return Data(original[..<53] + extra + original[53...])
+        }
+        let transparency = inserting([
+            (PNGChunks.tRNS, [0, 1, 0, 2, 0, 3]), (PNGChunks.tRNS, [UInt8](repeating: 7, count: 1_000)),
+            (PNGChunks.tRNS, [0, 4, 0, 5, 0, 6]),
+        ])
+        let shared = try transparency.withUnsafeBytes { bytes in
+            let layout = try PNGChunks.scan(bytes)
+            let header = try PNGDecoder.header(of: layout, in: bytes)
+            return try APNGDecoder.animation(in: layout, bytes: bytes, header: header, options: ImageCoderOptions())?.sharedChunks
+        }
+        #expect(shared?.count == 1)
+        #expect(shared.map { $0.map(\.count) } == [6 + 12])
+        let expected = try coder.decode(Data(original), options: ImageCoderOptions())
+        #expect(try coder.decode(transparency, options: ImageCoderOptions()).frames.map(\.pixels) == expected.frames.map(\.pixels))
+
+        let palette = inserting([(PNGChunks.PLTE, [UInt8](repeating: 0, count: 3 * 257))])
+        guard case .failure(.badImageData) = attempt(palette) else { Issue.record("expected badImageData"); return }
+    }
+
     @Test func aMissingIHDRIsBadImageData() {
         var out = PNGChunks.signature
         PNGChunks.append(type: PNGChunks.IEND, payload: [], to: &out)

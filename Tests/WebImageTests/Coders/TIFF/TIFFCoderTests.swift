@@ -117,4 +117,40 @@ import Testing
         #expect(TIFFCoder().canDecode(try Corpus.data("TestImage.png")) == false)
         #expect(TIFFCoder().canEncode(to: .tiff) == false)
     }
+
+    /// A review's finding: a 16 × 16 8-bit image whose one tile is declared 16,000 pixels a
+    /// side passed the pixel limit, and libtiff's RGBA reader then allocated the whole tile
+    /// (256 MB here, 768 MB in RGB) and decoded into it. Refused now from the header, for
+    /// the 8-bit reader as for the 16-bit one.
+    @Test func aTileFarLargerThanItsImageIsRefusedBeforeLibtiffAllocatesIt() throws {
+        var out: [UInt8] = [0x49, 0x49, 0x2A, 0, 8, 0, 0, 0]
+        func u16(_ v: Int) { out += [UInt8(v & 0xFF), UInt8(v >> 8 & 0xFF)] }
+        func u32(_ v: Int) { u16(v & 0xFFFF); u16(v >> 16) }
+        // Grey, 8 bits, uncompressed, one 16 × 16 tile; the tile's size is patched below.
+        let entries: [(tag: Int, type: Int, value: Int)] = [
+            (256, 4, 16), (257, 4, 16), (258, 3, 8), (259, 3, 1), (262, 3, 1), (277, 3, 1),
+            (322, 4, 16), (323, 4, 16), (324, 4, 8 + 2 + 10 * 12 + 4), (325, 4, 256),
+        ]
+        u16(entries.count)
+        for entry in entries {
+            u16(entry.tag); u16(entry.type); u32(1)
+            if entry.type == 3 { u16(entry.value); u16(0) } else { u32(entry.value) }
+        }
+        u32(0)
+        out += [UInt8](repeating: 0x80, count: 256)
+        let plain = Data(out)
+        #expect(try TIFFCoder().decode(plain, options: ImageCoderOptions()).size == ImageSize(width: 16, height: 16))
+
+        var huge = plain
+        for tag: UInt8 in [0x42, 0x43] {
+            let entry = try #require(huge.firstRange(of: Data([tag, 0x01, 0x04, 0x00, 0x01, 0x00, 0x00, 0x00])))
+            huge.replaceSubrange(entry.upperBound..<(entry.upperBound + 4), with: [0x80, 0x3E, 0, 0])  // 16,000
+        }
+        do {
+            _ = try TIFFCoder().decode(huge, options: ImageCoderOptions())
+            Issue.record("decoded a 16 × 16 image through a 256 MB tile")
+        } catch WebImageError.badImageData(let reason) {
+            #expect(reason.contains("larger than the limit"), "\(reason)")
+        }
+    }
 }
