@@ -180,10 +180,13 @@ public final class ImageServer: Sendable {
         var services: [any Service] = [
             Application(
                 router: router,
-                server: .http1(configuration: .init(
-                    additionalChannelHandlers: [ImmediateResponseHandler(server: self), ConnectionWatch.Handler()],
-                    idleTimeout: TimeAmount(configuration.keepAliveTimeout)
-                )),
+                // The idle timer first, so that it sees the requests answered in the pipeline
+                // (Hummingbird's own `idleTimeout` would not).
+                server: .http1(configuration: .init(additionalChannelHandlers: [
+                    IdleConnectionHandler(timeout: TimeAmount(self.configuration.keepAliveTimeout)),
+                    ImmediateResponseHandler(server: self),
+                    ConnectionWatch.Handler(),
+                ])),
                 configuration: ApplicationConfiguration(
                     address: .hostname(address.host, port: address.port),
                     serverName: "webimage",

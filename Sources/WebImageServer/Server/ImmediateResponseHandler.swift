@@ -16,9 +16,13 @@ import NIOHTTPTypes
 /// tell which path answered.
 ///
 /// Only a request that is certainly answered at once is answered here: `GET` or `HEAD`,
-/// not asking to close the connection, and no earlier request of the connection still with
-/// Hummingbird (so responses keep their order). Anything else passes through, and a request
-/// that fails a check gets its status from the full path.
+/// not asking to close the connection, no earlier request of the connection still with
+/// Hummingbird (so responses keep their order), and a socket that takes writes. Anything
+/// else passes through, and a request that fails a check gets its status from the full
+/// path. The last condition is the back-pressure: a client that pipelines hits and never
+/// reads would otherwise have answers queued in memory without end, since the pipeline
+/// keeps reading while it answers; passed on, its requests meet Hummingbird's, which
+/// stops reading the socket until the answers drain.
 final class ImmediateResponseHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPRequestPart
     typealias InboundOut = HTTPRequestPart
@@ -51,7 +55,8 @@ final class ImmediateResponseHandler: ChannelDuplexHandler, RemovableChannelHand
         case (.idle, .head(let request)):
             // A client that asks to close gets Hummingbird's handling of it.
             let closes = request.headerFields[.connection]?.lowercased().contains("close") == true
-            if !closes, let answer = server.immediateResponse(target: request.path ?? "", method: request.method, headers: request.headerFields) {
+            if !closes, context.channel.isWritable,
+               let answer = server.immediateResponse(target: request.path ?? "", method: request.method, headers: request.headerFields) {
                 state = .dropping
                 var head = answer.head
                 head.headerFields[.date] = HTTPDate.now()
