@@ -44,15 +44,20 @@ public struct LocalFileSource: Sendable {
     ///   root, 404 `source_missing` for no such file, 413 over `maxBytes`, 502 for a file
     ///   that cannot be read (not a regular file, no permission).
     public func read(_ url: URL, maxBytes: Int) async throws(ImageServerError) -> Data {
-        let path = try resolvedPath(of: url)
-        do {
-            return try await BlockingIO.run { () throws(WebImageError) -> Data in
+        // Both steps are file-system calls (`realpath` walks every link of the path, which
+        // on a network file system can take long), so both run off the event loop.
+        let (path, read) = try await BlockingIO.run { () throws(ImageServerError) -> (String, Result<Data, WebImageError>) in
+            let path = try resolvedPath(of: url)
+            return (path, Result { () throws(WebImageError) -> Data in
                 do {
                     return try FileURLLoader.read(URL(fileURLWithPath: path), limit: maxBytes)
                 } catch {
                     throw WebImageError(error)
                 }
-            }
+            })
+        }
+        do {
+            return try read.get()
         } catch {
             // The library's reason names the file's absolute path: the client is told the
             // path it asked for, not where the root lies on the server's disk.

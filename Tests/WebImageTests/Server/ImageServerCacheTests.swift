@@ -40,6 +40,25 @@ import Testing
         #expect(cache.diskEntry(forKey: "result-9") != nil, "the newest entries stay")
     }
 
+    /// Between the ten-minute checks, writing a quarter of the limit starts a check: the
+    /// level stays near its limit however fast results arrive. It used to grow by all
+    /// that arrived in ten minutes (tens of gigabytes over a 1 GiB limit under load).
+    @Test func aDiskLevelIsCheckedAsItIsWrittenNotOnlyEveryTenMinutes() async throws {
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var limits = DiskCache.Configuration()
+        limits.maxSize = 40_000
+        limits.cleanupInterval = ByteCache.diskCleanupInterval
+        let cache = ByteCache(levels: .disk, directory: directory, memoryLimit: 1 << 20, disk: limits)
+        let view = DiskCache(directory: directory)
+        for index in 0..<20 {
+            #expect(cache.store(ByteCache.Entry(data: Data(repeating: UInt8(index), count: 5_000), format: .png), forKey: "result-\(index)"))
+        }
+        let deadline = ContinuousClock.now + Duration.seconds(30).scaled
+        while view.totalSize > 50_000, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        #expect(view.totalSize <= 50_000, "\(view.totalSize) bytes on disk for a limit of 40,000")
+    }
+
     @Test func theServersDiskLevelsGetTheConfiguredBounds() async throws {
         let directory = try Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
