@@ -1,4 +1,5 @@
 import NIOPosix
+import WebImage
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -12,8 +13,15 @@ import Darwin
 ///
 /// A host written as an address (in any spelling ``IPAddress`` parses) is that address,
 /// without a lookup. A name goes through the system resolver (`getaddrinfo`, as the HTTP
-/// client itself would use) on NIO's blocking-I/O threads, so it obeys `/etc/hosts` and
-/// `nsswitch.conf` the way a plain fetch would.
+/// client itself would use), so it obeys `/etc/hosts` and `nsswitch.conf` the way a plain
+/// fetch would.
+///
+/// Lookups run on threads of their own, at most ``maximumPendingLookups`` at a time. A name
+/// server that drops queries keeps `getaddrinfo` blocked for 10 to 30 seconds (5 s per
+/// attempt and server), past any download timeout: the request gives up, the lookup does
+/// not. On NIO's shared blocking pool (a thread per core, which also reads and writes the
+/// disk caches) such lookups stalled every disk hit behind them, and queued without end;
+/// here they stall only other lookups, and past the bound a source fails at once.
 ///
 /// ```swift
 /// let addresses = try await HostResolver.addresses(of: "localhost")   // [::1, 127.0.0.1]
@@ -22,6 +30,16 @@ public enum HostResolver {
     /// Every address `host` resolves to, in the resolver's order.
     /// - Throws: ``ImageServerError/sourceFailed(_:)`` (502) when the name does not resolve.
     public static func addresses(of host: String) async throws(ImageServerError) -> [IPAddress] {
+        try await addresses(of: host, within: .shared, lookingUpWith: lookUp)
+    }
+
+    /// ``addresses(of:)`` with the bound and the blocking lookup given (the tests' own
+    /// bound, and their stand-in for a name server that does not answer).
+    static func addresses(
+        of host: String,
+        within bound: PendingLookups,
+        lookingUpWith lookUp: @escaping @Sendable (String) -> Result<[IPAddress], ImageServerError>
+    ) async throws(ImageServerError) -> [IPAddress] {
         var name = host
         if name.hasPrefix("["), name.hasSuffix("]") { name = String(name.dropFirst().dropLast()) }
         if let address = IPAddress(parsing: name) { return [address] }
@@ -30,14 +48,60 @@ public enum HostResolver {
             throw .sourceFailed("the source host has a NUL character")
         }
         let lookup = name
+        guard bound.admit() else {
+            throw .sourceFailed("the source host could not be resolved: \(bound.maximum) lookups are already waiting")
+        }
+        defer { bound.leave() }
         let result: Result<[IPAddress], ImageServerError>
         do {
-            result = try await NIOThreadPool.singleton.run { lookUp(lookup) }
+            result = try await pool.run { lookUp(lookup) }
         } catch {
             throw .sourceFailed("the source host could not be resolved: \(error)")
         }
         return try result.get()
     }
+
+    /// Lookups waiting for a resolver thread or running, beyond which a source fails at
+    /// once with a 502: eight threads' worth of queue behind each thread.
+    public static let maximumPendingLookups = 64
+
+    /// A count of lookups waiting or running, held to a maximum. Thread-safe.
+    final class PendingLookups: Sendable {
+        /// The server's: ``maximumPendingLookups``.
+        static let shared = PendingLookups(maximum: maximumPendingLookups)
+
+        let maximum: Int
+        private let count = LockedValue(0)
+
+        init(maximum: Int) {
+            self.maximum = maximum
+        }
+
+        /// Lookups waiting or running now.
+        var current: Int { count.withLock { $0 } }
+
+        /// Counts one more lookup, unless the maximum is reached.
+        func admit() -> Bool {
+            count.withLock { count in
+                guard count < maximum else { return false }
+                count += 1
+                return true
+            }
+        }
+
+        /// One lookup ended.
+        func leave() {
+            count.withLock { $0 -= 1 }
+        }
+    }
+
+    /// The resolver's threads, for the life of the process, as NIO's own singletons are.
+    private static let pool: NIOThreadPool = {
+        let pool = NIOThreadPool(numberOfThreads: 8)
+        pool.start()
+        return pool
+    }()
+
 
     /// `getaddrinfo` for stream sockets of either family; blocks.
     static func lookUp(_ name: String) -> Result<[IPAddress], ImageServerError> {

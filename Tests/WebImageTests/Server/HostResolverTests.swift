@@ -1,0 +1,52 @@
+import Dispatch
+import Foundation
+import Testing
+@testable import WebImageServer
+
+/// The source-host resolver: addresses as written need no lookup, names go to the system
+/// resolver on threads of their own, and lookups that do not come back are bounded.
+@Suite struct HostResolverTests {
+    @Test func anAddressIsItselfAndANameIsLookedUp() async throws {
+        #expect(try await HostResolver.addresses(of: "127.0.0.1") == [IPAddress(parsing: "127.0.0.1")].compactMap { $0 })
+        #expect(try await HostResolver.addresses(of: "[::1]") == [IPAddress(parsing: "::1")].compactMap { $0 })
+        let local = try await HostResolver.addresses(of: "localhost")
+        #expect(!local.isEmpty)
+    }
+
+    /// A review's finding: lookups ran on NIO's shared blocking pool (a thread per core,
+    /// also the disk caches'), and a name server that drops queries blocks each for up to
+    /// 30 s; requests gave up, lookups did not, and they queued without end with every disk
+    /// hit behind them. Now at most `maximumPendingLookups` wait or run, on threads of
+    /// their own; the next fails at once, and a lookup works again once they drain. (A
+    /// bound of four here, the test's own, so other tests' lookups are not refused.)
+    @Test func lookupsThatDoNotComeBackAreBounded() async throws {
+        let release = DispatchSemaphore(value: 0)
+        let stuck: @Sendable (String) -> Result<[IPAddress], ImageServerError> = { _ in
+            release.wait()
+            return .success([])
+        }
+        let bound = HostResolver.PendingLookups(maximum: 4)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for index in 0..<bound.maximum {
+                group.addTask { _ = try await HostResolver.addresses(of: "stuck-\(index).test", within: bound, lookingUpWith: stuck) }
+            }
+            // Every one of them admitted, then one more refused at once.
+            let deadline = ContinuousClock.now + Duration.seconds(30).scaled
+            while bound.current < bound.maximum, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            #expect(bound.current == bound.maximum)
+            do throws(ImageServerError) {
+                _ = try await HostResolver.addresses(of: "one-more.test", within: bound) { _ in .success([]) }
+                Issue.record("a lookup was admitted past the bound")
+            } catch {
+                #expect(error.status == 502)
+                #expect(error.message.contains("lookups are already waiting"), "\(error.message)")
+            }
+            for _ in 0..<bound.maximum { release.signal() }
+            try await group.waitForAll()
+        }
+        #expect(bound.current == 0)
+        #expect(try await HostResolver.addresses(of: "again.test", within: bound) { _ in .success([]) } == [])
+    }
+}
