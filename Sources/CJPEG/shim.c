@@ -35,6 +35,7 @@ struct cjpeg_reader {
     const unsigned char *base; /* the caller's bytes during a call, NULL between calls */
     size_t offset;             /* bytes libjpeg has consumed for good */
     size_t skip_pending;       /* bytes libjpeg asked to skip that had not arrived yet */
+    int markers_saved;         /* jpeg_save_markers called (streams: on the first header read) */
     int header_read;
     int started;
     int buffered;              /* buffered-image mode (a multi-scan file) */
@@ -419,7 +420,6 @@ cjpeg_reader *cjpeg_stream_new(void) {
     stream->source.resync_to_restart = jpeg_resync_to_restart;
     stream->source.term_source = stream_term_source;
     stream->info.src = &stream->source;
-    jpeg_save_markers(&stream->info, JPEG_APP0 + 1, 0xFFFF);
     return stream;
 }
 
@@ -427,6 +427,12 @@ int cjpeg_stream_read_header(cjpeg_reader *stream, const unsigned char *data, si
                              cjpeg_header *header) {
     if (stream_attach(stream, data, size) != 0) return -1;
     if (setjmp(stream->error.jump)) return stream_fail(stream);
+    if (!stream->markers_saved) {
+        /* Here, under the setjmp, not in cjpeg_stream_new: an error it raised there would
+         * longjmp to the jmp_buf of create_decompress, whose frame had returned. */
+        jpeg_save_markers(&stream->info, JPEG_APP0 + 1, 0xFFFF);
+        stream->markers_saved = 1;
+    }
     if (!stream->header_read) {
         int result = jpeg_read_header(&stream->info, TRUE);
         if (result == JPEG_SUSPENDED) {
