@@ -26,7 +26,7 @@ MAX_MULTI = 64 * 1024
 FORMATS = {
     ".jpg": "jpeg", ".jpeg": "jpeg", ".png": "png", ".apng": "png", ".gif": "gif", ".webp": "webp",
     ".avif": "avif", ".heic": "heif", ".heif": "heif", ".heics": "heif", ".tif": "tiff", ".tiff": "tiff",
-    ".bmp": "bmp",
+    ".bmp": "bmp", ".jxl": "jxl", ".svg": "svg", ".pdf": "pdf",
 }
 
 

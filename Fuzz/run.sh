@@ -37,6 +37,9 @@ decode-avif  decode      heif         262144
 decode-heif  decode      heif         262144
 decode-tiff  decode      tiff         262144
 decode-bmp   decode      bmp          262144
+decode-jxl   decode      jxl          262144
+decode-svg   decode      svg          65536
+decode-pdf   decode      pdf          262144
 thumbnail    thumbnail   images       65600
 scaledown    scaledown   images       65600
 progressive  progressive images       65600
@@ -106,7 +109,7 @@ bin=$(WEBIMAGE_FUZZ=1 swift build -c release --scratch-path "$scratch" "${saniti
 rm -rf "$work/seeds"
 python3 Fuzz/make-seeds.py "$work/seeds"
 mkdir -p "$work/dict" "$work/logs"
-cat Fuzz/dict/{jpeg,png,gif,webp,heif,tiff,bmp}.dict > "$work/dict/images.dict"
+cat Fuzz/dict/{jpeg,png,gif,webp,heif,tiff,bmp,jxl,svg,pdf}.dict > "$work/dict/images.dict"
 # Processing options, then the image they apply to.
 cat Fuzz/dict/server-path.dict "$work/dict/images.dict" > "$work/dict/server-process.dict"
 for dict in Fuzz/dict/*.dict; do cp "$dict" "$work/dict/"; done
