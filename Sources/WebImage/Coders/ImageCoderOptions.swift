@@ -11,8 +11,22 @@
 public struct ImageCoderOptions: Sendable, Equatable {
     // MARK: Decoding
 
+    /// The most frames a decode gives: 1 with ``decodeFirstFrameOnly``, else a positive
+    /// ``maximumFrameCount``, else no bound.
+    var frameLimit: Int {
+        if decodeFirstFrameOnly { return 1 }
+        if let maximumFrameCount, maximumFrameCount > 0 { return maximumFrameCount }
+        return .max
+    }
+
     /// Decode only the first frame of an animated image. Default `false`.
     public var decodeFirstFrameOnly = false
+    /// Decode at most this many frames of an animated image, the first ones: the rest are
+    /// not decoded and do not count against ``pixelLimit``. An image server's frame limit
+    /// (imgproxy's `IMGPROXY_MAX_ANIMATION_FRAMES`) cuts long animations so. The
+    /// animation's loop count is kept. Default `nil`: every frame (as are zero and negative
+    /// values); ``decodeFirstFrameOnly`` wins over it.
+    public var maximumFrameCount: Int?
     /// For ``AnimatedImage``: decode every frame up front instead of on demand
     /// (SDWebImage's `preloadAllFrames`). One-shot decoders always decode every frame and
     /// ignore it. Default `false`.

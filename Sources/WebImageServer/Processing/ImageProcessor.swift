@@ -34,7 +34,8 @@ public struct ImageProcessor: Sendable {
         /// The most pixels a source may have, all frames of an animation together; default
         /// 50 million (imgproxy's `MAX_SRC_RESOLUTION` of 50 megapixels).
         public var maxSourcePixels = 50_000_000
-        /// The most frames an animated source may have; default 1,000.
+        /// The most frames of an animated source that are decoded and kept; a longer
+        /// animation is cut to its first ones, as imgproxy cuts it. Default 1,000.
         public var maxAnimationFrames = 1_000
         /// The largest width or height of a result; default 8,192. All frames of an animated
         /// result together may have at most its square in pixels (what one frame at the
@@ -160,6 +161,8 @@ public struct ImageProcessor: Sendable {
         coderOptions.keepsColorProfile = !options.stripColorProfile
         coderOptions.readsMetadata = !options.stripMetadata || options.keepCopyright
         coderOptions.decodeFirstFrameOnly = !keepsAnimation && options.page == nil
+        // Frames past the limit are neither decoded nor counted against the pixel limit.
+        coderOptions.maximumFrameCount = configuration.maxAnimationFrames
         coderOptions.pageIndex = options.page ?? 0
         // Enlarging a bitmap needs the source as it is; the resampler then scales it up.
         guard !options.enlarge || isVector else { return coderOptions }
@@ -204,9 +207,6 @@ public struct ImageProcessor: Sendable {
             image = try configuration.coder.decode(data, options: decoding)
         } catch {
             throw .processing(WebImageError(error))
-        }
-        guard image.frameCount <= configuration.maxAnimationFrames else {
-            throw .unprocessable("the source has \(image.frameCount) frames, over the limit of \(configuration.maxAnimationFrames)")
         }
         return image
     }

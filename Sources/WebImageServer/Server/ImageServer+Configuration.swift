@@ -82,7 +82,8 @@ extension ImageServer {
         public var maxSourceResolution = 50.0
         /// `WEBIMAGE_MAX_SRC_FILE_SIZE`: bytes a source may have; default 100 MiB.
         public var maxSourceFileSize = 100 * 1024 * 1024
-        /// `WEBIMAGE_MAX_ANIMATION_FRAMES`: frames an animated source may have; default 1,000.
+        /// `WEBIMAGE_MAX_ANIMATION_FRAMES`: frames of an animated source decoded and kept; a
+        /// longer animation is cut to its first ones, as imgproxy cuts it. Default 1,000.
         public var maxAnimationFrames = 1_000
         /// `WEBIMAGE_MAX_RESULT_DIMENSION`: the largest width or height of a result (a larger
         /// one is scaled down to it); default 8,192. All frames of an animated result

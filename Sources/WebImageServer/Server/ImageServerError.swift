@@ -8,8 +8,9 @@ import WebImage
 /// means by them, which is not always imgproxy's choice: a malformed URL or option is a 400
 /// here (imgproxy answers 404), a source over the byte limit a 413 (imgproxy 422), a format
 /// the server cannot write a 400 (imgproxy 422), and an origin's 4xx other than 404 and 410
-/// a 502 (imgproxy passes it on). Signatures (403), missing sources (404), pixel and frame
-/// limits (422) and time-outs agree.
+/// a 502 (imgproxy passes it on). Signatures (403), missing sources (404), the pixel limit
+/// (422) and time-outs agree; an animation over the frame limit is cut, as imgproxy cuts
+/// it, not refused.
 ///
 /// ```swift
 /// throw ImageServerError.badOptions("unknown option \"crop2\"")   // 400
@@ -71,7 +72,7 @@ public struct ImageServerError: Error, Sendable, Equatable, CustomStringConverti
     public static func sourceMissing(_ message: String) -> Self { Self(status: 404, label: "source_missing", message: message) }
     /// 413: the source is larger than the byte limit.
     public static func sourceTooLarge(_ message: String) -> Self { Self(status: 413, label: "source_too_large", message: message) }
-    /// 422: the source has more pixels (or frames) than the limits allow, or is not an image
+    /// 422: the source has more pixels than the limit allows, or is not an image
     /// the server can decode.
     public static func unprocessable(_ message: String) -> Self { Self(status: 422, label: "source_unprocessable", message: message) }
     /// 429: every worker is busy and the queue behind them is full.

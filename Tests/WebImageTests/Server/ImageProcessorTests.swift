@@ -169,13 +169,23 @@ import Testing
         #expect(Self.status { _ = try ImageProcessor(configuration: configuration).process(png, options: ProcessingOptions(), format: nil) } == nil)
     }
 
-    @Test func frameLimitIsA422() throws {
+    /// As imgproxy does with `IMGPROXY_MAX_ANIMATION_FRAMES`: a longer animation is cut to
+    /// its first frames (it used to be refused with a 422), its loop count kept.
+    @Test func anAnimationOverTheFrameLimitIsCutToItsFirstFrames() throws {
         var configuration = ImageProcessor.Configuration()
         configuration.maxAnimationFrames = 2
         let gif = try Corpus.data("TestImage.gif")
+        let source = try CodersManager.shared.decode(gif)
+        #expect(source.frameCount == 5)
+        let cut = try CodersManager.shared.decode(ImageProcessor(configuration: configuration).process(gif, options: ProcessingOptions(), format: nil).data)
+        #expect(cut.frameCount == 2)
+        #expect(cut.loopCount == source.loopCount)
+        #expect(cut.frames.map(\.duration) == Array(source.frames.map(\.duration).prefix(2)))
+        // The frames past the limit are not decoded, so the pixel limit counts two frames.
+        configuration.maxSourcePixels = 2 * source.size.pixelCount
+        #expect(Self.status { _ = try ImageProcessor(configuration: configuration).process(gif, options: ProcessingOptions(), format: nil) } == nil)
+        configuration.maxAnimationFrames = 3
         #expect(Self.status { _ = try ImageProcessor(configuration: configuration).process(gif, options: ProcessingOptions(), format: nil) } == 422)
-        // One page of it is one frame's work, but every frame is still counted.
-        #expect(Self.status { _ = try ImageProcessor(configuration: configuration).process(gif, options: Self.options { $0.page = 0 }, format: nil) } == 422)
         // Into a still format, only the first frame is decoded.
         #expect(Self.status { _ = try ImageProcessor(configuration: configuration).process(gif, options: ProcessingOptions(), format: .png) } == nil)
     }

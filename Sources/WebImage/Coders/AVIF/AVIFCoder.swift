@@ -74,7 +74,7 @@ public struct AVIFCoder: ImageCoder {
         let width = Int(parsed.pointee.width), height = Int(parsed.pointee.height)
         let available = Int(decoder.pointee.imageCount)
         guard available > 0 else { throw WebImageError.badImageData("AVIF has no frames") }
-        let frameCount = options.decodeFirstFrameOnly ? 1 : available
+        let frameCount = min(available, options.frameLimit)
         let orientation = AVIFCoder.orientation(of: parsed.pointee)
         let hasAlpha = decoder.pointee.alphaPresent == AVIF_TRUE
         let source = ImageSize(width: width, height: height)

@@ -37,7 +37,7 @@ public final class AVIFFrameSource: SequentialFrameSource {
         guard let parsed = decoder.pointee.image else { throw WebImageError.badImageData("AVIF has no image") }
         let source = ImageSize(width: Int(parsed.pointee.width), height: Int(parsed.pointee.height))
         try DecodeGeometry.checkPixelLimit(width: source.width, height: source.height, options: options)
-        let declared = options.decodeFirstFrameOnly ? min(1, Int(decoder.pointee.imageCount)) : Int(decoder.pointee.imageCount)
+        let declared = min(Int(decoder.pointee.imageCount), options.frameLimit)
         var durations: [TimeInterval] = []
         // Frames whose data (back to their keyframe) lies within the bytes present.
         while durations.count < declared {

@@ -4,7 +4,7 @@ extension GIFCoder {
     /// What the structure scan learnt before any pixel is decoded.
     struct DecodePlan {
         let canvas: ImageSize
-        /// Frames to decode: the whole image records found (1 with `decodeFirstFrameOnly`).
+        /// Frames to decode: the whole image records found, at most `options.frameLimit`.
         let frameCount: Int
         /// The NETSCAPE2.0 loop count, or 1 when the file has none.
         let loopCount: Int
@@ -22,7 +22,7 @@ extension GIFCoder {
             var frames = 0
             var loopCount = 1
             var rectangles = DecodedRectangles(limit: options.pixelLimit)
-            scanning: while true {
+            scanning: while frames < options.frameLimit {
                 // A failure here is a truncated or corrupt tail: the frames counted so far
                 // are the whole ones.
                 guard let record = try? reader.nextRecord() else { break }

@@ -52,7 +52,7 @@ public final class GIFFrameSource: SequentialFrameSource {
             try DecodeGeometry.checkPixelLimit(width: scan.canvas.width, height: scan.canvas.height, options: options)
             var control = GIFCoder.FrameControl()
             var rectangles = GIFCoder.DecodedRectangles(limit: options.pixelLimit)
-            scanning: while !(options.decodeFirstFrameOnly && scan.durations.count == 1) {
+            scanning: while scan.durations.count < options.frameLimit {
                 guard let record = try? reader.nextRecord() else { break }
                 switch record {
                 case .image(let image):

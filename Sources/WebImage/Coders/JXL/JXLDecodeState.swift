@@ -53,7 +53,7 @@ struct JXLDecodeState {
                     _ = buffer.initialize(from: output.bindMemory(to: UInt8.self))
                 }
                 frames.append(ImageFrame(pixels: pixels, duration: duration))
-                if options.decodeFirstFrameOnly {
+                if frames.count >= options.frameLimit {
                     guard options.readsMetadata else { return }
                     // Metadata boxes may follow the codestream, so reading them means running
                     // on to its end, with every later frame skipped: libjxl then parses them

@@ -70,7 +70,7 @@ enum APNGDecoder {
                 playCount = Int(PNGChunks.readUInt32(payload, at: 4))
                 // Every frame is held at canvas size, so the whole animation must fit the limit
                 // (a lazy source holds one canvas, which the caller has checked).
-                let (total, overflow) = canvas.pixelCount.multipliedReportingOverflow(by: declaredFrames)
+                let (total, overflow) = canvas.pixelCount.multipliedReportingOverflow(by: min(declaredFrames, options.frameLimit))
                 if !lazy, overflow || total > options.pixelLimit {
                     throw WebImageError.imageTooLarge(width: header.width, height: header.height * declaredFrames, limit: options.pixelLimit)
                 }
@@ -124,11 +124,14 @@ enum APNGDecoder {
         if cutShort, lazy || frames.count < declaredFrames {
             frames.removeLast(frames.isEmpty ? 0 : 1)
             guard !frames.isEmpty else { throw WebImageError.badImageData("APNG has no whole frame") }
+            frames.removeLast(max(0, frames.count - options.frameLimit))
             return Animation(frames: frames, playCount: playCount, sharedChunks: shared)
         }
         guard frames.count == declaredFrames, frames.allSatisfy({ !$0.data.isEmpty }) else {
             throw WebImageError.badImageData("APNG declares \(declaredFrames) frames but holds \(frames.count) complete ones")
         }
+        // The frames past the limit are checked as a whole file's are, but not decoded.
+        frames.removeLast(max(0, frames.count - options.frameLimit))
         return Animation(frames: frames, playCount: playCount, sharedChunks: shared)
     }
 

@@ -47,7 +47,7 @@ public final class APNGFrameSource: SequentialFrameSource {
             guard var animation = try APNGDecoder.animation(in: layout, bytes: bytes, header: header, options: options, lazy: true) else {
                 throw WebImageError.badImageData("PNG has no animation (no acTL chunk before the image data)")
             }
-            if options.decodeFirstFrameOnly { animation.frames.removeLast(animation.frames.count - 1) }
+            animation.frames.removeLast(max(0, animation.frames.count - options.frameLimit))
             let orientation = coder.orientation(in: layout, bytes: bytes)
             return (animation, header, orientation, header.hasAlphaChannel || coder.hasTransparencyChunk(in: layout),
                     PNGDecoder.colorProfile(bytes))

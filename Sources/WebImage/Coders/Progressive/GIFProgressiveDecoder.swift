@@ -29,7 +29,7 @@ public final class GIFProgressiveDecoder: CoreBackedProgressiveDecoder {
 
         mutating func partialImage(from data: Data, options: ImageCoderOptions) throws -> Image? {
             var frames = GIFProgressiveDecoder.wholeFrames(data)
-            if options.decodeFirstFrameOnly { frames = min(frames, 1) }
+            frames = min(frames, options.frameLimit)
             guard frames > 0 else { return nil }
             if let partial, partial.options == options, partial.frames == frames { return partial.image }
             let image = try GIFCoder().decode(data, options: options).markedIncremental()

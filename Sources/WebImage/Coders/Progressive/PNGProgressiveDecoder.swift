@@ -45,7 +45,7 @@ public final class PNGProgressiveDecoder: CoreBackedProgressiveDecoder {
                 throw WebImageError.badImageData("PNG: libpng read a different size than IHDR declares")
             }
             let chunks = PNGProgressiveDecoder.metadata(data)
-            let frameCount = options.decodeFirstFrameOnly ? 1 : chunks.declaredFrames
+            let frameCount = min(chunks.declaredFrames, options.frameLimit)
             let target = DecodeGeometry.targetSize(
                 sourceSize: source, orientation: chunks.orientation, frameCount: frameCount, options: options)
             var finished = DecodeGeometry.finish(canvas, orientation: chunks.orientation, target: target, options: options)

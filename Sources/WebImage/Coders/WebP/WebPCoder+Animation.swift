@@ -29,7 +29,7 @@ extension WebPCoder {
 
         let canvas = ImageSize(width: Int(info.canvas_width), height: Int(info.canvas_height))
         try DecodeGeometry.checkPixelLimit(width: canvas.width, height: canvas.height, options: options)
-        let frameCount = options.decodeFirstFrameOnly ? 1 : Int(info.frame_count)
+        let frameCount = min(Int(info.frame_count), options.frameLimit)
         let (total, overflow) = canvas.pixelCount.multipliedReportingOverflow(by: frameCount)
         if overflow || total > options.pixelLimit {
             throw WebImageError.imageTooLarge(width: canvas.width, height: canvas.height, limit: options.pixelLimit)

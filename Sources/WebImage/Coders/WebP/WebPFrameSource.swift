@@ -58,7 +58,7 @@ public final class WebPFrameSource: SequentialFrameSource {
             throw WebImageError.badImageData("libwebp gave no demuxer")
         }
         var durations: [TimeInterval] = []
-        let available = options.decodeFirstFrameOnly ? 1 : handle.frameCount
+        let available = min(handle.frameCount, options.frameLimit)
         while durations.count < available {
             var iterator = WebPIterator()
             guard WebPDemuxGetFrame(demuxer, Int32(durations.count + 1), &iterator) != 0 else { break }
