@@ -30,10 +30,14 @@ final class DownloadOperation: Hashable, Sendable {
         /// Whether certificate checks are off: such a download never serves a caller that
         /// wants them on, and the other way round.
         var allowsInvalidCertificates: Bool
-        /// Whether the download connects to a pinned address
-        /// (``DownloadRequestOptions/pinnedAddress``): a pinned caller never joins a download
-        /// that resolved the host itself, and the other way round.
-        var isPinned = false
+        /// The address a pinned download connects to (``DownloadRequestOptions/pinnedAddress``),
+        /// `nil` when the host name is resolved as usual: a pinned caller joins only a
+        /// download pinned to the same address, so it never receives bytes from an address
+        /// its own checks did not vet.
+        var pinnedAddress: String?
+        /// A value of its own for a caller whose request is its own (see
+        /// ``DownloadRequestOptions``): its key equals no other caller's.
+        var exclusive: UInt64?
     }
 
     /// One caller's share of the download.

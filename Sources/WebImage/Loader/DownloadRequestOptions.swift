@@ -5,10 +5,14 @@ import Foundation
 /// This is the loader's slice of the manager's `ImageOptions` and `ImageContext`: the
 /// manager fills it from those (priority from `lowPriority`/`highPriority`, decode options
 /// from the thumbnail, scale and scale-down settings, the modifiers and decryptor from the
-/// context). Callers that share one download (coalescing) each keep their own
+/// context). Callers of one URL share one download (coalescing), each keeping its own
 /// ``decodeOptions``, ``priority`` (the highest raises a queued download) and
-/// ``progressiveLoad``; the request-level fields (modifiers, decryptor, ``handleCookies``,
-/// ``cachedData``) come from the caller whose call started the download.
+/// ``progressiveLoad``, unless a caller sets request-level fields of its own (a modifier, a
+/// decryptor, ``handleCookies``, ``cachedData``): such a caller gets a request of its own,
+/// since a modifier may carry one user's credentials and the others must never receive
+/// what it fetched. The downloader-wide hooks of ``Downloader/Configuration`` apply to
+/// every caller alike and do not prevent sharing. Callers with different
+/// ``allowInvalidCertificates`` or ``pinnedAddress`` never share a download either.
 ///
 /// ```swift
 /// var options = DownloadRequestOptions()
@@ -52,8 +56,8 @@ public struct DownloadRequestOptions: Sendable {
     /// `Location`), so the caller checks the next hop's address before following it. A URL
     /// whose host is itself an IP address fails with ``WebImageError/invalidURL(_:)`` unless
     /// it is this address, as does an address that is not an IP address. Pinned downloads
-    /// share a network request only with other pinned downloads of the same URL (which
-    /// connect where the first of them was pinned). The connections of a pin are kept for
+    /// share a network request only with other downloads of the same URL pinned to the same
+    /// address. The connections of a pin are kept for
     /// later downloads of the same host pinned to the same address.
     public var pinnedAddress: String?
 

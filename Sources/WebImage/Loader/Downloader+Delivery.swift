@@ -50,7 +50,10 @@ extension Downloader {
                 // it is read back (no decryptor runs on a streamed body).
                 data = try await Self.readBack(file, limit: config.maximumResponseSize)
             }
-            if let decryptor = operation.requestOptions.decryptor {
+            // A 304's body is the caller's cached bytes, decrypted when they were first
+            // downloaded: decrypting them again garbled them (and the manager then
+            // remembered the URL as failed).
+            if let decryptor = operation.requestOptions.decryptor, body.response.statusCode != 304 {
                 data = try decryptor.decryptedOrThrow(data, response: body.response)
             }
         } catch {

@@ -30,6 +30,9 @@ public final class Downloader: ImageLoader {
     /// The process-wide downloader with the default configuration.
     public static let shared = Downloader()
 
+    /// The source of ``DownloadOperation/Key/exclusive`` values, process-wide.
+    private static let exclusiveKeys = Atomic<UInt64>(0)
+
     /// Everything the downloader's one lock protects: the scheduler's decisions and what
     /// the downloader needs to act on them. Handlers, requests and clients are called only
     /// after the lock is released.
@@ -197,6 +200,13 @@ public final class Downloader: ImageLoader {
             completion(.failure(.invalidURL(url?.absoluteString ?? "nil")))
             return nil
         }
+        // A caller with request-level options of its own (a modifier, a decryptor, cookies,
+        // cached bytes) gets a request of its own: a modifier may add credentials, and no
+        // other caller may receive what they fetched, or bytes decrypted or checked for
+        // someone else. SDWebImage keys its operations by URL alone; one process there is
+        // one user, a server here serves many.
+        let exclusive = options.requestModifier != nil || options.responseModifier != nil || options.decryptor != nil
+            || options.handleCookies || options.cachedData != nil
         // The downloader's hooks stand in for those the caller did not name.
         var options = options
         options.requestModifier = options.requestModifier ?? config.requestModifier
@@ -212,7 +222,8 @@ public final class Downloader: ImageLoader {
         let key = DownloadOperation.Key(
             url: url,
             allowsInvalidCertificates: options.allowInvalidCertificates || config.allowInvalidCertificates,
-            isPinned: options.pinnedAddress != nil
+            pinnedAddress: options.pinnedAddress,
+            exclusive: exclusive ? Self.exclusiveKeys.add(1, ordering: .relaxed).newValue : nil
         )
         let action = state.withLock { state in
             let action = state.scheduler.subscribe(subscriber, key: key, options: options)

@@ -84,7 +84,9 @@ struct ImageLoadPlan: Sendable {
         if options.contains(.queryMemoryData) { result.insert(.queryMemoryData) }
         if options.contains(.queryMemoryDataSync) { result.insert(.queryMemoryDataSync) }
         if options.contains(.queryDiskDataSync) { result.insert(.queryDiskDataSync) }
-        if options.contains(.decodeFirstFrameOnly) { result.insert(.decodeFirstFrameOnly) }
+        // The decode options' own first-frame setting holds for memory hits as the flag
+        // does (a download or a disk decode already honours it).
+        if options.contains(.decodeFirstFrameOnly) || decodeOptions.decodeFirstFrameOnly { result.insert(.decodeFirstFrameOnly) }
         return result
     }
 
@@ -142,7 +144,9 @@ struct ImageLoadPlan: Sendable {
         } else if options.contains(.lowPriority) {
             result.priority = .low
         }
-        result.progressiveLoad = options.contains(.progressiveLoad)
+        // A refresh's cached image is already shown: partial images of the new download
+        // would go nowhere (SDWebImage clears progressive loading for a refresh too).
+        result.progressiveLoad = options.contains(.progressiveLoad) && cachedData == nil
         result.allowInvalidCertificates = options.contains(.allowInvalidSSLCertificates)
         result.handleCookies = options.contains(.handleCookies)
         result.decodeOptions = decodeOptions

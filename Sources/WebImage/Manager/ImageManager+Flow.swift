@@ -64,7 +64,7 @@ extension ImageManager {
             if let image = found.image {
                 metrics.decoded(in: ContinuousClock.now - start)
                 let final = try await finish(Decoded(image: image, data: found.data), plan: plan, storeOriginal: false)
-                return .fresh(ImageLoadResult(image: final, data: found.data, cacheType: .disk, url: plan.url))
+                return .fresh(ImageLoadResult(image: final, data: found.data, cacheType: found.cacheType, url: plan.url))
             }
         }
         if plan.options.contains(.fromCacheOnly) || !mayDownload(plan.url) { throw WebImageError.notInCache }
@@ -75,7 +75,9 @@ extension ImageManager {
 
     /// `.refreshCached` after a cache hit: download again, revalidating with the cached
     /// bytes; a 304 or the same bytes is no change, as is a failed refresh (logged and
-    /// remembered like any failure; only cancellation is thrown).
+    /// counted, not remembered as a failed URL: the cached image is still good, and a
+    /// remembered failure would refuse the next plain load of it, memory hit included;
+    /// only cancellation is thrown).
     private func refresh(_ plan: ImageLoadPlan, cached: ImageLoadResult, progress: LoadProgressHandler?) async throws -> LoadOutcome {
         let previous = await originalBytes(plan)
         do {
@@ -88,7 +90,6 @@ extension ImageManager {
             if error == .cancelled || Task.isCancelled { throw WebImageError.cancelled }
             if error != .cacheNotModified {
                 metrics.failed(error)
-                rememberFailure(of: plan.url, error: error)
                 logger.debug("refresh failed", metadata: ["url": "\(plan.url.absoluteString)", "error": "\(error)"])
             }
             return .unchanged(cached)
@@ -167,6 +168,13 @@ extension ImageManager {
         return final
     }
 
+    /// Whether `data` may hold an animation: a frame source of ``AnimatedImage`` accepts it,
+    /// or it is JPEG XL. Without the bytes, it may.
+    private static func mayBeAnimated(_ data: Data?) -> Bool {
+        guard let data else { return true }
+        return AnimatedImage.coderTypes.contains { $0.canDecodeAnimation(data) } || ImageFormat(sniffing: data) == .jpegXL
+    }
+
     /// The stores of one load in the cache levels `levels` selects, as one closure so it
     /// can run now or in the background.
     private func storeWork(original: Decoded, final: Image, plan: ImageLoadPlan, storeOriginal: Bool, levels: ImageCacheType) -> @Sendable () async -> Void {
@@ -191,7 +199,11 @@ extension ImageManager {
                     logger.debug("original store failed", metadata: ["url": "\(plan.url.absoluteString)", "error": "\(error)"])
                 }
             }
-            if let key = plan.key, finalType != .none, derived || storeOriginal {
+            // A first-frame decode of a thumbnail or transformed load has no key of its own
+            // (the key names the thumbnail and the transformer, not the frame count): stored,
+            // it would come back as the whole image's still for later loads of that key.
+            let firstFrameStandsIn = derived && plan.decodeOptions.decodeFirstFrameOnly && Self.mayBeAnimated(original.data)
+            if let key = plan.key, finalType != .none, derived || storeOriginal, !firstFrameStandsIn {
                 do {
                     try await plan.cache.store(final, data: derived ? finalData : original.data, forKey: key, cacheType: finalType, context: plan.finalStoreContext)
                 } catch {

@@ -151,6 +151,7 @@ extension ImageManager {
         guard let key = cacheKey(for: url, context: context),
               let image = cache.imageFromMemoryCache(forKey: key),
               image.suitsDecode(framesOnDemand: context.decodesFramesOnDemand ?? false) else { return nil }
-        return options.contains(.decodeFirstFrameOnly) ? ImageCache.firstFrame(of: image) : image
+        let firstFrameOnly = options.contains(.decodeFirstFrameOnly) || context.imageDecodeOptions?.decodeFirstFrameOnly == true
+        return firstFrameOnly ? ImageCache.firstFrame(of: image) : image
     }
 }

@@ -112,4 +112,21 @@ struct DownloaderPinnedAddressTests {
             }
         }
     }
+
+    /// A review's finding: the key said only "pinned", so a caller pinned to an address its
+    /// own checks vetted joined a download pinned elsewhere and got that address's bytes.
+    /// Pinned to 127.0.0.2, where nothing listens, the second caller fails on its own.
+    @Test func callersPinnedToDifferentAddressesNeverShareARequest() async throws {
+        let held = LoopbackServer.Reply.delayed(.seconds(1).scaled, then: .ok(Data("a".utf8)))
+        try await LoopbackServer.with(["/a.bin": held]) { origin in
+            try await LoaderTesting.withDownloader(LoaderTesting.config(timeout: .seconds(10))) { downloader in
+                let url = origin.url("/a.bin")
+                async let first = downloader.loadData(from: url, options: Self.pinned("127.0.0.1"))
+                try await origin.waitForRequests(1)
+                await #expect(throws: WebImageError.self) { try await downloader.loadData(from: url, options: Self.pinned("127.0.0.2")) }
+                #expect(try await first.data == Data("a".utf8))
+                #expect(origin.requestCount("/a.bin") == 1)
+            }
+        }
+    }
 }

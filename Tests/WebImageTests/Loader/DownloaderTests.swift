@@ -157,6 +157,32 @@ struct DownloaderTests {
         }
     }
 
+    /// A review's finding: callers were joined by URL whatever their request-level options,
+    /// so a caller with no credentials received the response to another caller's request
+    /// with an `Authorization` header. A caller with options of its own gets its own
+    /// request; callers without share one, as before.
+    @Test func aCallerWithRequestOptionsOfItsOwnGetsARequestOfItsOwn() async throws {
+        let reply = LoopbackServer.Reply.delayed(.milliseconds(500).scaled, then: .ok(png, contentType: "image/png"))
+        try await LoopbackServer.with(["/a.png": reply]) { server in
+            try await LoaderTesting.withDownloader { downloader in
+                let url = server.url("/a.png")
+                var alice = DownloadRequestOptions()
+                alice.requestModifier = .headers(["Authorization": "Bearer alice"])
+                async let withToken = downloader.loadData(from: url, options: alice)
+                try await server.waitForRequests(1)
+                async let plain = downloader.loadData(from: url)
+                async let plainToo = downloader.loadData(from: url)
+                var cookies = DownloadRequestOptions()
+                cookies.handleCookies = true
+                async let withCookies = downloader.loadData(from: url, options: cookies)
+                _ = try await (withToken, plain, plainToo, withCookies)
+            }
+            #expect(server.requestCount("/a.png") == 3, "alice's, the two plain callers' one, the cookie caller's")
+            let authorized = server.requests.filter { $0.headers.contains { $0.name.lowercased() == "authorization" } }
+            #expect(authorized.count == 1)
+        }
+    }
+
     @Test func cancellingOneOfManyCallersLeavesTheOthersToSucceed() async throws {
         let reply = LoopbackServer.Reply.delayed(.milliseconds(300), then: .ok(png, contentType: "image/png"))
         try await LoopbackServer.with(["/a.png": reply]) { server in

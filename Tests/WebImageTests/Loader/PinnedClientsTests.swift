@@ -10,7 +10,7 @@ import Testing
 
     static func operation(_ path: String) throws -> DownloadOperation {
         let url = try #require(URL(string: "http://h.example" + path))
-        return DownloadOperation(key: DownloadOperation.Key(url: url, allowsInvalidCertificates: false, isPinned: true), requestOptions: DownloadRequestOptions())
+        return DownloadOperation(key: DownloadOperation.Key(url: url, allowsInvalidCertificates: false, pinnedAddress: "192.0.2.1"), requestOptions: DownloadRequestOptions())
     }
 
     static func key(_ host: String, _ address: String = "192.0.2.1") -> Key {

@@ -101,7 +101,9 @@ import Testing
         )
         let download = plan.downloadOptions(cachedData: Data([1]))
         #expect(download.priority == .low)
-        #expect(download.progressiveLoad)
+        // A refresh (cached bytes given) shows no partial images: its cached image is shown.
+        #expect(!download.progressiveLoad)
+        #expect(plan.downloadOptions(cachedData: nil).progressiveLoad)
         #expect(download.allowInvalidCertificates)
         #expect(download.handleCookies)
         #expect(download.cachedData == Data([1]))

@@ -155,6 +155,34 @@ import Testing
         }
     }
 
+    /// A review's finding: a first-frame load of a thumbnail stored its still under the
+    /// thumbnail's key (which does not name the frame count), and the next load of that
+    /// thumbnail without the flag got the still from disk. And the decode options' own
+    /// first-frame setting was ignored on a memory hit, where the flag was honoured.
+    @Test func aFirstFrameThumbnailDoesNotStandInForTheAnimatedThumbnail() async throws {
+        let gif = try Corpus.data("TestLoopCount.gif")
+        try await LoopbackServer.with(["/a.gif": .ok(gif, contentType: "image/gif")]) { server in
+            try await ManagerHarness.with { harness in
+                let manager = harness.makeManager()
+                let url = server.url("/a.gif")
+                let thumbnail = Self.context { $0.thumbnailPixelSize = ImageSize(width: 20, height: 20) }
+                let first = try await manager.loadImage(with: url, options: .decodeFirstFrameOnly, context: thumbnail)
+                #expect(first.image.frames.count == 1)
+                await manager.waitForBackgroundStores()
+                let whole = try await manager.loadImage(with: url, context: thumbnail)
+                #expect(whole.image.frames.count == 2)
+                await manager.waitForBackgroundStores()
+                let hit = try await manager.loadImage(with: url, context: thumbnail)
+                #expect(hit.cacheType == .memory && hit.image.frames.count == 2)
+                var stillOptions = thumbnail
+                stillOptions.imageDecodeOptions?.decodeFirstFrameOnly = true
+                let still = try await manager.loadImage(with: url, context: stillOptions)
+                #expect(still.cacheType == .memory)
+                #expect(still.image.frames.count == 1)
+            }
+        }
+    }
+
     /// The options' encoding fields do not reach the cache's encoding of a thumbnail;
     /// ``ImageContext/imageEncodeOptions`` does.
     @Test func encodingFieldsOfTheDecodeOptionsAreIgnored() throws {

@@ -72,6 +72,45 @@ import Testing
         }
     }
 
+    /// A review's finding: on a 304 the downloader ran the decryptor again over the cached
+    /// bytes (decrypted when first downloaded), so the refresh failed with bad data and the
+    /// URL was remembered as failed.
+    @Test func refreshCachedWithA304AndADecryptorKeepsTheCachedImage() async throws {
+        let png = try pngData()
+        try await LoopbackServer.with(["/a.png": .ok(png.base64EncodedData(), contentType: "text/plain")]) { server in
+            try await ManagerHarness.with { harness in
+                let manager = harness.makeManager()
+                let url = server.url("/a.png")
+                var context = ImageContext()
+                context.decryptor = .base64
+                let original = try await manager.loadImage(with: url, options: .waitStoreCache, context: context)
+                server.setRoute("/a.png", .status(304))
+                let refreshed = try await manager.loadImage(with: url, options: .refreshCached, context: context)
+                #expect(refreshed.image === original.image)
+                #expect(server.requestCount("/a.png") == 2)
+                #expect(!manager.isFailedURL(url))
+            }
+        }
+    }
+
+    /// A review's finding: a refresh that failed (the server now answers 404) remembered
+    /// the URL as failed, and the next plain load, a memory hit, was refused as
+    /// `blackListed` while the image sat in the cache.
+    @Test func aFailedRefreshLeavesTheCachedImageLoadable() async throws {
+        let png = try pngData()
+        try await LoopbackServer.with(["/a.png": pngReply(png)]) { server in
+            try await ManagerHarness.with { harness in
+                let manager = harness.makeManager()
+                let url = server.url("/a.png")
+                let original = try await manager.loadImage(with: url, options: .waitStoreCache)
+                server.setRoute("/a.png", .status(404))
+                #expect(try await manager.loadImage(with: url, options: .refreshCached).image === original.image)
+                #expect(!manager.isFailedURL(url))
+                #expect(try await manager.loadImage(with: url).image === original.image)
+            }
+        }
+    }
+
     @Test func refreshCachedAsksWithTheValidatorsOfTheCachedResponse() async throws {
         let png = try pngData()
         let validators = [("ETag", "\"v1\""), ("Last-Modified", "Wed, 21 Oct 2015 07:28:00 GMT")]
