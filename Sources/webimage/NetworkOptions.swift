@@ -8,7 +8,8 @@ import WebImage
 struct NetworkOptions: ParsableArguments {
     @Option(name: [.customShort("x"), .long], help: ArgumentHelp(
         "Send requests through this HTTP proxy, [http://][user:password@]host[:port] (port 1080 when not given), "
-            + "in place of $https_proxy, $http_proxy and $all_proxy; '' connects directly.",
+            + "in place of $https_proxy, $http_proxy and $all_proxy; '' connects directly. "
+            + "Unlike curl, http URLs are tunnelled too (CONNECT host:80), so the proxy must allow CONNECT to port 80.",
         valueName: "url"
     ))
     var proxy: String?

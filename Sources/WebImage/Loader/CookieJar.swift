@@ -78,10 +78,29 @@ public final class CookieJar: Sendable {
     }
 
     /// Stores the cookies of a response from `url`: every `Set-Cookie` header value, the
-    /// ones a user agent must ignore skipped.
+    /// ones a user agent must ignore skipped. A response over plain `http` may neither set
+    /// a `Secure` cookie nor replace or shadow one (RFC 6265bis 5.7, "Leave Secure Cookies
+    /// Alone", which curl follows): anyone on the network path could otherwise overwrite
+    /// the session cookie later `https` requests send.
     public func setCookies(fromHeaders values: [String], for url: URL, now: Date = Date()) {
+        let isSecureOrigin = url.scheme?.lowercased() == "https"
         for value in values {
-            if let cookie = Cookie(setCookie: value, from: url, now: now) { set(cookie, now: now) }
+            guard let cookie = Cookie(setCookie: value, from: url, now: now) else { continue }
+            if !isSecureOrigin, cookie.isSecure || shadowsSecureCookie(cookie, now: now) { continue }
+            set(cookie, now: now)
+        }
+    }
+
+    /// Whether the jar holds a `Secure` cookie of `cookie`'s name whose domain and
+    /// `cookie`'s overlap and whose path `cookie`'s path is within.
+    private func shadowsSecureCookie(_ cookie: Cookie, now: Date) -> Bool {
+        state.withLock { state in
+            state.entries.values.contains { entry in
+                let held = entry.cookie
+                return held.isSecure && held.name == cookie.name && !held.isExpired(at: now)
+                    && (Cookie.domain(held.domain, matches: cookie.domain) || Cookie.domain(cookie.domain, matches: held.domain))
+                    && Cookie.path(cookie.path, matches: held.path)
+            }
         }
     }
 

@@ -54,7 +54,11 @@ extension Downloader {
             "Accept": Configuration.defaultAccept,
             "User-Agent": Configuration.defaultUserAgent,
         ]
-        /// HTTP Basic credentials, sent once when a server answers 401. Default `nil`.
+        /// HTTP Basic credentials (SDWebImage's `urlCredential`), sent once when a server
+        /// answers 401 with a `WWW-Authenticate: Basic` challenge for the URL asked for (not
+        /// for a host a redirect led to). Any host may challenge: a service that fetches URLs
+        /// its users choose should add credentials per origin with a ``RequestModifier``
+        /// instead. Default `nil`.
         public var username: String?
         /// The password for ``username``. Default `nil`.
         public var password: String?

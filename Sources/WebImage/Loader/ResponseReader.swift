@@ -211,7 +211,10 @@ final class ResponseReader: HTTPClientResponseDelegate {
             state.record.redirectCount = max(0, state.visits - 1)
             return state.finalURL ?? requestURL
         }
-        if answersBasicChallenge, head.status == .unauthorized, Self.acceptsBasic(head.headers) {
+        // Only the request's own origin is answered: a 401 from a host a redirect led to
+        // would otherwise have the credential sent back to the first host, uninvited.
+        if answersBasicChallenge, head.status == .unauthorized, Self.acceptsBasic(head.headers),
+           Self.sameOrigin(url, requestURL) {
             return task.eventLoop.makeFailedFuture(BasicChallenge())
         }
         let response: DownloadResponse
@@ -329,8 +332,14 @@ final class ResponseReader: HTTPClientResponseDelegate {
         if case .streaming(let sink) = phase { sink.abort() }
     }
 
+    /// Whether the 401 challenges for Basic credentials: a 401 must say which schemes it
+    /// takes (RFC 9110, 11.6.1), and one that names none asks for nothing we may send.
     private static func acceptsBasic(_ headers: HTTPHeaders) -> Bool {
-        let challenges = headers[canonicalForm: "WWW-Authenticate"]
-        return challenges.isEmpty || challenges.contains { $0.lowercased().hasPrefix("basic") }
+        headers[canonicalForm: "WWW-Authenticate"].contains { $0.lowercased().hasPrefix("basic") }
+    }
+
+    /// Whether `a` and `b` have one scheme, host and port.
+    private static func sameOrigin(_ a: URL, _ b: URL) -> Bool {
+        a.scheme?.lowercased() == b.scheme?.lowercased() && a.host?.lowercased() == b.host?.lowercased() && a.port == b.port
     }
 }

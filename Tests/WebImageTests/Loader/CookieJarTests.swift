@@ -89,6 +89,21 @@ import Testing
         #expect(jar.cookieHeader(for: try url("http://notexample.com/"), now: now) == nil)
     }
 
+    /// A review's finding: a response over plain http could set `Secure` cookies and
+    /// overwrite the one later https requests send (RFC 6265bis 5.7, which curl follows).
+    @Test func plainHTTPLeavesSecureCookiesAlone() throws {
+        let jar = CookieJar()
+        let secure = try url("https://example.com/"), plain = try url("http://example.com/")
+        jar.setCookies(fromHeaders: ["session=good; Secure"], for: secure, now: now)
+        jar.setCookies(fromHeaders: ["session=evil", "session=evil2; Path=/img", "other=1; Secure", "plain=1"], for: plain, now: now)
+        #expect(jar.cookieHeader(for: secure, now: now) == "session=good; plain=1")
+        #expect(jar.cookieHeader(for: try url("https://example.com/img/x.png"), now: now) == "session=good; plain=1")
+        #expect(jar.cookieHeader(for: plain, now: now) == "plain=1")
+        // Over https, the secure cookie is replaced as any cookie is.
+        jar.setCookies(fromHeaders: ["session=new; Secure"], for: secure, now: now)
+        #expect(jar.cookieHeader(for: secure, now: now) == "session=new; plain=1")
+    }
+
     @Test func aLaterCookieReplacesAndAPastExpiryDeletes() throws {
         let jar = CookieJar()
         let site = try url("http://example.com/")

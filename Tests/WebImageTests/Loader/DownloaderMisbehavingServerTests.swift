@@ -207,6 +207,31 @@ struct DownloaderMisbehavingServerTests {
         #expect(error(result) == .invalidDownloadStatusCode(401))
     }
 
+    /// A review's finding: the configured credential went to any 401, one with no
+    /// challenge at all, and one from a host a redirect led to (sent back to the first
+    /// host). Now only a Basic challenge for the URL asked for is answered.
+    @Test func basicCredentialsAnswerOnlyABasicChallengeOfTheURLAskedFor() async throws {
+        let config = LoaderTesting.config {
+            $0.username = "ann"
+            $0.password = "s3cret"
+        }
+        let (unchallenged, _) = try await outcome("/a.png", routes: ["/a.png": .status(401)], config: config) { server in
+            #expect(server.requests.count == 1)
+        }
+        #expect(error(unchallenged) == .invalidDownloadStatusCode(401))
+
+        let guarded: [String: LoopbackServer.Reply] = ["/a.png": .basicAuth(user: "ann", password: "s3cret", then: .ok(png))]
+        try await LoopbackServer.with(guarded) { other in
+            let routes: [String: LoopbackServer.Reply] = ["/r": .redirect(to: other.url("/a.png").absoluteString)]
+            let (redirected, _) = try await outcome("/r", routes: routes, config: config) { first in
+                #expect(first.requests.allSatisfy { $0.header("Authorization") == nil })
+            }
+            #expect(error(redirected) == .invalidDownloadStatusCode(401))
+            #expect(other.requests.count == 1)
+            #expect(other.requests.allSatisfy { $0.header("Authorization") == nil })
+        }
+    }
+
     @Test func withoutCredentials401FailsAfterOneRequest() async throws {
         let routes: [String: LoopbackServer.Reply] = ["/a.png": .basicAuth(user: "ann", password: "s3cret", then: .ok(png))]
         let (result, _) = try await outcome("/a.png", routes: routes) { server in
