@@ -31,9 +31,12 @@ public enum ImageCacheKey {
         return 1
     }
 
-    /// The key of the thumbnail of `key`'s image fitted in `pixelSize`.
+    /// The key of the thumbnail of `key`'s image fitted in `pixelSize`: SDWebImage's
+    /// `SDThumbnailedKeyForKey`, `Thumbnail({%f,%f},%d)` (`Thumbnail({64.000000,48.000000},1)`),
+    /// so a cache filled by SDWebImage's rule finds its thumbnails. (Until 2026-11-28 the
+    /// sizes were printed as integers: such entries are missed once and made again.)
     public static func thumbnailed(_ key: String, pixelSize: ImageSize, preserveAspectRatio: Bool = true) -> String {
-        transformed(key, transformerKey: "Thumbnail({\(pixelSize.width),\(pixelSize.height)},\(preserveAspectRatio ? 1 : 0))")
+        transformed(key, transformerKey: "Thumbnail(\(TransformerKey.size(pixelSize)),\(preserveAspectRatio ? 1 : 0))")
     }
 
     /// The key of `key`'s image decoded with `options`, where they change the decoded image

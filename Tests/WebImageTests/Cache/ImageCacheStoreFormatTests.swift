@@ -75,13 +75,13 @@ struct ImageCacheStoreFormatTests {
     @Test func derivedKeysGoBeforeThePathExtension() {
         let size = ImageSize(width: 64, height: 32)
         #expect(ImageCacheKey.thumbnailed("https://a.com/b.jpg?x=1", pixelSize: size)
-                == "https://a.com/b-Thumbnail(%7B64,32%7D,1).jpg?x=1")
+                == "https://a.com/b-Thumbnail(%7B64.000000,32.000000%7D,1).jpg?x=1")
         #expect(ImageCacheKey.transformed("https://a.com/b", transformerKey: "t") == "https://a.com/b-t")
         #expect(ImageCacheKey.transformed("/tmp/a.png", transformerKey: "t") == "/tmp/a-t.png")
         // The path as written: an encoded slash is not a separator, so two URLs never share
         // a derived key.
         #expect(ImageCacheKey.thumbnailed("https://h.com/a%2Fb.jpg", pixelSize: size)
-                == "https://h.com/a%2Fb-Thumbnail(%7B64,32%7D,1).jpg")
+                == "https://h.com/a%2Fb-Thumbnail(%7B64.000000,32.000000%7D,1).jpg")
         #expect(ImageCacheKey.thumbnailed("https://h.com/a%2Fb.jpg", pixelSize: size) != ImageCacheKey.thumbnailed("https://h.com/a/b.jpg", pixelSize: size))
         #expect(ImageCacheKey.transformed("https://h.com/a%3Bb.png#f", transformerKey: "t") == "https://h.com/a%3Bb-t.png#f")
         // The derived key keeps the disk file's extension.

@@ -23,9 +23,9 @@ import Testing
         var context = ImageContext()
         context.thumbnailPixelSize = ImageSize(width: 64, height: 48)
         context.preserveAspectRatio = false
-        #expect(manager.cacheKey(for: url, context: context) == "http://foo/image-Thumbnail(%7B64,48%7D,0).png?x#m")
+        #expect(manager.cacheKey(for: url, context: context) == "http://foo/image-Thumbnail(%7B64.000000,48.000000%7D,0).png?x#m")
         context.transformer = KeyedFlip("KEY")
-        #expect(manager.cacheKey(for: url, context: context) == "http://foo/image-Thumbnail(%7B64,48%7D,0)-KEY.png?x#m")
+        #expect(manager.cacheKey(for: url, context: context) == "http://foo/image-Thumbnail(%7B64.000000,48.000000%7D,0)-KEY.png?x#m")
     }
 
     /// Decode options add a part only for what changes the decoded image beyond its size;
@@ -61,7 +61,7 @@ import Testing
         kept.keepsColorProfile = true
         context.imageDecodeOptions = kept
         context.transformer = KeyedFlip("KEY")
-        #expect(manager.cacheKey(for: url, context: context) == "http://foo/image-Thumbnail(%7B64,48%7D,1)-Decode(profile=1)-KEY.png?x#m")
+        #expect(manager.cacheKey(for: url, context: context) == "http://foo/image-Thumbnail(%7B64.000000,48.000000%7D,1)-Decode(profile=1)-KEY.png?x#m")
     }
 
     @Test func keyFilterRunsFirstAndNilMeansNoCaching() {
