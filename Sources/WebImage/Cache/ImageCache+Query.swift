@@ -25,6 +25,15 @@ extension ImageCache {
         var extendedData: Data?
     }
 
+    /// The memory level's image for `request`, as a query with `options` may use it: a
+    /// still of it for ``ImageCacheOptions/decodeFirstFrameOnly``, nothing when it is an
+    /// animation decoded lazily and the query wants every frame decoded (or the reverse).
+    func memoryHit(_ request: DecodeRequest, options: ImageCacheOptions) -> Image? {
+        guard let hit = memoryCache.value(forKey: request.memoryKey),
+              hit.suitsDecode(framesOnDemand: request.coderOptions.decodesFramesOnDemand) else { return nil }
+        return options.contains(.decodeFirstFrameOnly) ? Self.firstFrame(of: hit) : hit
+    }
+
     /// Looks `key` up in memory, then on disk, as `options` and `context` say
     /// (SDWebImage's `queryImageForKey:options:context:cacheType:completion:`).
     ///
@@ -50,11 +59,7 @@ extension ImageCache {
         guard queryType != .none else { return .miss }
         let request = request(forKey: key, options: options, context: context)
 
-        var memoryImage: Image?
-        if queryType.includesMemory, let hit = memoryCache.value(forKey: request.memoryKey),
-           hit.suitsDecode(framesOnDemand: request.coderOptions.decodesFramesOnDemand) {
-            memoryImage = options.contains(.decodeFirstFrameOnly) ? Self.firstFrame(of: hit) : hit
-        }
+        let memoryImage = queryType.includesMemory ? memoryHit(request, options: options) : nil
         if queryType == .memory || (memoryImage != nil && !options.contains(.queryMemoryData)) {
             return ImageCacheQueryResult(image: memoryImage, cacheType: .memory)
         }

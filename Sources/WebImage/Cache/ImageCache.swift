@@ -95,10 +95,16 @@ public final class ImageCache: ImageCaching {
         queryDisk(request(forKey: key, options: options, context: context), context: context).image
     }
 
-    /// The image for `key` from memory, else from disk (SDWebImage's `imageFromCacheForKey:`).
-    /// Blocking on a memory miss.
+    /// The image for `key` from memory, else from disk (SDWebImage's `imageFromCacheForKey:`),
+    /// from the levels `context.queryCacheType` selects, with the memory hit held to the
+    /// options as ``image(forKey:options:context:)`` holds it (a still for
+    /// ``ImageCacheOptions/decodeFirstFrameOnly``, no lazily decoded animation for a
+    /// query that wants every frame). Blocking on a memory miss.
     public func imageFromCache(forKey key: String, options: ImageCacheOptions = [], context: ImageCacheContext = ImageCacheContext()) -> Image? {
-        imageFromMemoryCache(forKey: context.memoryKey(for: key)) ?? imageFromDiskCache(forKey: key, options: options, context: context)
+        let request = request(forKey: key, options: options, context: context)
+        if context.queryCacheType.includesMemory, let hit = memoryHit(request, options: options) { return hit }
+        guard context.queryCacheType.includesDisk else { return nil }
+        return queryDisk(request, context: context).image
     }
 
     // MARK: Removing

@@ -122,6 +122,21 @@ struct ImageCacheTests {
         #expect(cache.imageFromCache(forKey: "k") === result.image)
     }
 
+    /// A review's finding: the blocking `imageFromCache` returned the memory image whatever
+    /// the options and levels asked, unlike the query: every frame for a first-frame query,
+    /// and the memory image for a disk-only one.
+    @Test func theBlockingLookupHoldsAMemoryHitToTheOptionsAsTheQueryDoes() throws {
+        let (cache, directory) = try makeImageCache()
+        defer { directory.remove() }
+        let animation = makeAnimatedImage(format: .gif)
+        cache.storeImageToMemory(animation, forKey: "k")
+        #expect(cache.imageFromCache(forKey: "k") === animation)
+        #expect(cache.imageFromCache(forKey: "k", options: .decodeFirstFrameOnly)?.frameCount == 1)
+        var diskOnly = ImageCacheContext()
+        diskOnly.queryCacheType = .disk
+        #expect(cache.imageFromCache(forKey: "k", context: diskOnly) == nil)
+    }
+
     @Test func aThumbnailIsKeptInMemoryUnderItsThumbnailKey() async throws {
         let (cache, directory) = try makeImageCache()
         defer { directory.remove() }
