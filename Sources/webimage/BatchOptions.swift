@@ -41,12 +41,16 @@ struct BatchOptions: ParsableArguments {
     @Option(help: "Give up on a request that receives nothing for this many seconds.")
     var timeout: Double = 15
 
+    @Option(name: .customLong("max-time"), help: "Give up on a download that takes longer than this many seconds in all, as curl's --max-time (default: no limit).")
+    var maxTime: Double?
+
     @OptionGroup(title: "Network options (as curl's)") var network: NetworkOptions
 
     func validate() throws {
         if let concurrency, concurrency < 1 { throw ValidationError("--concurrency must be at least 1") }
         guard (0...100).contains(quality) else { throw ValidationError("--quality must be between 0 and 100") }
         guard timeout > 0 else { throw ValidationError("--timeout must be positive") }
+        if let maxTime, !(maxTime > 0) { throw ValidationError("--max-time must be positive") }
     }
 
     /// `--concurrency`, or the default.
@@ -63,6 +67,7 @@ struct BatchOptions: ParsableArguments {
     func makeDownloader() throws -> Downloader {
         var config = Downloader.Configuration()
         config.timeout = downloaderTimeout(seconds: timeout)
+        config.maximumDuration = maxTime.map { downloaderTimeout(seconds: $0) }
         config.maxConcurrentDownloads = max(config.maxConcurrentDownloads, loadsAtOnce)
         try reportingFailures { try network.apply(to: &config, environment: ProcessInfo.processInfo.environment) }
         return Downloader(config: config)

@@ -36,6 +36,14 @@ extension Downloader {
         /// is not cut off; a head trickled in a byte at a time must still be whole within it.
         /// Default 15 seconds.
         public var timeout: Duration = .seconds(15)
+        /// How long one download may take in all, from sending its request to its last
+        /// byte (redirects and a Basic challenge's second request included), before it fails
+        /// with ``WebImageError/timedOut`` (curl's `--max-time`, URLSession's
+        /// `timeoutIntervalForResource`). ``timeout`` is an idle limit: a server that sends a
+        /// byte just inside it keeps a download, and one of the
+        /// ``maxConcurrentDownloads`` slots, without end; a service fetching URLs its users
+        /// choose should set this. Default `nil` (no limit, as SDWebImage).
+        public var maximumDuration: Duration?
         /// FIFO or LIFO among queued downloads of one priority. Default ``ExecutionOrder/fifo``.
         public var executionOrder: ExecutionOrder = .fifo
         /// Status codes that count as success; any other fails with

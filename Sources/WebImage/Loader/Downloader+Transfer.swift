@@ -97,8 +97,10 @@ extension Downloader {
         // delegate and (usually) the reused connection stay on one thread.
         let eventLoop = client.eventLoopGroup.any()
         // The configured timeout is an idle limit: the client's connect time-out until the
-        // request is sent, then the reader's watchdog.
-        let task = client.execute(request: outgoing, delegate: reader, eventLoop: .delegate(on: eventLoop), deadline: nil, logger: nil)
+        // request is sent, then the reader's watchdog. The whole download's limit, when set,
+        // counts from the transfer's start, so a retry with credentials gets what is left.
+        let deadline = config.maximumDuration.map { limit in NIODeadline.now() + TimeAmount(limit - (ContinuousClock.now - start)) }
+        let task = client.execute(request: outgoing, delegate: reader, eventLoop: .delegate(on: eventLoop), deadline: deadline, logger: nil)
         if !operation.keep(task) { task.cancel() }
         task.futureResult.whenComplete { result in
             reader.stopWatchdog()

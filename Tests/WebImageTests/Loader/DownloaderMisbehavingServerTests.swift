@@ -232,6 +232,21 @@ struct DownloaderMisbehavingServerTests {
         }
     }
 
+    /// A review's finding: the only time limit was an idle one, so a server sending a few
+    /// bytes just inside it held a download (and a slot) for as long as it liked.
+    /// `maximumDuration` bounds the whole download, as curl's `--max-time` does.
+    @Test func aSlowButSteadyServerIsCutOffByTheMaximumDuration() async throws {
+        let body = Data(repeating: 7, count: 100_000)
+        let routes: [String: LoopbackServer.Reply] = ["/slow.png": .drip(body, chunkSize: 100, interval: .milliseconds(50), contentType: "image/png")]
+        let config = LoaderTesting.config {
+            $0.timeout = .seconds(10)
+            $0.maximumDuration = .milliseconds(500)
+        }
+        let (result, elapsed) = try await outcome("/slow.png", routes: routes, config: config)
+        #expect(error(result) == .timedOut)
+        #expect(elapsed < .seconds(30), "the 50 s body was not read to its end")
+    }
+
     @Test func withoutCredentials401FailsAfterOneRequest() async throws {
         let routes: [String: LoopbackServer.Reply] = ["/a.png": .basicAuth(user: "ann", password: "s3cret", then: .ok(png))]
         let (result, _) = try await outcome("/a.png", routes: routes) { server in
