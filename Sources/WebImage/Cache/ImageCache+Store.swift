@@ -55,14 +55,17 @@ extension ImageCache {
 
     /// The format an image without bytes is encoded in for the disk: its own format when
     /// `coder` can encode it; for an animation GIF, else WebP, else PNG (APNG); for a still
-    /// image PNG when it has alpha, JPEG otherwise (SDWebImage's choice).
+    /// image PNG when it has alpha, JPEG otherwise (SDWebImage's choice). A still with alpha
+    /// whose own format has none (a JPEG given round corners or padding by a transformer)
+    /// is PNG too: written as JPEG, it came back from disk flattened onto white.
     public static func storageFormat(for image: Image, coder: any ImageCoder) -> ImageFormat {
         if image.isAnimated {
             let animatable: [ImageFormat] = [.gif, .webp, .png]
             if animatable.contains(image.format), coder.canEncode(to: image.format) { return image.format }
             return animatable.first { coder.canEncode(to: $0) } ?? .gif
         }
-        if image.format != .undefined, coder.canEncode(to: image.format) { return image.format }
+        let holdsAlpha = !image.hasAlpha || image.format != .jpeg
+        if image.format != .undefined, holdsAlpha, coder.canEncode(to: image.format) { return image.format }
         return image.hasAlpha ? .png : .jpeg
     }
 }

@@ -133,9 +133,13 @@ public struct ImageProcessor: Sendable {
         } catch {
             throw .processing(WebImageError(error))
         }
+        // Transparent padding (`extend` with no background) makes an opaque source's result
+        // transparent: the AVIF, JPEG XL and HEIC encoders keep an alpha channel only for an
+        // image that says it has one, and wrote the padding black.
         let result = Image(
             frames: frames, format: output, loopCount: image.loopCount,
-            hasAlpha: image.hasAlpha && options.background == nil, isTransformed: true,
+            hasAlpha: options.background == nil && (image.hasAlpha || frames.contains { $0.pixels.containsTransparency }),
+            isTransformed: true,
             colorProfile: image.colorProfile, metadata: image.metadata
         )
         return Output(data: try encode(result, as: output, options: options), format: output)
@@ -235,12 +239,20 @@ public struct ImageProcessor: Sendable {
         return pixels
     }
 
+    /// The formats a quality applies to (imgproxy's `SupportsQuality`): the lossy ones.
+    static let qualityFormats: Set<ImageFormat> = [.jpeg, .webp, .avif, .heic, .heif, .jpegXL, .tiff]
+
     private func encode(_ image: Image, as format: ImageFormat, options: ProcessingOptions) throws(ImageServerError) -> Data {
         var coderOptions = ImageCoderOptions()
         coderOptions.compressionQuality = Double(options.quality ?? configuration.formatQuality[format] ?? configuration.quality) / 100
+        // As imgproxy, quality and `max_bytes` apply to the lossy formats only. To the GIF
+        // encoder quality means a palette size: the default 80 % kept 205 colours and
+        // dithered every GIF result through a palette of its own.
+        let hasQuality = Self.qualityFormats.contains(format)
+        if !hasQuality { coderOptions.compressionQuality = 1 }
         coderOptions.backgroundColor = options.background ?? .white
         coderOptions.encodeFirstFrameOnly = !(image.isAnimated && Self.animatedFormats.contains(format))
-        coderOptions.maxFileSize = options.maxBytes
+        coderOptions.maxFileSize = hasQuality ? options.maxBytes : nil
         // With the profile stripped the pixels were converted at the decode, so `.all`
         // then writes EXIF and XMP only.
         let policy: ImageCoderOptions.MetadataPolicy = options.stripMetadata

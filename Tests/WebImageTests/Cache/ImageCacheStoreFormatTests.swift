@@ -40,6 +40,21 @@ struct ImageCacheStoreFormatTests {
         #expect(decoded.frameCount == 2)
     }
 
+    /// A review's finding: a JPEG given transparent corners by a transformer kept its
+    /// format, so the disk copy was a JPEG flattened onto white and came back that way.
+    @Test func aJPEGThatGainedAlphaIsStoredAsPNG() async throws {
+        #expect(ImageCache.storageFormat(for: makeImage(format: .jpeg, hasAlpha: true), coder: CodersManager.shared) == .png)
+        #expect(ImageCache.storageFormat(for: makeImage(format: .jpeg, hasAlpha: false), coder: CodersManager.shared) == .jpeg)
+        #expect(ImageCache.storageFormat(for: makeImage(format: .webp, hasAlpha: true), coder: CodersManager.shared) == .webp)
+        let (cache, directory) = try makeImageCache()
+        defer { directory.remove() }
+        let rounded = makeImage(width: 8, height: 8, color: RGBAColor(red: 10, green: 20, blue: 30, alpha: 0), format: .jpeg, hasAlpha: true)
+        try await cache.store(rounded, data: nil, forKey: "k", cacheType: .disk)
+        let decoded = try #require(cache.imageFromDiskCache(forKey: "k"))
+        #expect(decoded.format == .png)
+        #expect(decoded.pixels[pixel: 0, 0].alpha == 0)
+    }
+
     @Test func storageFormatFallsBackInOrderForAnimations() {
         let pngOnly = CodersManager(coders: [PNGCoder()])
         #expect(ImageCache.storageFormat(for: makeAnimatedImage(), coder: pngOnly) == .png)

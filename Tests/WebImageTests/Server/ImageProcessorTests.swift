@@ -190,6 +190,39 @@ import Testing
         #expect(Self.status { _ = try ImageProcessor(configuration: configuration).process(gif, options: ProcessingOptions(), format: .png) } == nil)
     }
 
+    /// A review's finding: `extend` pads an opaque source with transparency, but the result
+    /// said it had no alpha, and the AVIF encoder (as JPEG XL's and HEIC's) then wrote the
+    /// padding black.
+    @Test func transparentPaddingStaysTransparentInAVIF() throws {
+        try #require(AVIFCoder.encoderAvailable)
+        let png = try ServerImages.quadrantsPNG(width: 40, height: 20)
+        let options = Self.options {
+            $0.width = 40
+            $0.height = 40
+            $0.extend = true
+        }
+        let output = try ImageProcessor().process(png, options: options, format: .avif)
+        let image = try CodersManager.shared.decode(output.data)
+        #expect(image.size == ImageSize(width: 40, height: 40))
+        #expect(image.hasAlpha)
+        #expect(image.pixels[pixel: 20, 2].alpha == 0, "the padding above the image")
+        #expect(image.pixels[pixel: 20, 20].alpha == 255)
+    }
+
+    /// A review's finding: the default quality (80 %) reached the GIF encoder as a palette
+    /// of 205 colours, so every GIF result was re-quantised and dithered. As in imgproxy,
+    /// quality applies to the lossy formats only: 240 colours come back as 240.
+    @Test func aGIFResultKeepsItsColours() throws {
+        var bytes: [UInt8] = []
+        for index in 0..<240 { bytes += [UInt8(index), UInt8(255 - index), UInt8(index * 7 % 256), 255] }
+        let source = try CodersManager.shared.encode(Image(pixels: PixelBuffer(width: 16, height: 15, bytes: bytes), hasAlpha: false), as: .png)
+        let output = try ImageProcessor().process(source, options: ProcessingOptions(), format: .gif)
+        let pixels = try CodersManager.shared.decode(output.data).pixels
+        var colours = Set<[UInt8]>()
+        for y in 0..<15 { for x in 0..<16 { let p = pixels[pixel: x, y]; colours.insert([p.red, p.green, p.blue]) } }
+        #expect(colours.count == 240)
+    }
+
     /// A result over the largest side is scaled down to it, as imgproxy does, whether the
     /// box or the source is the larger: no box is refused for its size.
     @Test func aResultOverTheDimensionLimitIsScaledDownToIt() throws {

@@ -30,6 +30,18 @@ extension ColorQuantizer {
             (r * side + g) * side + b
         }
 
+        /// `stride`, or the next larger step that shares no factor with `width`: stepping by
+        /// it through the rows visits every column. A stride that divides the width (32 for
+        /// 256-pixel frames) took the same few columns of every row, and colours found only
+        /// in the others (thin lines, text) never reached the palette.
+        static func sampling(_ stride: Int, width: Int) -> Int {
+            guard stride > 1, width > 1 else { return stride }
+            func gcd(_ a: Int, _ b: Int) -> Int { b == 0 ? a : gcd(b, a % b) }
+            var step = stride
+            while gcd(step, width) != 1 { step += 1 }
+            return step
+        }
+
         /// Adds the opaque pixels of `images`, every `stride`-th pixel so that at most
         /// `sampleLimit` are taken in all, then makes the moments cumulative.
         mutating func add(_ images: [PixelBuffer], sampleLimit: Int) {
@@ -41,6 +53,7 @@ extension ColorQuantizer {
                         sumB.withUnsafeMutableBufferPointer { mb in
                             sumSquares.withUnsafeMutableBufferPointer { m2 in
                                 for image in images {
+                                    let stride = Self.sampling(stride, width: image.width)
                                     image.bytes.withUnsafeBufferPointer { p in
                                         var i = 0
                                         while i < p.count {

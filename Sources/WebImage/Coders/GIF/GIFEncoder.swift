@@ -13,8 +13,10 @@ import Foundation
 ///   black, whatever colour they had.
 /// - **Dithering.** With ``ImageCoderOptions/paletteDithering`` (the default, as ImageIO
 ///   dithers) a quantised image is Floyd–Steinberg dithered.
-/// - **Animation.** Each frame's delay is its duration in hundredths of a second, rounded
-///   (decoders show delays under 0.011 s as 0.1 s). The NETSCAPE2.0 extension carries the
+/// - **Animation.** Each frame's delay is its duration in hundredths of a second, rounded,
+///   and at least 2 for any positive duration: browsers (and decoders, this library's
+///   included) play a delay of 0 or 1 as 0.1 s, so a 12-ms frame written as 1 played eight
+///   times too slowly. The NETSCAPE2.0 extension carries the
 ///   loop count (0 = forever) and is left out for a loop count of 1, which is what a file
 ///   without it means. Frames after the first are cropped to the rectangle that changed,
 ///   and inside it pixels already on screen are written as the transparent entry, which
@@ -76,7 +78,7 @@ enum GIFEncoder {
                 if dither, index > 0 {
                     planner.keepUnchangedPixels(&indices, source: frame.pixels, previousSource: frames[index - 1].pixels)
                 }
-                let delay = animated ? Int((frame.duration * 100).rounded()) : 0
+                let delay = animated ? Self.delay(of: frame.duration) : 0
                 if let ready = planner.add(indices, delay: delay) { try write(ready, animated: animated, to: writer) }
             }
             if let last = planner.finish() { try write(last, animated: animated, to: writer) }
@@ -92,5 +94,14 @@ enum GIFEncoder {
         var indices = frame.indices
         try writer.putImage(left: frame.rect.minX, top: frame.rect.minY,
                             width: frame.rect.width, height: frame.rect.height, indices: &indices)
+    }
+
+    /// A frame's delay in hundredths of a second. Browsers play a delay of 0 or 1 as 100 ms,
+    /// so a shorter positive duration (a 12-ms WebP frame) is written as 2, the shortest
+    /// they honour; the longest is the field's 655.35 s (an infinite or absurd duration
+    /// given through the API must not trap the conversion).
+    static func delay(of duration: TimeInterval) -> Int {
+        guard duration > 0 else { return 0 }
+        return max(2, Int((min(duration, 655.35) * 100).rounded()))
     }
 }

@@ -78,7 +78,8 @@ extension WebPCoder {
             ImageMetadata.read(exif: UnsafeRawBufferPointer($0), xmp: nil, resetOrientation: options.applyOrientation).exif
         }
         let xmp = withChunk("XMP ", flag: XMP_FLAG, in: demuxer) {
-            ImageMetadata.read(exif: nil, xmp: UnsafeRawBufferPointer($0), resetOrientation: false).xmp
+            // Reset as the EXIF is: the decode applied XMP's orientation when EXIF had none.
+            ImageMetadata.read(exif: nil, xmp: UnsafeRawBufferPointer($0), resetOrientation: options.applyOrientation).xmp
         }
         return ImageMetadata(exif: exif, xmp: xmp)
     }

@@ -204,9 +204,32 @@ import Testing
         let durations = [0, 0.004, 0.012, 0.016, 0.099, 0.123, 655.35, 1000]
         let frames = durations.enumerated().map { ImageFrame(pixels: GIFEncoderFixtures.movingSquare(frame: $0), duration: $1) }
         let (_, decoded) = try roundTrip(Image(frames: frames, loopCount: 0))
-        let expected = durations.map { GIFEncoderFixtures.decodedDuration(min($0, 655.35)) }
+        // A positive duration is written as at least 2 hundredths: 1 would play as 0.1 s.
+        let expected = durations.map { GIFEncoderFixtures.decodedDuration($0 > 0 ? max(0.02, min($0, 655.35)) : 0) }
         for (got, want) in zip(decoded.frames.map(\.duration), expected) {
             #expect(abs(got - want) < 1e-9, "\(got) vs \(want)")
         }
+    }
+
+    /// A review's finding: a 12-ms frame became a delay of 1, which browsers play as
+    /// 100 ms; an infinite duration trapped the conversion.
+    @Test func delaysBrowsersWouldSlowDownAreRaisedToTheShortestTheyHonour() {
+        #expect(GIFEncoder.delay(of: 0) == 0)
+        #expect(GIFEncoder.delay(of: .nan) == 0)
+        #expect(GIFEncoder.delay(of: 0.004) == 2)
+        #expect(GIFEncoder.delay(of: 0.012) == 2)
+        #expect(GIFEncoder.delay(of: 0.1) == 10)
+        #expect(GIFEncoder.delay(of: .infinity) == 65_535)
+    }
+
+    /// A stride that divides the width sampled the same columns of every row; the step
+    /// used shares no factor with the width.
+    @Test func paletteSamplingVisitsEveryColumn() {
+        typealias Histogram = ColorQuantizer.WuHistogram
+        #expect(Histogram.sampling(32, width: 256) == 33)
+        #expect(Histogram.sampling(1, width: 256) == 1)
+        #expect(Histogram.sampling(6, width: 35) == 6)
+        let step = Histogram.sampling(32, width: 256)
+        #expect(Set((0..<256).map { $0 * step % 256 }).count == 256)
     }
 }

@@ -46,6 +46,25 @@ import Testing
         #expect(try CodersManager.shared.decode(data, options: stored).size == ImageSize(width: 12, height: 8))
     }
 
+    /// A review's finding: the WebP decode applied XMP's orientation but kept the packet's
+    /// `tiff:Orientation` as it was, so re-encoding with the metadata turned the upright
+    /// pixels a second time. The kept XMP now says 1, as PNG's and JPEG's do.
+    @Test(arguments: [ImageFormat.png, .webp])
+    func theAppliedXMPOrientationIsResetInTheKeptMetadata(format: ImageFormat) throws {
+        let data = try Self.stored(metadata: ImageMetadata(xmp: Self.packet(orientation: 6)), format: format)
+        var options = ImageCoderOptions()
+        options.readsMetadata = true
+        let upright = try CodersManager.shared.decode(data, options: options)
+        #expect(upright.size == ImageSize(width: 8, height: 12))
+        let xmp = try #require(upright.metadata.xmp)
+        #expect(xmp.withUnsafeBytes { ImageMetadata.xmpOrientation(in: $0) } ?? .up == .up)
+        var keep = ImageCoderOptions()
+        keep.metadataPolicy = .all
+        keep.lossless = true
+        let again = try CodersManager.shared.decode(CodersManager.shared.encode(upright, as: format, options: keep))
+        #expect(again.size == ImageSize(width: 8, height: 12), "turned a second time")
+    }
+
     /// EXIF written by the JPEG-style block (orientation 1, upright) beside an XMP that
     /// says 6: EXIF rules, as in Pillow.
     @Test(arguments: [ImageFormat.png, .webp])
