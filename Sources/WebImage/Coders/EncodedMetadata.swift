@@ -39,7 +39,8 @@ struct EncodedMetadata: Equatable {
             }
         }
         if policy == .all {
-            metadata.exif = image.metadata.exif
+            // Without its thumbnail, which shows the source as it was (EXIFThumbnail).
+            metadata.exif = image.metadata.exif.map(EXIFThumbnail.removed(from:))
             metadata.xmp = image.metadata.xmp
         } else if options.keepsCopyright {
             metadata.exif = image.metadata.copyrightOnly.exif
