@@ -47,12 +47,16 @@ func age(_ path: String, by age: TimeInterval, access: Bool = true, modification
 final class CountingCoder: ImageCoder {
     private let base: any ImageCoder
     private let delay: TimeInterval
+    private let gate: DispatchSemaphore?
     private let counter = LockedValue(0)
     private let finished = LockedValue(0)
 
-    init(_ base: any ImageCoder = CodersManager.shared, delay: TimeInterval = 0) {
+    /// A coder whose decodes first sleep `delay`, and wait for `gate` when one is given (a
+    /// decode that must outlast something whatever the machine's load).
+    init(_ base: any ImageCoder = CodersManager.shared, delay: TimeInterval = 0, gate: DispatchSemaphore? = nil) {
         self.base = base
         self.delay = delay
+        self.gate = gate
     }
 
     var decodeCount: Int { counter.withLock { $0 } }
@@ -65,6 +69,7 @@ final class CountingCoder: ImageCoder {
         counter.withLock { $0 += 1 }
         defer { finished.withLock { $0 += 1 } }
         if delay > 0 { Thread.sleep(forTimeInterval: delay) }
+        gate?.wait()
         return try base.decode(data, options: options)
     }
 

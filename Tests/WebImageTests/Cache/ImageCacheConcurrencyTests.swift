@@ -40,10 +40,17 @@ struct ImageCacheConcurrencyTests {
     }
 
     @Test func aCancelledQueryEndsAtOnceAsCancelledWhileOthersGetTheImage() async throws {
-        // 5 s: the cancelled task resumes on the cooperative pool, which the codec suites of
-        // the same test pass can keep busy for over a second; the decode must outlast that
-        // (times WEBIMAGE_TEST_TIME_SCALE: under the thread sanitizer the pool is slower still).
-        let counter = CountingCoder(delay: 5 * Double(TestTime.scale))
+        // The decode waits for the test, so it outlasts the cancelled query however long the
+        // cooperative pool takes to resume it (a fixed 5 s, 15 s under AddressSanitizer, was
+        // once not enough on a loaded machine). A query that waited for the decode would
+        // still end, when the safety net opens the gate, and fail the check below.
+        let gate = DispatchSemaphore(value: 0)
+        let safetyNet = Task {
+            try? await Task.sleep(for: Duration.seconds(120).scaled)
+            gate.signal()
+        }
+        defer { safetyNet.cancel() }
+        let counter = CountingCoder(gate: gate)
         let (cache, directory) = try makeImageCache(coder: counter)
         defer { directory.remove() }
         try cache.storeImageDataToDisk(try Corpus.data("TestImage.jpg"), forKey: "k")
@@ -63,6 +70,7 @@ struct ImageCacheConcurrencyTests {
         #expect(outcome.0 as? WebImageError == .cancelled)
         // It ended while the decode was still running: it did not wait for it.
         #expect(outcome.finishedDecodes == 0)
+        gate.signal()
         let result = try await patient.value
         #expect(result.cacheType == .disk)
         #expect(result.image != nil)
