@@ -66,10 +66,12 @@ final class RawHTTPConnection {
         return response
     }
 
-    /// Whether the server has closed the connection (a read returns end of file).
+    /// Whether the server has closed the connection: a read returns end of file, or the
+    /// connection was reset (what a write after the server's close brings back).
     func isClosedByServer() -> Bool {
         var byte: UInt8 = 0
-        return recv(descriptor, &byte, 1, 0) == 0
+        let count = recv(descriptor, &byte, 1, 0)
+        return count == 0 || (count < 0 && errno == ECONNRESET)
     }
 
     private func fill() throws {
