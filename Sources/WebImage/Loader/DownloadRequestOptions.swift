@@ -40,7 +40,10 @@ public struct DownloadRequestOptions: Sendable {
     /// SDWebImage: an image request carries no cookies unless asked. Default `false`.
     public var handleCookies = false
     /// The bytes the cache holds for this URL, used when the server answers
-    /// `304 Not Modified` (SDWebImage's `refreshCached`); without it a 304 fails with
+    /// `304 Not Modified` (SDWebImage's `refreshCached`). Without it a 304 fails with
+    /// ``WebImageError/invalidDownloadStatusCode(_:)``, since the default
+    /// ``Downloader/Configuration/acceptableStatusCodes`` (200..<300) leave 304 out; with
+    /// 304 among them (SDWebImage's default, 200..<400), with
     /// ``WebImageError/cacheNotModified``. Default `nil`.
     public var cachedData: Data?
     /// The IP address (`203.0.113.7`, `2001:db8::7`, canonical form) the connection goes to,
