@@ -7,6 +7,14 @@ import Foundation
 /// Encoders call ``prepare(_:options:)`` first and wrap their quality-dependent encode in
 /// ``fitFileSize(options:encode:)``, so the search on quality is written once.
 enum EncodeConstraints {
+    /// A frame's duration in whole milliseconds, at most `maximum`, for an encoder's integer
+    /// field: a negative, NaN or infinite duration (a frame an API caller made) is 0,
+    /// never a trap in the conversion.
+    static func milliseconds(_ duration: TimeInterval, maximum: Int = Int(UInt32.max)) -> Int {
+        guard duration.isFinite, duration > 0 else { return 0 }
+        return Int(min(duration * 1000, Double(maximum)).rounded())
+    }
+
     /// The frames to encode: the first only when asked, each scaled down (keeping the
     /// aspect ratio, never up) to fit `maxPixelSize`.
     static func prepare(_ image: Image, options: ImageCoderOptions) -> [ImageFrame] {

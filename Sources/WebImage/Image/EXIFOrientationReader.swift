@@ -34,21 +34,30 @@ public enum EXIFOrientationReader {
     /// Rewrites the orientation value in IFD0 of the TIFF-structured `bytes` to 1 (upright)
     /// in place, in the block's own byte order: what a kept EXIF must say once the decoder
     /// turned the pixels. Leaves the block alone when it has no orientation tag, or one
-    /// that is not the single SHORT the standard defines.
+    /// that is neither the single SHORT the standard defines nor a single little-endian
+    /// LONG (which reads as the orientation it holds, so the decoder applied it).
     static func resetOrientation(inTIFF bytes: inout [UInt8]) {
-        guard let value = shortOrientationValue(inTIFF: bytes) else { return }
-        bytes[value.offset] = value.littleEndian ? 1 : 0
-        bytes[value.offset + 1] = value.littleEndian ? 0 : 1
+        guard let value = orientationValue(inTIFF: bytes) else { return }
+        // 1 in the field's own width and byte order.
+        let one: [UInt8] = value.littleEndian ? [1] + Array(repeating: 0, count: value.width - 1)
+            : Array(repeating: 0, count: value.width - 1) + [1]
+        guard value.offset + value.width <= bytes.count else { return }
+        bytes.replaceSubrange(value.offset..<value.offset + value.width, with: one)
     }
 
-    /// Where the orientation's SHORT value lies, when the entry is one SHORT. A function of
-    /// its own so that the reader's reference to the bytes is gone before the caller
-    /// writes them (no copy-on-write of the whole block).
-    private static func shortOrientationValue(inTIFF bytes: [UInt8]) -> (offset: Int, littleEndian: Bool)? {
-        guard let entry = orientationEntry(inTIFF: bytes),
-              entry.reader.u16(entry.offset + 2) == 3, entry.reader.u32(entry.offset + 4) == 1
-        else { return nil }
-        return (entry.offset + 8, entry.reader.littleEndian)
+    /// Where the orientation's value lies and its width, when the entry is one SHORT (or
+    /// one LONG). A function of its own so that the reader's reference to the bytes is gone
+    /// before the caller writes them (no copy-on-write of the whole block).
+    private static func orientationValue(inTIFF bytes: [UInt8]) -> (offset: Int, width: Int, littleEndian: Bool)? {
+        guard let entry = orientationEntry(inTIFF: bytes), entry.reader.u32(entry.offset + 4) == 1 else { return nil }
+        switch entry.reader.u16(entry.offset + 2) {
+        case 3: return (entry.offset + 8, 2, entry.reader.littleEndian)
+        // A LONG is not the standard's type. A little-endian one reads as the orientation
+        // it holds (its low 16 bits come first), so the decoder turned the pixels by it; a
+        // big-endian one reads as 0, no orientation, and nothing was applied to undo.
+        case 4 where entry.reader.littleEndian: return (entry.offset + 8, 4, true)
+        default: return nil
+        }
     }
 
     /// Bounds-checked integers of one byte order, at offsets from the start of `bytes` (a

@@ -158,4 +158,22 @@ import Testing
         #expect(frames.count == 1)
         #expect(frames[0].pixels.size == ImageSize(width: 20, height: 15))
     }
+
+    /// A review's finding: the AVIF and JPEG XL encoders converted a frame's duration to an
+    /// integer unchecked, so an infinite or absurd duration (a frame an API caller made)
+    /// trapped. Every animated encoder now writes such a frame.
+    @Test(arguments: [ImageFormat.gif, .webp, .png, .avif, .jpegXL])
+    func framesOfAnyDurationAreEncodedWithoutATrap(format: ImageFormat) throws {
+        #expect(EncodeConstraints.milliseconds(.infinity) == 0)
+        #expect(EncodeConstraints.milliseconds(-1) == 0)
+        #expect(EncodeConstraints.milliseconds(1e30) == Int(UInt32.max))
+        #expect(EncodeConstraints.milliseconds(0.0125) == 13)
+        guard CodersManager.shared.canEncode(to: format) else { return }
+        let frames = [TimeInterval.infinity, 1e30, .nan, -5, 0.05].enumerated().map { index, duration in
+            ImageFrame(pixels: PixelBuffer(width: 4, height: 4, filling: RGBAColor(red: UInt8(index * 50), green: 0, blue: 0, alpha: 255)),
+                       duration: duration)
+        }
+        let data = try CodersManager.shared.encode(Image(frames: frames, loopCount: 0), as: format)
+        #expect(try CodersManager.shared.decode(data).frameCount >= 1)
+    }
 }

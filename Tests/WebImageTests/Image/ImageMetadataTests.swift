@@ -94,6 +94,17 @@ import Testing
         #expect(changed == [10 + 12 + 8 + (littleEndian ? 0 : 1)])
     }
 
+    /// A review's finding: a little-endian LONG orientation reads as the value it holds, so
+    /// the decoder turned the pixels by it, but only a SHORT was reset, and software that
+    /// reads the LONG turned the image again.
+    @Test func aLittleEndianLongOrientationIsResetToo() {
+        var block = Self.tiffBlock(littleEndian: true, entries: [(0x0112, 4, 1, 6)])
+        #expect(EXIFOrientationReader.orientation(inTIFF: block) == .right)
+        EXIFOrientationReader.resetOrientation(inTIFF: &block)
+        #expect(EXIFOrientationReader.orientation(inTIFF: block) == .up)
+        #expect(Array(block[18..<22]) == [1, 0, 0, 0], "the whole LONG says 1")
+    }
+
     @Test func blocksWithoutAnOrientationOrWithAnOddOneAreLeftAlone() {
         for entries in [[(tag: UInt16(0x010F), type: UInt16(2), count: UInt32(1), value: UInt16(1))],
                         [(tag: 0x0112, type: 4, count: 1, value: 6)]] {

@@ -70,7 +70,7 @@ extension AVIFCoder {
                 [UInt8](xmp).withUnsafeBufferPointer { avifImageSetMetadataXMP(yuv, $0.baseAddress, $0.count) }
             }
             let flags: avifAddImageFlags = single ? AVIF_ADD_IMAGE_FLAG_SINGLE.rawValue : AVIF_ADD_IMAGE_FLAG_NONE.rawValue
-            let duration = UInt64(max(1, (frame.duration * 1000).rounded()))
+            let duration = UInt64(max(1, EncodeConstraints.milliseconds(frame.duration)))
             let result = avifEncoderAddImage(encoder, yuv, duration, flags)
             guard result == AVIF_RESULT_OK else { throw AVIFCoder.encodingError(result, encoder, "adding frame \(index)") }
         }

@@ -86,7 +86,7 @@ extension JXLCoder {
             if settings.animated {
                 var header = JxlFrameHeader()
                 JxlEncoderInitFrameHeader(&header)
-                header.duration = UInt32(clamping: Int((frame.duration * 1000).rounded()))
+                header.duration = UInt32(clamping: EncodeConstraints.milliseconds(frame.duration))
                 try check(JxlEncoderSetFrameHeader(frameSettings, &header), encoder, "setting a frame's duration")
             }
             let bytes = settings.alpha ? frame.pixels.bytes : rgb(of: frame.pixels)

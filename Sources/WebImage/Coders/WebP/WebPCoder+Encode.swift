@@ -54,7 +54,8 @@ extension WebPCoder {
             // libwebp takes the timestamp as a 32-bit int: frames a file says last 4.6 hours
             // each add up past it within 129 frames, and the conversion above would trap.
             // Past that (24.8 days) the remaining frames last no time.
-            timestamp = min(timestamp + milliseconds(frame.duration), Int(Int32.max))
+            // Within the 24 bits a WebP frame stores.
+            timestamp = min(timestamp + EncodeConstraints.milliseconds(frame.duration, maximum: 0xFF_FFFF), Int(Int32.max))
         }
         guard WebPAnimEncoderAdd(encoder, nil, Int32(timestamp), nil) != 0 else {
             throw WebImageError.encodingFailed("WebP: \(animationError(encoder))")
@@ -101,12 +102,6 @@ extension WebPCoder {
             }
             return Data(bytes: bytes, count: output.size)
         }
-    }
-
-    /// A frame's duration in whole milliseconds, within the 24 bits a WebP frame stores.
-    private static func milliseconds(_ duration: TimeInterval) -> Int {
-        guard duration.isFinite, duration > 0 else { return 0 }
-        return Int(min(duration * 1000, Double(0xFF_FFFF)).rounded())
     }
 
     private static func makeConfig(quality: Double, lossless: Bool) throws -> WebPConfig {
