@@ -62,10 +62,12 @@ public enum ImageCacheKey {
         // (a default that is not CMYK counts as none: the naive formula).
         let cmyk = ColorConversion.cmykProfile(embedded: nil, options: options)
         if cmyk != .coatedFOGRA39 {
-            parts.append("cmyk=" + (cmyk.map { $0.digest.prefix(6).map { String(format: "%02x", $0) }.joined() } ?? "naive"))
+            parts.append("cmyk=" + (cmyk.map { String(hex: $0.digest.prefix(6)) } ?? "naive"))
         }
         if options.readsMetadata { parts.append("metadata=1") }
         if options.pageIndex != 0 { parts.append("page=\(options.pageIndex)") }
+        // A cut animation is not the animation (first-frame-only is the cache's own rule).
+        if !options.decodeFirstFrameOnly, let frames = options.maximumFrameCount, frames > 0 { parts.append("frames=\(frames)") }
         guard !parts.isEmpty else { return key }
         return transformed(key, transformerKey: "Decode(" + parts.joined(separator: ",") + ")")
     }

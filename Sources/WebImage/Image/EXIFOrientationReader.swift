@@ -15,7 +15,11 @@ public enum EXIFOrientationReader {
         if bytes.starts(with: ImageMetadata.jpegEXIFPrefix) {
             bytes.removeFirst(ImageMetadata.jpegEXIFPrefix.count)
         }
-        guard let entry = orientationEntry(inTIFF: bytes), let value = entry.reader.u16(entry.offset + 8) else { return nil }
+        // Only the entries ``resetOrientation(inTIFF:)`` can rewrite (one SHORT, or one
+        // little-endian LONG): an orientation applied but left in a kept block would turn
+        // the pixels a second time when read again.
+        guard let entry = orientationEntry(inTIFF: bytes), orientationValue(inTIFF: bytes) != nil,
+              let value = entry.reader.u16(entry.offset + 8) else { return nil }
         return ImageOrientation(exifValue: value)
     }
 

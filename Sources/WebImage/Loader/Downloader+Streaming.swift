@@ -15,7 +15,8 @@ extension Downloader {
     /// also bounds one write: a disk that stalls longer fails the download with
     /// ``WebImageError/timedOut``, as a stalled server would.
     ///
-    /// Coalescing is kept: concurrent callers of one URL share one request. The body
+    /// Coalescing is kept: concurrent callers of one URL share one request (unless a caller
+    /// has request-level options of its own; see ``DownloadRequestOptions``). The body
     /// streams only when, at the response head, every caller waiting wants it in a file
     /// (the first caller's destination is used; no decryptor may be set, as it needs the
     /// whole body); otherwise this transfer takes the in-memory path and this caller's

@@ -99,7 +99,7 @@ public struct ImageProcessor: Sendable {
         // other sources give their frames and the page is picked here.
         if let page = options.page, sourceFormat != .pdf {
             guard page < decoded.frameCount else {
-                throw .badOptions("page \(page) does not exist: the source has \(decoded.frameCount)")
+                throw .badOptions("page \(page) does not exist: the source has \(decoded.frameCount) (the frame limit keeps at most \(configuration.maxAnimationFrames))")
             }
             image = Image(
                 frames: [ImageFrame(pixels: decoded.frames[page].pixels)], format: decoded.format, hasAlpha: decoded.hasAlpha,

@@ -101,9 +101,18 @@ final class IdleConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler
         context.fireChannelRead(data)
     }
 
+    /// A response has ended when its end has been written to the socket, not when it was
+    /// handed to the pipeline: a large answer to a slow client is still being sent then,
+    /// and closing at the timeout would cut it short.
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        if case .end = unwrapOutboundIn(data) { state.responseEnded(now: .now()) }
-        context.write(data, promise: promise)
+        guard case .end = unwrapOutboundIn(data) else {
+            context.write(data, promise: promise)
+            return
+        }
+        let written = promise ?? context.eventLoop.makePromise(of: Void.self)
+        let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
+        written.futureResult.whenComplete { _ in handler.value.state.responseEnded(now: .now()) }
+        context.write(data, promise: written)
     }
 
     private func start(_ context: ChannelHandlerContext) {

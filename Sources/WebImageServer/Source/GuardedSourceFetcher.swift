@@ -17,9 +17,9 @@ import WebImage
 /// and `127.0.0.1` a moment later has no second chance to be asked), and a redirect is
 /// never followed by the client, so no hop escapes the check.
 ///
-/// The downloader coalesces as before: concurrent requests for one source share one origin
-/// fetch (each request resolves and checks the host itself; a request that joins a running
-/// fetch shares the connection another request checked). Its byte limit refuses an
+/// The downloader coalesces as before: concurrent requests for one source pinned to the
+/// same address share one origin fetch (each request resolves and checks the host itself,
+/// and joins only a fetch pinned to an address it checked too). Its byte limit refuses an
 /// announced `Content-Length` over it before the body and cuts a body that grows past it,
 /// and the server runs the whole fetch, every hop, under the download time-out.
 ///

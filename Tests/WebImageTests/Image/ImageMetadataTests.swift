@@ -103,6 +103,10 @@ import Testing
         EXIFOrientationReader.resetOrientation(inTIFF: &block)
         #expect(EXIFOrientationReader.orientation(inTIFF: block) == .up)
         #expect(Array(block[18..<22]) == [1, 0, 0, 0], "the whole LONG says 1")
+        // Types the reset cannot rewrite are not read either: applied, they would stay.
+        for (type, count) in [(UInt16(1), UInt32(1)), (8, 1), (3, 2)] {
+            #expect(EXIFOrientationReader.orientation(inTIFF: Self.tiffBlock(littleEndian: true, entries: [(0x0112, type, count, 6)])) == nil)
+        }
     }
 
     @Test func blocksWithoutAnOrientationOrWithAnOddOneAreLeftAlone() {

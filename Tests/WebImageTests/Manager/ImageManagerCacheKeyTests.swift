@@ -43,6 +43,16 @@ import Testing
         options.readsMetadata = true
         options.pageIndex = 2
         #expect(ImageCacheKey.decoded("a.png", options: options) == "a-Decode(orientation=0,cover=1,profile=1,metadata=1,page=2).png")
+        // A frame limit cuts the animation: its own part, unless first-frame-only (the
+        // cache's own rule for stills) already holds.
+        var cut = ImageCoderOptions()
+        cut.maximumFrameCount = 5
+        #expect(ImageCacheKey.decoded("a.gif", options: cut) == "a-Decode(frames=5).gif")
+        cut.decodeFirstFrameOnly = true
+        #expect(ImageCacheKey.decoded("a.gif", options: cut) == "a.gif")
+        cut.decodeFirstFrameOnly = false
+        cut.maximumFrameCount = 0
+        #expect(ImageCacheKey.decoded("a.gif", options: cut) == "a.gif")
 
         var cmyk = ImageCoderOptions()
         cmyk.defaultCMYKProfile = nil

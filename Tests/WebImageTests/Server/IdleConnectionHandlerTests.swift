@@ -53,7 +53,12 @@ import Testing
     /// timeout. Ours sees them: a connection asking for hits for three times the timeout
     /// stays open, and closes once it stops.
     @Test func aConnectionBusyWithCacheHitsStaysOpen() async throws {
-        let configuration = ImageServerImmediateResponseTests.cached { $0.keepAliveTimeout = .milliseconds(400) }
+        // The timeout and the pause between requests scale with the machine's slowness
+        // (a fixed 400 ms left a loaded CI 300 ms of slack): 12 requests a quarter of the
+        // timeout apart keep the connection busy for three times the timeout.
+        let timeout = Duration.seconds(1).scaled
+        let pause = Double(timeout.components.seconds) / 4
+        let configuration = ImageServerImmediateResponseTests.cached { $0.keepAliveTimeout = timeout }
         try await RunningImageServer.with(origin: ["/a.png": .ok(try ServerImages.quadrantsPNG(width: 40, height: 40))], configuration) { origin, server in
             let path = ImageURL.plain(origin.url("/a.png"), ["w:10"], extension: "png")
             #expect(try await server.request(path).status == 200)
@@ -64,7 +69,7 @@ import Testing
                 for _ in 0..<12 {
                     try connection.send("GET \(path) HTTP/1.1\r\nHost: a\r\n\r\n")
                     statuses.append(try connection.readResponse().status)
-                    Thread.sleep(forTimeInterval: 0.1)
+                    Thread.sleep(forTimeInterval: pause)
                 }
                 return (statuses, connection.isClosedByServer())
             }

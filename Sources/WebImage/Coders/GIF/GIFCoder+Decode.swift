@@ -28,8 +28,9 @@ extension GIFCoder {
                 guard let record = try? reader.nextRecord() else { break }
                 switch record {
                 case .image(let image):
-                    try rectangles.add(image)
+                    // A frame cut short ends the animation before it counts.
                     guard (try? reader.skipPixels()) != nil else { break scanning }
+                    try rectangles.add(image)
                     frames += 1
                 case .extension(let label, let blocks):
                     if let count = netscapeLoopCount(label: label, blocks: blocks) { loopCount = count }
@@ -51,7 +52,8 @@ extension GIFCoder {
     /// work as the screen bounds the memory: a 1 × 1 screen over frames of 10,000 × 10,000
     /// (40 KB each, one colour) passed every per-frame check and cost 2.5 billion decoded
     /// pixels per megabyte of file. Checked while the records are walked, before any pixel
-    /// is decoded.
+    /// is decoded. For the one-shot decode only: a lazy ``GIFFrameSource`` holds one canvas
+    /// and decodes a frame at a time, each rectangle within the limit on its own.
     struct DecodedRectangles {
         let limit: Int
         private(set) var total = 0

@@ -98,10 +98,12 @@ enum GIFEncoder {
 
     /// A frame's delay in hundredths of a second. Browsers play a delay of 0 or 1 as 100 ms,
     /// so a shorter positive duration (a 12-ms WebP frame) is written as 2, the shortest
-    /// they honour; the longest is the field's 655.35 s (an infinite or absurd duration
-    /// given through the API must not trap the conversion).
+    /// they honour; the longest is the field's 655.35 s. Durations go through the clamp every
+    /// encoder uses (`EncodeConstraints.milliseconds`): an infinite or NaN one is 0, as in
+    /// WebP, APNG and JPEG XL.
     static func delay(of duration: TimeInterval) -> Int {
-        guard duration > 0 else { return 0 }
-        return max(2, Int((min(duration, 655.35) * 100).rounded()))
+        let milliseconds = EncodeConstraints.milliseconds(duration, maximum: 655_350)
+        guard milliseconds > 0 else { return 0 }
+        return max(2, (milliseconds + 5) / 10)
     }
 }

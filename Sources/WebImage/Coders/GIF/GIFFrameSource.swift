@@ -51,12 +51,10 @@ public final class GIFFrameSource: SequentialFrameSource {
             var scan = Scan(canvas: reader.canvasSize)
             try DecodeGeometry.checkPixelLimit(width: scan.canvas.width, height: scan.canvas.height, options: options)
             var control = GIFCoder.FrameControl()
-            var rectangles = GIFCoder.DecodedRectangles(limit: options.pixelLimit)
             scanning: while scan.durations.count < options.frameLimit {
                 guard let record = try? reader.nextRecord() else { break }
                 switch record {
                 case .image(let image):
-                    try rectangles.add(image)
                     guard (try? reader.skipPixels()) != nil else { break scanning }
                     let uncovered = image.left > 0 || image.top > 0
                         || image.left + image.width < scan.canvas.width || image.top + image.height < scan.canvas.height
