@@ -25,13 +25,20 @@ extension ImageCache {
         var extendedData: Data?
     }
 
-    /// The memory level's image for `request`, as a query with `options` may use it: a
-    /// still of it for ``ImageCacheOptions/decodeFirstFrameOnly``, nothing when it is an
-    /// animation decoded lazily and the query wants every frame decoded (or the reverse).
+    /// The memory level's image for `request`, as a query with `options` may use it (see
+    /// ``memoryHit(forKey:framesOnDemand:firstFrameOnly:)``).
     func memoryHit(_ request: DecodeRequest, options: ImageCacheOptions) -> Image? {
-        guard let hit = memoryCache.value(forKey: request.memoryKey),
-              hit.suitsDecode(framesOnDemand: request.coderOptions.decodesFramesOnDemand) else { return nil }
-        return options.contains(.decodeFirstFrameOnly) ? Self.firstFrame(of: hit) : hit
+        memoryHit(forKey: request.memoryKey, framesOnDemand: request.coderOptions.decodesFramesOnDemand,
+                  firstFrameOnly: options.contains(.decodeFirstFrameOnly))
+    }
+
+    /// The memory level's image under `memoryKey` as a lookup may use it: a still of it
+    /// when `firstFrameOnly`, nothing when it is an animation decoded lazily and the lookup
+    /// wants every frame decoded (or the reverse). The cache's queries and the manager's
+    /// synchronous fast path both go through it, so they cannot disagree.
+    func memoryHit(forKey memoryKey: String, framesOnDemand: Bool, firstFrameOnly: Bool) -> Image? {
+        guard let hit = memoryCache.value(forKey: memoryKey), hit.suitsDecode(framesOnDemand: framesOnDemand) else { return nil }
+        return firstFrameOnly ? Self.firstFrame(of: hit) : hit
     }
 
     /// Looks `key` up in memory, then on disk, as `options` and `context` say

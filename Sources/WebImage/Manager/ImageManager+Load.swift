@@ -148,10 +148,8 @@ extension ImageManager {
             guard let directCache else { return nil }
             cache = directCache
         }
-        guard let key = cacheKey(for: url, context: context),
-              let image = cache.imageFromMemoryCache(forKey: key),
-              image.suitsDecode(framesOnDemand: context.decodesFramesOnDemand ?? false) else { return nil }
+        guard let key = cacheKey(for: url, context: context) else { return nil }
         let firstFrameOnly = options.contains(.decodeFirstFrameOnly) || context.imageDecodeOptions?.decodeFirstFrameOnly == true
-        return firstFrameOnly ? ImageCache.firstFrame(of: image) : image
+        return cache.memoryHit(forKey: key, framesOnDemand: context.decodesFramesOnDemand ?? false, firstFrameOnly: firstFrameOnly)
     }
 }
