@@ -5,8 +5,11 @@ import NIOHTTPTypes
 /// Closes a connection on which, for ``ImageServer/Configuration/keepAliveTimeout``, no
 /// whole request part has arrived and no response has ended, unless a request is being
 /// answered: an idle keep-alive connection, or a client that sends its request head a byte
-/// at a time (bytes alone are not a part). Without it, ``ImageServer/Configuration/maxClients``
-/// such connections would lock every other client out for good.
+/// at a time (bytes alone are not a part). Also closes one whose response has not reached
+/// the socket whole within ``ImageServer/Configuration/writeResponseTimeout`` of its head
+/// being written: a client that asks and never reads (imgproxy's write deadline). Without
+/// them, ``ImageServer/Configuration/maxClients`` such connections would lock every other
+/// client out for good.
 ///
 /// Hummingbird has this timer too (`HTTP1Channel.Configuration.idleTimeout`), but there it
 /// sits behind ``ImmediateResponseHandler`` and never sees the requests answered in the
@@ -30,14 +33,22 @@ final class IdleConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler
         }
 
         let timeout: TimeAmount
+        /// How long one response may take to reach the socket from its head's write.
+        let writeTimeout: TimeAmount
         private var lastActivity: NIODeadline
         /// Between a request's head and its end.
         private var isReadingRequest = false
         /// Requests whose head arrived and whose response has not ended.
         private var unanswered = 0
+        /// Responses whose head was written and whose end has not reached the socket.
+        private var responsesWriting = 0
+        /// When the response now being written began: its head's write, or, for one
+        /// pipelined behind another, the moment the one before it reached the socket.
+        private var writingSince: NIODeadline?
 
-        init(timeout: TimeAmount, now: NIODeadline) {
+        init(timeout: TimeAmount, writeTimeout: TimeAmount, now: NIODeadline) {
             self.timeout = timeout
+            self.writeTimeout = writeTimeout
             lastActivity = now
         }
 
@@ -57,25 +68,48 @@ final class IdleConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler
             }
         }
 
+        /// A response's head was written (an informational one does not count). Returns
+        /// the write deadline when this starts one, for the timer to fire by then.
+        mutating func responseStarted(now: NIODeadline) -> NIODeadline? {
+            responsesWriting += 1
+            guard writingSince == nil else { return nil }
+            writingSince = now
+            return now + writeTimeout
+        }
+
+        /// A response's end reached the socket (or failed to: the connection is closing).
         mutating func responseEnded(now: NIODeadline) {
             lastActivity = now
             unanswered = max(0, unanswered - 1)
+            responsesWriting = max(0, responsesWriting - 1)
+            writingSince = responsesWriting > 0 ? now : nil
         }
 
         func timerFired(now: NIODeadline) -> Action {
-            // A request read whole and being answered is the server's time, not the
-            // client's: the request's own deadline bounds it.
-            if !isReadingRequest, unanswered > 0 { return .rearm(now + timeout) }
-            let deadline = lastActivity + timeout
-            return now >= deadline ? .close : .rearm(deadline)
+            let writeDeadline = writingSince.map { $0 + writeTimeout }
+            // A response the client does not take: its bytes sit in the socket's buffer.
+            if let writeDeadline, now >= writeDeadline { return .close }
+            let next: NIODeadline
+            if !isReadingRequest, unanswered > 0 {
+                // A request read whole and being answered is the server's time, not the
+                // client's: the request's own deadline bounds it.
+                next = now + timeout
+            } else {
+                let deadline = lastActivity + timeout
+                if now >= deadline { return .close }
+                next = deadline
+            }
+            return .rearm(writeDeadline.map { min($0, next) } ?? next)
         }
     }
 
     private var state: StateMachine
     private var timer: Scheduled<Void>?
+    /// When ``timer`` fires.
+    private var timerDeadline: NIODeadline?
 
-    init(timeout: TimeAmount) {
-        state = StateMachine(timeout: timeout, now: .now())
+    init(timeout: TimeAmount, writeTimeout: TimeAmount) {
+        state = StateMachine(timeout: timeout, writeTimeout: writeTimeout, now: .now())
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
@@ -105,9 +139,21 @@ final class IdleConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler
     /// handed to the pipeline: a large answer to a slow client is still being sent then,
     /// and closing at the timeout would cut it short.
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        guard case .end = unwrapOutboundIn(data) else {
+        switch unwrapOutboundIn(data) {
+        case .head(let head):
+            // A 100 Continue comes before the response it announces.
+            if head.status.kind != .informational, let deadline = state.responseStarted(now: .now()),
+               let timerDeadline, deadline < timerDeadline {
+                timer?.cancel()
+                schedule(context, at: deadline)
+            }
             context.write(data, promise: promise)
             return
+        case .body:
+            context.write(data, promise: promise)
+            return
+        case .end:
+            break
         }
         let written = promise ?? context.eventLoop.makePromise(of: Void.self)
         let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
@@ -117,15 +163,17 @@ final class IdleConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler
 
     private func start(_ context: ChannelHandlerContext) {
         guard timer == nil else { return }
-        state = StateMachine(timeout: state.timeout, now: .now())
+        state = StateMachine(timeout: state.timeout, writeTimeout: state.writeTimeout, now: .now())
         schedule(context, at: state.firstDeadline)
     }
 
     private func schedule(_ context: ChannelHandlerContext, at deadline: NIODeadline) {
         let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        timerDeadline = deadline
         timer = context.eventLoop.scheduleTask(deadline: deadline) {
             let (handler, context) = loopBound.value
             handler.timer = nil
+            handler.timerDeadline = nil
             switch handler.state.timerFired(now: .now()) {
             case .close:
                 context.close(promise: nil)
@@ -138,5 +186,6 @@ final class IdleConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler
     private func stop() {
         timer?.cancel()
         timer = nil
+        timerDeadline = nil
     }
 }

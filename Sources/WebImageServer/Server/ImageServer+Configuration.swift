@@ -75,6 +75,11 @@ extension ImageServer {
         /// at a time: without it, ``maxClients`` such connections would lock every other
         /// client out for good. The time a request is being answered does not count.
         public var keepAliveTimeout: Duration = .seconds(10)
+        /// `WEBIMAGE_WRITE_RESPONSE_TIMEOUT`: seconds a response may take to be written to
+        /// the client, from its first byte to its last (imgproxy's
+        /// `IMGPROXY_WRITE_RESPONSE_TIMEOUT`); default 10. A client that asks and never
+        /// reads is then closed; without it, its connection stayed open for good.
+        public var writeResponseTimeout: Duration = .seconds(10)
         /// `WEBIMAGE_TTL`: `Cache-Control: max-age` of results, in seconds; default one year.
         public var ttl = 31_536_000
         /// `WEBIMAGE_MAX_SRC_RESOLUTION`: megapixels a source may have (all frames
@@ -172,6 +177,7 @@ extension ImageServer {
             timeout = try reader.seconds("TIMEOUT") ?? timeout
             downloadTimeout = try reader.seconds("DOWNLOAD_TIMEOUT") ?? downloadTimeout
             keepAliveTimeout = try reader.seconds("KEEP_ALIVE_TIMEOUT") ?? keepAliveTimeout
+            writeResponseTimeout = try reader.seconds("WRITE_RESPONSE_TIMEOUT") ?? writeResponseTimeout
             ttl = try reader.integer("TTL", in: 0...Int(Int32.max)) ?? ttl
             maxSourceResolution = try reader.number("MAX_SRC_RESOLUTION", in: 0.000001...100_000) ?? maxSourceResolution
             maxSourceFileSize = try reader.integer("MAX_SRC_FILE_SIZE", in: 1...Int.max) ?? maxSourceFileSize

@@ -183,7 +183,10 @@ public final class ImageServer: Sendable {
                 // The idle timer first, so that it sees the requests answered in the pipeline
                 // (Hummingbird's own `idleTimeout` would not).
                 server: .http1(configuration: .init(additionalChannelHandlers: [
-                    IdleConnectionHandler(timeout: TimeAmount(self.configuration.keepAliveTimeout)),
+                    IdleConnectionHandler(
+                        timeout: TimeAmount(self.configuration.keepAliveTimeout),
+                        writeTimeout: TimeAmount(self.configuration.writeResponseTimeout)
+                    ),
                     ImmediateResponseHandler(server: self),
                     ConnectionWatch.Handler(),
                 ])),

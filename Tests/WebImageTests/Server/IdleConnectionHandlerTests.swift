@@ -7,23 +7,25 @@ import Testing
 @testable import WebImage
 @testable import WebImageServer
 
-/// The server's idle-connection timer (`WEBIMAGE_KEEP_ALIVE_TIMEOUT`): its decisions alone,
-/// then through a real server, where the requests answered in the pipeline must count as
-/// activity; and the pipeline's cache-hit answers yielding to back-pressure.
+/// The server's idle-connection timer (`WEBIMAGE_KEEP_ALIVE_TIMEOUT`) and write deadline
+/// (`WEBIMAGE_WRITE_RESPONSE_TIMEOUT`): their decisions alone, then through a real server,
+/// where the requests answered in the pipeline must count as activity and a client that
+/// never reads must be closed; and the pipeline's cache-hit answers yielding to
+/// back-pressure.
 @Suite struct IdleConnectionHandlerTests {
     typealias Machine = IdleConnectionHandler.StateMachine
     static let start = NIODeadline.uptimeNanoseconds(1_000_000_000)
     static let head = HTTPRequestPart.head(HTTPRequest(method: .get, scheme: nil, authority: "a", path: "/x"))
 
     @Test func aConnectionWithNothingArrivingIsClosedAtTheTimeout() {
-        let machine = Machine(timeout: .seconds(10), now: Self.start)
+        let machine = Machine(timeout: .seconds(10), writeTimeout: .seconds(30), now: Self.start)
         #expect(machine.firstDeadline == Self.start + .seconds(10))
         #expect(machine.timerFired(now: Self.start + .seconds(9)) == .rearm(Self.start + .seconds(10)))
         #expect(machine.timerFired(now: Self.start + .seconds(10)) == .close)
     }
 
     @Test func eachWholePartOrEndedResponsePutsTheDeadlineBack() {
-        var machine = Machine(timeout: .seconds(10), now: Self.start)
+        var machine = Machine(timeout: .seconds(10), writeTimeout: .seconds(30), now: Self.start)
         machine.partRead(Self.head, now: Self.start + .seconds(5))
         // A head without its end is a request still being read: the client's time.
         #expect(machine.timerFired(now: Self.start + .seconds(10)) == .rearm(Self.start + .seconds(15)))
@@ -37,7 +39,7 @@ import Testing
     }
 
     @Test func pipelinedRequestsAreAnsweredBeforeTheConnectionCountsAsIdle() {
-        var machine = Machine(timeout: .seconds(1), now: Self.start)
+        var machine = Machine(timeout: .seconds(1), writeTimeout: .seconds(30), now: Self.start)
         for _ in 0..<2 {
             machine.partRead(Self.head, now: Self.start)
             machine.partRead(.end(nil), now: Self.start)
@@ -46,6 +48,69 @@ import Testing
         #expect(machine.timerFired(now: Self.start + .seconds(5)) == .rearm(Self.start + .seconds(6)))
         machine.responseEnded(now: Self.start + .seconds(5))
         #expect(machine.timerFired(now: Self.start + .seconds(6)) == .close)
+    }
+
+    @Test func aResponseNotTakenWithinTheWriteTimeoutClosesTheConnection() {
+        var machine = Machine(timeout: .seconds(10), writeTimeout: .seconds(3), now: Self.start)
+        machine.partRead(Self.head, now: Self.start)
+        machine.partRead(.end(nil), now: Self.start)
+        // Answering is the server's time until the head is written...
+        #expect(machine.timerFired(now: Self.start + .seconds(10)) == .rearm(Self.start + .seconds(20)))
+        #expect(machine.responseStarted(now: Self.start + .seconds(11)) == Self.start + .seconds(14))
+        // ...then the client has the write timeout to take the whole response.
+        #expect(machine.timerFired(now: Self.start + .seconds(12)) == .rearm(Self.start + .seconds(14)))
+        #expect(machine.timerFired(now: Self.start + .seconds(14)) == .close)
+    }
+
+    @Test func eachPipelinedResponseHasTheWholeWriteTimeout() {
+        var machine = Machine(timeout: .seconds(10), writeTimeout: .seconds(3), now: Self.start)
+        for _ in 0..<2 {
+            machine.partRead(Self.head, now: Self.start)
+            machine.partRead(.end(nil), now: Self.start)
+        }
+        #expect(machine.responseStarted(now: Self.start) == Self.start + .seconds(3))
+        // The second head is written behind the first: its time starts when the first is out.
+        #expect(machine.responseStarted(now: Self.start + .seconds(1)) == nil)
+        machine.responseEnded(now: Self.start + .seconds(2))
+        #expect(machine.timerFired(now: Self.start + .seconds(4)) == .rearm(Self.start + .seconds(5)))
+        machine.responseEnded(now: Self.start + .milliseconds(4_500))
+        // Both out: the keep-alive timeout from the last end, no write deadline.
+        #expect(machine.timerFired(now: Self.start + .seconds(5)) == .rearm(Self.start + .milliseconds(14_500)))
+        #expect(machine.timerFired(now: Self.start + .milliseconds(14_500)) == .close)
+    }
+
+    /// A client that asks for more than the socket's buffers hold and never reads: its
+    /// responses' ends never reach the socket. Without a write deadline the connection (and
+    /// the answers queued on it) stayed open for good; with one, it is closed once a
+    /// response has waited the write timeout, long before every answer was sent.
+    @Test func aClientThatNeverReadsIsClosedAtTheWriteTimeout() async throws {
+        // Noise does not compress: each answer is about 300 KB, 40 of them 12 MB, beyond the
+        // kernel's largest send buffer (4 MB) and the client's receive buffer (shrunk).
+        var random = SplitMix64(seed: 7)
+        let side = 320
+        let noise = try PixelBuffer(width: side, height: side, bytes: (0..<side * side * 4).map { _ in UInt8(truncatingIfNeeded: random.next()) })
+        let png = try CodersManager.shared.encode(Image(pixels: noise, hasAlpha: false), as: .png)
+        let requests = 40
+        let configuration = ImageServerImmediateResponseTests.cached { $0.writeResponseTimeout = Duration.seconds(1).scaled }
+        try await RunningImageServer.with(origin: ["/n.png": .ok(png)], configuration) { origin, server in
+            let path = ImageURL.plain(origin.url("/n.png"), ["w:\(side)"], extension: "png")
+            let first = try await server.request(path)
+            #expect(first.status == 200)
+            #expect(first.body.count > 250_000, "the answer is large enough to fill the buffers")
+            let port = server.port
+            let wait = 3 * Double(Duration.seconds(1).scaled.components.seconds)
+            let (answered, closed) = try await ImageServerImmediateResponseTests.onThread {
+                let connection = try RawHTTPConnection(port: port, receiveBuffer: 4_096)
+                try connection.send(String(repeating: "GET \(path) HTTP/1.1\r\nHost: a\r\n\r\n", count: requests))
+                // Not reading, for three write timeouts; then everything the server sent.
+                Thread.sleep(forTimeInterval: wait)
+                var answered = 0
+                while answered < requests, (try? connection.readResponse()) != nil { answered += 1 }
+                return (answered, answered == requests ? connection.isClosedByServer() : true)
+            }
+            #expect(answered < requests, "every answer was sent to a client that did not read")
+            #expect(closed)
+        }
     }
 
     /// Hummingbird's own idle timer sits behind the handler that answers cache hits in the

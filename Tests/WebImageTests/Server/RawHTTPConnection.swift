@@ -25,11 +25,17 @@ final class RawHTTPConnection {
     private let descriptor: Int32
     private var buffered = Data()
 
-    init(port: Int) throws {
+    /// Connects to `port` on 127.0.0.1; with `receiveBuffer`, the socket's receive buffer
+    /// is set to that many bytes first (which also stops the kernel growing it), for a
+    /// client that takes little at a time.
+    init(port: Int, receiveBuffer: Int32? = nil) throws {
         descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard descriptor >= 0 else { throw Failure.socket }
         var timeout = timeval(tv_sec: 5 * TestTime.scale, tv_usec: 0)
         setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        if var size = receiveBuffer {
+            setsockopt(descriptor, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)

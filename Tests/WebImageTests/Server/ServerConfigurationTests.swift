@@ -93,6 +93,7 @@ import Testing
             "WEBIMAGE_TIMEOUT": "2.5",
             "WEBIMAGE_DOWNLOAD_TIMEOUT": "0.25",
             "WEBIMAGE_KEEP_ALIVE_TIMEOUT": "4",
+            "WEBIMAGE_WRITE_RESPONSE_TIMEOUT": "3.5",
             "WEBIMAGE_TTL": "60",
             "WEBIMAGE_MAX_SRC_RESOLUTION": "1.5",
             "WEBIMAGE_MAX_SRC_FILE_SIZE": "1000",
@@ -125,6 +126,7 @@ import Testing
         #expect(configuration.timeout == .milliseconds(2_500))
         #expect(configuration.downloadTimeout == .milliseconds(250))
         #expect(configuration.keepAliveTimeout == .seconds(4))
+        #expect(configuration.writeResponseTimeout == .milliseconds(3_500))
         #expect(configuration.ttl == 60)
         #expect(configuration.maxSourceResolution == 1.5)
         #expect(configuration.maxSourceFileSize == 1_000)

@@ -154,6 +154,7 @@ extension ImageServer.Configuration {
         configuration.downloadTimeout = Duration.seconds(10).scaled
         // Long enough that no test's client finds a pooled connection closed under it.
         configuration.keepAliveTimeout = Duration.seconds(60).scaled
+        configuration.writeResponseTimeout = Duration.seconds(60).scaled
         configuration.resultCache = []
         configuration.memoryCacheSize = 16 << 20
         configuration.gracefulStopTimeout = .seconds(2)
