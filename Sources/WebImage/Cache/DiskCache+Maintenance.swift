@@ -64,18 +64,30 @@ extension DiskCache {
         }
     }
 
+    /// One entry as a cleanup listed it.
+    struct ListedEntry {
+        var name: String
+        var size: Int
+        var date: Date
+    }
+
     /// Removes expired entries, then, when the rest exceed ``Configuration/maxSize``, the
     /// oldest (by ``Configuration/expireType``) until the total is under half of it; also
     /// removes temporary files left by crashed writers and sidecars whose entry is gone.
-    /// Blocking; O(entries).
+    /// Blocking; O(entries). Cleanups of one cache run one at a time (the periodic one, a
+    /// caller's, and a server's write-triggered one could otherwise overlap).
     @discardableResult
     public func removeExpiredData() -> CleanupResult {
+        cleanupLock.withLock { _ in removeExpiredDataAlone() }
+    }
+
+    private func removeExpiredDataAlone() -> CleanupResult {
         let configuration = configuration
         let now = Date()
         let expiration = configuration.maxAge < 0 ? nil : now.addingTimeInterval(-configuration.maxAge)
         let names = FileIO.names(in: path)
         var result = CleanupResult()
-        var kept: [(name: String, size: Int, date: Date)] = []
+        var kept: [ListedEntry] = []
         var total = 0
         var sidecars: [String] = []
         for name in names {
@@ -99,19 +111,13 @@ extension DiskCache {
                 }
                 continue
             }
-            kept.append((name, info.size, date))
+            kept.append(ListedEntry(name: name, size: info.size, date: date))
             total += info.size
         }
         if configuration.maxSize > 0, total > configuration.maxSize {
-            let target = configuration.maxSize / 2
-            for entry in kept.sorted(by: { $0.date < $1.date }) {
-                if remove(entry.name) {
-                    result.trimmedCount += 1
-                    result.removedSize += entry.size
-                    total -= entry.size
-                }
-                if total < target { break }
-            }
+            let trimmed = trim(kept, total: total, below: configuration.maxSize / 2)
+            result.trimmedCount += trimmed.count
+            result.removedSize += trimmed.size
         }
         for sidecar in sidecars {
             let entryName = String(sidecar.dropFirst().dropLast(Self.sidecarSuffix.count))
@@ -180,6 +186,27 @@ extension DiskCache {
 
     /// Removes entry `name` and its sidecar; `true` when this call removed the entry (a
     /// file another process removed first is not counted).
+    /// Removes the oldest of `listed` (which total `total` bytes) until the total is under
+    /// `target`; returns how many it removed and their bytes. An entry gone since the
+    /// listing (another process's cleanup of the same folder took it) counts as removed
+    /// toward the target, not in the result: counting it as still there made two cleanups
+    /// at once each remove half, and together empty the cache.
+    func trim(_ listed: [ListedEntry], total: Int, below target: Int) -> (count: Int, size: Int) {
+        var total = total
+        var removed = (count: 0, size: 0)
+        for entry in listed.sorted(by: { $0.date < $1.date }) {
+            if remove(entry.name) {
+                removed.count += 1
+                removed.size += entry.size
+                total -= entry.size
+            } else if FileIO.status(path + "/" + entry.name) == nil {
+                total -= entry.size
+            }
+            if total < target { break }
+        }
+        return removed
+    }
+
     private func remove(_ name: String) -> Bool {
         let removed = FileIO.remove(path + "/" + name)
         FileIO.remove(sidecarPath(directory: path, name: name))

@@ -37,6 +37,9 @@ public final class DiskCache: Sendable {
     }
 
     private let state: LockedValue<State>
+    /// Held for the whole of one ``removeExpiredData()``, so that cleanups of this cache
+    /// never overlap (each would count the entries the other removes, and trim twice).
+    let cleanupLock = LockedValue(())
 
     /// Name of the extended attribute holding an entry's extended data.
     static let extendedAttributeName = "user.swift-web-image.extended"

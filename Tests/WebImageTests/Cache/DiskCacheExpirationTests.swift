@@ -54,6 +54,45 @@ struct DiskCacheExpirationTests {
         #expect(cache.containsData(forKey: "k4"))
     }
 
+    /// Two cleanups of one folder at once (two processes, or the periodic one beside a
+    /// server's write-triggered one) list the same entries. The entries the other removed
+    /// meanwhile are gone, not still there: counted as still there, each cleanup removed
+    /// half the cache on top of the other's half, and together they emptied it.
+    @Test func entriesAnotherCleanupRemovedCountTowardTheTrim() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let cache = cache(in: directory) { $0.maxSize = 10 }
+        for i in 0..<5 {
+            try cache.setData(Data([1, 2, 3, 4]), forKey: "k\(i)")
+            age(cache.fileURL(forKey: "k\(i)").path, by: Double(100 - i * 10))
+        }
+        let listed = cache.entries().map { DiskCache.ListedEntry(name: $0.fileName, size: $0.size, date: $0.accessDate) }
+        #expect(listed.count == 5)
+        // The other cleanup removes the two oldest after this one listed them.
+        for i in 0..<2 { try FileManager.default.removeItem(at: cache.fileURL(forKey: "k\(i)")) }
+        let trimmed = cache.trim(listed, total: 20, below: 5)
+        #expect(trimmed.count == 2 && trimmed.size == 8)
+        #expect(cache.containsData(forKey: "k4"), "the newest entry was trimmed too: the cache was emptied")
+        #expect(cache.totalSize == 4)
+    }
+
+    /// Cleanups of one cache run one at a time: many at once leave what one leaves.
+    @Test func concurrentCleanupsOfOneCacheTrimOnce() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let cache = cache(in: directory) { $0.maxSize = 400 }
+        for i in 0..<100 {
+            try cache.setData(Data(repeating: 7, count: 10), forKey: "k\(i)")
+            age(cache.fileURL(forKey: "k\(i)").path, by: Double(1_000 - i))
+        }
+        // 1,000 bytes over 400: trimmed oldest first to under 200, the newest 19 kept.
+        await withTaskGroup(of: Void.self) { group in
+            for _ in 0..<8 { group.addTask { await BlockingIO.run { _ = cache.removeExpiredData() } } }
+        }
+        #expect(cache.totalCount == 19)
+        #expect(cache.containsData(forKey: "k99") && !cache.containsData(forKey: "k80"))
+    }
+
     @Test func sizeTrimStopsAsSoonAsTheTotalIsUnderHalf() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
