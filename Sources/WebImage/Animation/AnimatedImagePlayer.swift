@@ -78,8 +78,18 @@ public final class AnimatedImagePlayer: Sendable {
             initial.shownIndex = start.index
             initial.shownFrame = frame
             initial.pending = false
+        } else {
+            // The mode's first frame (the last, playing in reverse) is decoded now, so that
+            // the first tick or `play()` can show it.
+            buffer.update(window: [start.index])
         }
         state = LockedValue(initial)
+    }
+
+    // A decode running or queued holds the buffer, not the player: emptying the window
+    // stops the buffer's decodes at the next step, instead of filling it for nobody.
+    deinit {
+        buffer.removeAll()
     }
 
     /// A stopped player, as ``init(image:clock:configuration:)``: the queue is no longer
@@ -101,13 +111,14 @@ public final class AnimatedImagePlayer: Sendable {
     public var currentFrame: PixelBuffer? { state.withLock { $0.shownFrame } }
     /// The index of ``currentFrame``.
     public var currentFrameIndex: Int? { state.withLock { $0.shownIndex } }
-    /// Loops completed since the start (or the last ``stop()`` or seek).
+    /// Loops completed since the start (or the last ``stop()``, or a seek that set it).
     public var currentLoop: Int { state.withLock { $0.loops } }
     /// Whether ticks advance the animation.
     public var isPlaying: Bool { state.withLock { $0.isPlaying } }
     /// Whether the loop count was reached; ``play()`` then starts over.
     public var isFinished: Bool { state.withLock { $0.isFinished } }
-    /// The decode failure that stopped playback, if one did.
+    /// The decode failure that stopped playback, if one did. A frame that failed is not
+    /// decoded again until ``stop()``, which also clears this.
     public var error: WebImageError? { state.withLock { $0.error } }
     /// Loops to play (0 = forever).
     public var loopCount: Int { state.withLock { $0.loopLimit } }
@@ -161,12 +172,15 @@ public final class AnimatedImagePlayer: Sendable {
     }
 
     /// Stops and goes back to the first frame of the mode, loop 0, emptying the buffer.
+    /// That frame is decoded at once (when the image does not hold it) and shown from the
+    /// next ``tick()`` or ``play()``.
     public func stop() {
         state.withLock { state in
             state.isPlaying = false
             state.lastTick = nil
             buffer.removeAll()
             reset(&state)
+            if state.pending { buffer.update(window: [state.position.index]) }
         }
     }
 
@@ -200,7 +214,7 @@ public final class AnimatedImagePlayer: Sendable {
             if state.pending {
                 changed = showPendingIfReady(&state)
             } else if state.isPlaying, state.rate > 0, image.frameCount > 1 {
-                state.elapsed += state.rate == 1 ? delta : Int64((Double(delta) * state.rate).rounded())
+                state.elapsed += state.rate == 1 ? delta : Self.scaled(delta, by: state.rate)
                 let duration = durations[state.position.index]
                 if state.elapsed >= duration {
                     changed = advance(&state, past: duration)
@@ -340,6 +354,15 @@ public final class AnimatedImagePlayer: Sendable {
             if index <= 0 { return true }
             return current
         }
+    }
+
+    /// `delta` nanoseconds times a positive `rate`, at most 10^18 (30 years): the
+    /// conversion back to an integer traps on an infinite or out-of-range value, and
+    /// `0 × ∞` (two ticks at one instant at an infinite rate) is not a number.
+    private static func scaled(_ delta: Int64, by rate: Double) -> Int64 {
+        let scaled = Double(delta) * rate
+        guard !scaled.isNaN else { return 0 }
+        return Int64(min(scaled, 1e18).rounded())
     }
 
     private func nanoseconds(_ duration: Duration) -> Int64 {

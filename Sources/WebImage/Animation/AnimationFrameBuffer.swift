@@ -18,7 +18,10 @@ final class AnimationFrameBuffer: Sendable {
         var frames: [Int: PixelBuffer] = [:]
         var window: [Int] = []
         var decoding: Int?
-        var failure: (index: Int, error: WebImageError)?
+        /// Frames whose decode failed, kept until ``removeAll()``: a failed frame is not
+        /// tried again. Remembering only the last failure made two failing frames in the
+        /// window alternate for good (a sequential format rewinds to its start for each).
+        var failures: [Int: WebImageError] = [:]
     }
 
     let image: AnimatedImage
@@ -39,9 +42,9 @@ final class AnimationFrameBuffer: Sendable {
         return state.withLock { $0.frames[index] }
     }
 
-    /// The decode failure for `index`, if its last decode failed.
+    /// The decode failure for `index`, if its decode failed since the last ``removeAll()``.
     func failure(at index: Int) -> WebImageError? {
-        state.withLock { $0.failure?.index == index ? $0.failure?.error : nil }
+        state.withLock { $0.failures[index] }
     }
 
     /// Sets the frames to keep (at most ``capacity``, in play order), drops the rest, and
@@ -56,12 +59,13 @@ final class AnimationFrameBuffer: Sendable {
         if let start { decode(start) }
     }
 
-    /// Drops every frame and forgets the window.
+    /// Drops every frame, forgets the window and the failures. A decode running finishes,
+    /// and none starts after it.
     func removeAll() {
         state.withLock { state in
             state.frames.removeAll()
             state.window.removeAll()
-            state.failure = nil
+            state.failures.removeAll()
         }
     }
 
@@ -80,7 +84,7 @@ final class AnimationFrameBuffer: Sendable {
     private func nextToDecode(_ state: inout State) -> Int? {
         guard state.decoding == nil else { return nil }
         let missing = state.window.first { index in
-            state.frames[index] == nil && image.heldFrame(at: index) == nil && state.failure?.index != index
+            state.frames[index] == nil && image.heldFrame(at: index) == nil && state.failures[index] == nil
         }
         state.decoding = missing
         return missing
@@ -104,7 +108,7 @@ final class AnimationFrameBuffer: Sendable {
                 case .success(let pixels):
                     if state.window.contains(index) { state.frames[index] = pixels }
                 case .failure(let error):
-                    state.failure = (index, error)
+                    state.failures[index] = error
                 }
                 return nextToDecode(&state)
             }

@@ -18,7 +18,9 @@ public final class WebImageState {
     /// One operation key's load.
     struct Slot {
         let generation: UInt64
-        let completion: WebImageBindingCompletion?
+        /// Dropped with the final result: a completion that captures the target's owner
+        /// would otherwise keep owner, target and state alive in a cycle.
+        var completion: WebImageBindingCompletion?
         var operation: ImageLoadOperation?
         var isFinished = false
     }
@@ -77,16 +79,22 @@ public final class WebImageState {
         return slot.generation == generation && !slot.isFinished
     }
 
-    /// Records a result of the load and returns its slot, or `nil` when the load is no
-    /// longer current (replaced or cancelled) and the result must be dropped. With
-    /// `keepsOperation` (a `.refreshCached` load, whose first result is the cached image
-    /// while the refresh still runs) the operation stays, so that a new load or a cancel
-    /// still stops the refresh; cancelling a finished one does nothing.
+    /// Records a result of the load and returns its slot (with the completion to call), or
+    /// `nil` when the load is no longer current (replaced or cancelled) and the result must
+    /// be dropped. With `keepsOperation` (a `.refreshCached` load, whose first result is the
+    /// cached image while the refresh still runs) the operation and the completion stay
+    /// until its second result, so that a new load or a cancel still stops the refresh and
+    /// the refreshed image is still reported; cancelling a finished one does nothing.
     func finish(key: String, generation: UInt64, keepsOperation: Bool) -> Slot? {
-        guard slots[key]?.generation == generation else { return nil }
-        slots[key]?.isFinished = true
-        if !keepsOperation { slots[key]?.operation = nil }
-        return slots[key]
+        guard var slot = slots[key], slot.generation == generation else { return nil }
+        let delivered = slot
+        if !keepsOperation || slot.isFinished {
+            slot.operation = nil
+            slot.completion = nil
+        }
+        slot.isFinished = true
+        slots[key] = slot
+        return delivered
     }
 
     /// Cancels the load under `key` (default: the latest started) and returns its

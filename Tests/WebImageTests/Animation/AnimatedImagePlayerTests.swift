@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 @testable import WebImage
 
@@ -149,6 +150,64 @@ import Testing
         clock.advance(by: .seconds(1))
         player.tick()
         #expect(player.currentFrameIndex == 0)
+    }
+
+    /// Playing in reverse, the mode's first frame is the last one, which the image does
+    /// not hold: a new player and a stopped one decode it at once, so that `play()` (or
+    /// the next tick) shows it. Neither decoded anything until a tick came, and a display
+    /// link usually stops ticking a stopped player.
+    @Test func aReversePlayerHasItsFirstFrameReadyAtOnceAndAfterStop() throws {
+        let (player, clock) = try makePlayer(mode: .reverse)
+        player.waitUntilIdle()
+        player.play()
+        #expect(player.currentFrameIndex == 2)
+        _ = timeline(player, clock, milliseconds: 350)
+        #expect(player.currentFrameIndex == 1)
+        player.stop()
+        player.waitUntilIdle()
+        player.tick()
+        #expect(player.currentFrameIndex == 2)
+    }
+
+    /// A damaged frame in a sequential format fails every frame after it (each decode
+    /// rewinds to the start and fails there again). Each is decoded once; the buffer then
+    /// goes idle and playback stops on the error. Remembering only the last failure made
+    /// the two newest failures alternate for good, decoding from the start each time, even
+    /// after the player was gone.
+    @Test func damagedFramesAreDecodedOnceAndStopPlayback() async throws {
+        let source = SyntheticFrameSource(durations: Array(repeating: 0.01, count: 10), failingFrom: 5)
+        let (player, clock) = try makePlayer(source)
+        player.play()
+        let idle = Atomic(false)
+        Thread { player.waitUntilIdle(); idle.store(true, ordering: .releasing) }.start()
+        let deadline = ContinuousClock.now + TestTime.prompt
+        while !idle.load(ordering: .acquiring), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        let wentIdle = idle.load(ordering: .acquiring)
+        try #require(wentIdle, "the buffer kept decoding the damaged frames")
+        #expect(source.decodedIndices.filter { $0 >= 5 }.sorted() == [5, 6, 7, 8, 9])
+        for _ in 0..<10 {
+            clock.advance(by: .milliseconds(10))
+            player.tick()
+        }
+        #expect(player.currentFrameIndex == 4)
+        #expect(player.error != nil)
+        #expect(!player.isPlaying)
+    }
+
+    /// A rate of any size is a speed: an infinite one, or one whose scaled time does not fit
+    /// in 64 bits, trapped converting it back to nanoseconds (two ticks at one instant at an
+    /// infinite rate made `0 × ∞`, not a number).
+    @Test func anyPositiveRateIsPlayedWithoutTrapping() throws {
+        for rate in [Double.infinity, 1e30, .greatestFiniteMagnitude] {
+            let (player, clock) = try makePlayer(rate: rate)
+            player.play()
+            player.tick()
+            player.tick()
+            clock.advance(by: .seconds(1))
+            player.waitUntilIdle()
+            #expect(player.tick())
+            #expect(player.currentFrameIndex == 1)
+        }
     }
 
     @Test func waitsForALateFrameInsteadOfSkippingIt() throws {

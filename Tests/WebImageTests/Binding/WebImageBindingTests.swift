@@ -228,6 +228,27 @@ import Testing
         #expect(completions == 0)  // SDWebImage: no completion once the view is gone
     }
 
+    /// A completion that captures the view's owner (`self.label.text = …`, the usual
+    /// closure) is let go with the final result. It used to stay in the view's state until
+    /// the next load, a cycle (owner, view, state, completion, owner) that kept all of them
+    /// alive, and so never cancelled their loads either.
+    @Test func aFinishedLoadLetsGoOfItsCompletion() async throws {
+        final class Owner {}
+        let url = Self.url("a")
+        let view = TestImageView(manager: Self.manager(images: [url: TestImageManager.pixel()]) { _ in .init(delay: .milliseconds(5)) })
+        var owner: Owner? = Owner()
+        weak let released = owner
+        var done = false
+        view.webImage.setImage(with: url) { [owner] _ in
+            _ = owner
+            done = true
+        }
+        owner = nil
+        #expect(released != nil, "the running load holds its completion")
+        try #require(await eventually { done })
+        #expect(released == nil, "the finished load still holds its completion")
+    }
+
     @Test func aReplacedLoadCompletesCancelledAtOnceEvenIfItsResultArrives() async throws {
         let a = Self.url("a"), b = Self.url("b")
         let images = [a: TestImageManager.pixel(), b: TestImageManager.pixel()]
