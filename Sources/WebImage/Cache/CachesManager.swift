@@ -17,35 +17,32 @@ import Foundation
 /// let result = try await manager.image(forKey: key, options: [], context: ImageCacheContext())
 /// ```
 public final class CachesManager: ImageCaching {
-    private struct State {
-        var caches: [any ImageCaching]
-        var policies = Policies()
-    }
-
     /// The process-wide manager, holding ``ImageCache/shared``.
     public static let shared = CachesManager(caches: [ImageCache.shared])
 
-    private let state: LockedValue<State>
+    private let registry: OrderedRegistry<any ImageCaching>
+    private let policiesValue = LockedValue(Policies())
 
     /// Creates a manager over `caches`, the last of which has the highest priority.
     public init(caches: [any ImageCaching] = []) {
-        state = LockedValue(State(caches: caches))
+        registry = OrderedRegistry(caches)
     }
 
     /// The caches, lowest priority first.
     public var caches: [any ImageCaching] {
-        get { state.withLock { $0.caches } }
-        set { state.withLock { $0.caches = newValue } }
+        get { registry.entries }
+        set { registry.entries = newValue }
     }
 
     /// Adds `cache` with the highest priority.
     public func addCache(_ cache: any ImageCaching) {
-        state.withLock { $0.caches.append(cache) }
+        registry.add(cache)
     }
 
-    /// Removes every cache for which `shouldRemove` returns `true`.
+    /// Removes every cache for which `shouldRemove` returns `true`. The predicate runs
+    /// outside the manager's lock, so it may use the manager.
     public func removeCaches(where shouldRemove: (any ImageCaching) -> Bool) {
-        state.withLock { $0.caches.removeAll(where: shouldRemove) }
+        registry.removeAll(where: shouldRemove)
     }
 
     /// Which caches each kind of operation addresses, and how; SDWebImage's defaults
@@ -55,8 +52,8 @@ public final class CachesManager: ImageCaching {
     /// (`manager.policies.store = .concurrent`) reads the whole value and writes it back,
     /// so set policies while configuring the manager, not from several threads at once.
     public var policies: Policies {
-        get { state.withLock { $0.policies } }
-        set { state.withLock { $0.policies = newValue } }
+        get { policiesValue.withLock { $0 } }
+        set { policiesValue.withLock { $0 = newValue } }
     }
 
     /// The caches `policy` addresses, highest priority first.

@@ -38,8 +38,8 @@ extension DiskCache {
     ///
     /// Called before the entry is renamed into place, so a new entry appears together
     /// with its attribute. A sidecar is itself written atomically; a crash between the two
-    /// renames leaves either an orphan sidecar, which ``removeExpiredData()`` removes, or
-    /// the previous entry next to the new sidecar.
+    /// renames leaves either an orphan sidecar, which ``removeExpiredData()`` removes once it
+    /// is as old as a stale temporary file, or the previous entry next to the new sidecar.
     /// A new file (`isNewFile`) has no attribute yet, so there is none to clear.
     func writeExtendedData(_ extendedData: Data?, fd: Int32, name: String, storage: ExtendedDataStorage, isNewFile: Bool = false) throws {
         let sidecar = sidecarPath(directory: path, name: name)

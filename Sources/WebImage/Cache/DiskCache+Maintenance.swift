@@ -121,7 +121,11 @@ extension DiskCache {
         }
         for sidecar in sidecars {
             let entryName = String(sidecar.dropFirst().dropLast(Self.sidecarSuffix.count))
-            if FileIO.status(path + "/" + entryName) == nil { FileIO.remove(path + "/" + sidecar) }
+            // A store writes the sidecar before it renames its entry into place: a sidecar
+            // with no entry is an orphan only once it is as old as a stale temporary file.
+            guard FileIO.status(path + "/" + entryName) == nil, let status = FileIO.status(path + "/" + sidecar),
+                  now.timeIntervalSince(status.modificationDate) > configuration.staleTemporaryFileAge else { continue }
+            FileIO.remove(path + "/" + sidecar)
         }
         return result
     }

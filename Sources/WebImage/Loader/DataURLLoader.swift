@@ -36,7 +36,10 @@ public struct DataURLLoader: ImageLoader {
         let data = try options.decryptor.map { decryptor throws(WebImageError) in try decryptor.decryptedOrThrow(payload) } ?? payload
         progress?(LoadProgress(receivedSize: data.count, expectedSize: data.count, url: url))
         do {
-            let image = try coder.decode(data, options: options.decodeOptions)
+            // A decode is blocking work: off Swift's cooperative pool.
+            let coder = coder, decodeOptions = options.decodeOptions
+            let image = try await BlockingIO.run { try coder.decode(data, options: decodeOptions) }
+            try Task.checkCancellation()
             return ImageLoaderOutput(image: image, data: data, url: url)
         } catch {
             throw WebImageError(error)

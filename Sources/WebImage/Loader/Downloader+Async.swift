@@ -37,10 +37,12 @@ extension Downloader {
 
     /// Starts one callback download with `start` and waits for its completion; cancelling
     /// the calling task cancels the token `start` returned (a download that failed at once
-    /// returns none).
+    /// returns none). A task cancelled already fails at once: starting would open a
+    /// connection and send the request only to stop it.
     private static func awaitDownload<Value: Sendable>(
         _ start: (@escaping @Sendable (Result<Value, WebImageError>) -> Void) -> DownloadToken?
     ) async throws(WebImageError) -> Value {
+        guard !Task.isCancelled else { throw .cancelled }
         let result: Result<Value, WebImageError> = await PendingCancellation.awaitCallback { completion in
             guard let token = start(completion) else { return nil }
             return { token.cancel() }

@@ -38,7 +38,9 @@ public struct FileURLLoader: ImageLoader {
             try Task.checkCancellation()
             let data = try options.decryptor.map { try $0.decryptedOrThrow(read) } ?? read
             progress?(LoadProgress(receivedSize: data.count, expectedSize: data.count, url: url))
-            let image = try coder.decode(data, options: options.decodeOptions)
+            let coder = coder, decodeOptions = options.decodeOptions
+            let image = try await BlockingIO.run { try coder.decode(data, options: decodeOptions) }
+            try Task.checkCancellation()
             return ImageLoaderOutput(image: image, data: data, url: url)
         } catch {
             throw WebImageError(error)

@@ -122,7 +122,10 @@ extension ImageManager {
                 let raw = try await downloader.loadData(from: url, options: options, progress: progress)
                 metrics.downloaded(bytes: raw.metrics.bytesReceived)
                 let start = ContinuousClock.now
-                let image = try coder.decode(raw.data, options: plan.decodeOptions)
+                let decodeOptions = plan.decodeOptions
+                // Decoding is seconds of blocking work: off Swift's cooperative pool.
+                let image = try await BlockingIO.run { try coder.decode(raw.data, options: decodeOptions) }
+                try Task.checkCancellation()
                 metrics.decoded(in: ContinuousClock.now - start)
                 return Decoded(image: image, data: raw.data)
             case let file as FileURLLoader:
@@ -153,7 +156,10 @@ extension ImageManager {
         var final = original.image
         if let transformer = plan.transformer {
             let start = ContinuousClock.now
-            final = try transformer.transform(original.image, animated: plan.animatedTransform)
+            let image = original.image, animated = plan.animatedTransform
+            // A transform is blocking work (every frame of an animation decoded for
+            // `.everyFrame`): off Swift's cooperative pool, as decodes are.
+            final = try await BlockingIO.run { try transformer.transform(image, animated: animated) }
             metrics.transformed(in: ContinuousClock.now - start)
         }
         try Task.checkCancellation()

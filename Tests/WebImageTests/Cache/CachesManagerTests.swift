@@ -113,4 +113,13 @@ struct CachesManagerTests {
         manager.addCache(low)
         #expect((manager.caches.last as? ImageCache) === low)
     }
+
+    /// A removal's predicate may use the manager (it runs outside the lock): it used to run
+    /// under it, and asking the manager from there took the lock again.
+    @Test func aRemovalPredicateMayAskTheManager() throws {
+        let (manager, low, _, cleanup) = try makeManager()
+        defer { cleanup() }
+        manager.removeCaches { cache in manager.caches.count > 1 && (cache as? ImageCache) === low }
+        #expect(manager.caches.count == 1)
+    }
 }

@@ -187,13 +187,19 @@ struct DiskCacheExpirationTests {
         let stale = directory.url.appendingPathComponent(".tmp-stale").path
         let fresh = directory.url.appendingPathComponent(".tmp-fresh").path
         let orphan = directory.url.appendingPathComponent(".deadbeef.extended").path
-        for path in [stale, fresh, orphan] { try #require(FileManager.default.createFile(atPath: path, contents: Data([1]))) }
+        // A sidecar written a moment ago whose entry is not renamed into place yet: a store
+        // in progress, not an orphan (the sweep used to take it, and the entry arrived
+        // without its extended data).
+        let storing = directory.url.appendingPathComponent(".feedface.extended").path
+        for path in [stale, fresh, orphan, storing] { try #require(FileManager.default.createFile(atPath: path, contents: Data([1]))) }
         age(stale, by: 2 * 3600)
+        age(orphan, by: 2 * 3600)
         try cache.setData(Data([1]), forKey: "k", extendedData: Data([2]))
         cache.removeExpiredData()
         #expect(!FileManager.default.fileExists(atPath: stale))
         #expect(FileManager.default.fileExists(atPath: fresh))
         #expect(!FileManager.default.fileExists(atPath: orphan))
+        #expect(FileManager.default.fileExists(atPath: storing))
         #expect(cache.entry(forKey: "k")?.extendedData == Data([2]))
     }
 

@@ -243,6 +243,24 @@ struct DownloaderTests {
         }
     }
 
+    /// A task cancelled before it asks (the image server's source fetch, cancelled by its
+    /// deadline while a DNS lookup ran) fails at once: it used to open a connection and send
+    /// the request, then stop it.
+    @Test func anAlreadyCancelledTaskSendsNoRequest() async throws {
+        try await LoopbackServer.with(["/a.png": .ok(png)]) { server in
+            try await LoaderTesting.withDownloader { downloader in
+                let url = server.url("/a.png")
+                let task = Task {
+                    withUnsafeCurrentTask { $0?.cancel() }
+                    return try await downloader.loadData(from: url)
+                }
+                await #expect(throws: WebImageError.cancelled) { try await task.value }
+                _ = try await downloader.loadData(from: url)
+                #expect(server.requestCount("/a.png") == 1)
+            }
+        }
+    }
+
     @Test func cancellingTheLastCallerMidBodyClosesTheConnectionAndFreesTheSlot() async throws {
         // The head arrives, then the body stalls: only a cancelled request (not a time-out,
         // 10 s here) can close this connection. One slot: the next download needs it back.
