@@ -9,7 +9,8 @@ import NIOHTTPTypes
 /// the socket whole within ``ImageServer/Configuration/writeResponseTimeout`` of its head
 /// being written: a client that asks and never reads (imgproxy's write deadline). Without
 /// them, ``ImageServer/Configuration/maxClients`` such connections would lock every other
-/// client out for good.
+/// client out for good. And it holds a full close back until the response being written
+/// has reached the socket, so that a shutdown never cuts one short.
 ///
 /// Hummingbird has this timer too (`HTTP1Channel.Configuration.idleTimeout`), but there it
 /// sits behind ``ImmediateResponseHandler`` and never sees the requests answered in the
@@ -54,6 +55,9 @@ final class IdleConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler
 
         /// When the first check is due.
         var firstDeadline: NIODeadline { lastActivity + timeout }
+
+        /// Whether a response's head was written and its end has not reached the socket.
+        var isWritingResponse: Bool { responsesWriting > 0 }
 
         mutating func partRead(_ part: HTTPRequestPart, now: NIODeadline) {
             lastActivity = now
@@ -107,6 +111,11 @@ final class IdleConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler
     private var timer: Scheduled<Void>?
     /// When ``timer`` fires.
     private var timerDeadline: NIODeadline?
+    /// A full close asked for while a response was still on its way to the socket, held
+    /// until it is out (see ``close(context:mode:promise:)``).
+    private var isCloseHeld = false
+    /// The promise of the held close (and, cascaded from it, of any asked for after it).
+    private var heldClosePromise: EventLoopPromise<Void>?
 
     init(timeout: TimeAmount, writeTimeout: TimeAmount) {
         state = StateMachine(timeout: timeout, writeTimeout: writeTimeout, now: .now())
@@ -123,6 +132,8 @@ final class IdleConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler
 
     func channelInactive(context: ChannelHandlerContext) {
         stop()
+        // Closed some other way (the peer left): a held close has nothing left to wait for.
+        if isCloseHeld { releaseHeldClose(context) }
         context.fireChannelInactive()
     }
 
@@ -131,8 +142,30 @@ final class IdleConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        // The connection is closing: a request read now would not be answered whole.
+        guard !isCloseHeld else { return }
         state.partRead(unwrapInboundIn(data), now: .now())
         context.fireChannelRead(data)
+    }
+
+    /// A full close drops whatever NIO has not handed to the kernel yet. Graceful shutdown
+    /// (Hummingbird's quiesce, which counts no request on a connection whose hits the
+    /// pipeline answered) and Hummingbird's close after a last response both ask for one
+    /// while a large response may still be on its way to a slow client, which then got
+    /// fewer bytes than its `Content-Length`. The close waits until the response's end has
+    /// reached the socket; the write deadline bounds the wait (the timer closes then).
+    func close(context: ChannelHandlerContext, mode: CloseMode, promise: EventLoopPromise<Void>?) {
+        guard mode == .all, state.isWritingResponse, context.channel.isActive else {
+            context.close(mode: mode, promise: promise)
+            return
+        }
+        isCloseHeld = true
+        guard let promise else { return }
+        if let held = heldClosePromise {
+            held.futureResult.cascade(to: promise)
+        } else {
+            heldClosePromise = promise
+        }
     }
 
     /// A response has ended when its end has been written to the socket, not when it was
@@ -156,9 +189,21 @@ final class IdleConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler
             break
         }
         let written = promise ?? context.eventLoop.makePromise(of: Void.self)
-        let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
-        written.futureResult.whenComplete { _ in handler.value.state.responseEnded(now: .now()) }
+        let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        written.futureResult.whenComplete { _ in
+            let (handler, context) = loopBound.value
+            handler.state.responseEnded(now: .now())
+            if handler.isCloseHeld, !handler.state.isWritingResponse { handler.releaseHeldClose(context) }
+        }
         context.write(data, promise: written)
+    }
+
+    /// Closes the connection, completing a held close's promise with it.
+    private func releaseHeldClose(_ context: ChannelHandlerContext) {
+        isCloseHeld = false
+        let promise = heldClosePromise
+        heldClosePromise = nil
+        context.close(mode: .all, promise: promise)
     }
 
     private func start(_ context: ChannelHandlerContext) {
@@ -176,7 +221,7 @@ final class IdleConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler
             handler.timerDeadline = nil
             switch handler.state.timerFired(now: .now()) {
             case .close:
-                context.close(promise: nil)
+                handler.releaseHeldClose(context)
             case .rearm(let next):
                 handler.schedule(context, at: next)
             }

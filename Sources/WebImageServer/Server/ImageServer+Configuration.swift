@@ -3,7 +3,8 @@ import WebImage
 
 extension ImageServer {
     /// Everything `webimage serve` can be told, with imgproxy's defaults where imgproxy has
-    /// the same setting.
+    /// the same setting, except where a setting's documentation says otherwise (the
+    /// workers, the queue, the source and result limits, ETags).
     ///
     /// Each setting also reads from the environment: imgproxy's `IMGPROXY_` name with a
     /// `WEBIMAGE_` prefix where the meaning is imgproxy's (``init(environment:)`` names them),
@@ -51,13 +52,21 @@ extension ImageServer {
         public var allowsUnsigned = false
         /// `WEBIMAGE_SECRET`: when set, requests must carry `Authorization: Bearer SECRET`.
         public var secret: String?
+        /// `WEBIMAGE_ALLOW_ORIGIN`: when set, image responses carry
+        /// `Access-Control-Allow-Origin` with this value and `Access-Control-Allow-Methods:
+        /// GET, OPTIONS` (imgproxy's `IMGPROXY_ALLOW_ORIGIN`); unset by default (no CORS
+        /// headers). `OPTIONS` is answered 200 either way, as imgproxy does.
+        public var allowOrigin: String?
         /// `WEBIMAGE_WORKERS`: image jobs processed at once; default the number of cores.
         public var workers = ProcessInfo.processInfo.activeProcessorCount
         /// `WEBIMAGE_QUEUE_SIZE`: jobs that may wait for a worker; more get a 429 at once.
         /// Default `nil`: 8 per worker (imgproxy's default queue is unbounded). A request
         /// that would wait behind more than a few jobs per worker is better refused at once,
         /// so that its client or the load balancer can try again or elsewhere, than held
-        /// for seconds on a node that is already saturated.
+        /// for seconds on a node that is already saturated. 0 means no queue: a job that
+        /// finds every worker busy is refused. imgproxy's `IMGPROXY_REQUESTS_QUEUE_SIZE`
+        /// is read too, as `WEBIMAGE_REQUESTS_QUEUE_SIZE` with imgproxy's meaning (0 is no
+        /// limit), when `WEBIMAGE_QUEUE_SIZE` is unset.
         public var queueSize: Int?
         /// The queue length in effect: ``queueSize``, or 8 per worker.
         public var effectiveQueueSize: Int { queueSize ?? 8 * max(1, workers) }
@@ -171,8 +180,15 @@ extension ImageServer {
             signatureSize = try reader.integer("SIGNATURE_SIZE", in: 1...32) ?? signatureSize
             allowsUnsigned = try reader.bool("INSECURE") ?? allowsUnsigned
             secret = reader.string("SECRET") ?? secret
+            allowOrigin = reader.string("ALLOW_ORIGIN") ?? allowOrigin
             workers = try reader.integer("WORKERS", in: 1...4_096) ?? workers
-            if let size = try reader.integer("QUEUE_SIZE", in: 0...1_000_000) { queueSize = size }
+            if let size = try reader.integer("QUEUE_SIZE", in: 0...1_000_000) {
+                queueSize = size
+            } else if let size = try reader.integer("REQUESTS_QUEUE_SIZE", in: 0...1_000_000) {
+                // imgproxy's name and meaning: 0 is no limit. A waiting job holds a client's
+                // connection, so the clients bound it anyway.
+                queueSize = size == 0 ? 1_000_000 : size
+            }
             maxClients = try reader.integer("MAX_CLIENTS", in: 1...1_000_000) ?? maxClients
             timeout = try reader.seconds("TIMEOUT") ?? timeout
             downloadTimeout = try reader.seconds("DOWNLOAD_TIMEOUT") ?? downloadTimeout

@@ -35,6 +35,22 @@ extension ImageServer {
             metrics.recordResponse(status: failure.status, errorLabel: failure.label)
             response = Self.failure(failure, isHead: request.method == .head)
         }
+        return withCORS(response)
+    }
+
+    /// imgproxy's CORS headers (`IMGPROXY_ALLOW_ORIGIN`), on every answer to an image
+    /// request (failures too, as imgproxy sets them before it processes), when
+    /// ``Configuration/allowOrigin`` is set.
+    func addCORS(to headers: inout HTTPFields) {
+        guard let origin = configuration.allowOrigin else { return }
+        headers[.accessControlAllowOrigin] = origin
+        headers[.accessControlAllowMethods] = "GET, OPTIONS"
+    }
+
+    func withCORS(_ response: Response) -> Response {
+        guard configuration.allowOrigin != nil else { return response }
+        var response = response
+        addCORS(to: &response.headers)
         return response
     }
 
@@ -102,6 +118,13 @@ extension ImageServer {
     /// ``ImmediateResponseHandler`` answers with it on the event loop; it makes the same checks in
     /// the same order as ``respond(to:prefix:connection:)`` and counts the same.
     func immediateResponse(target: String, method: HTTPRequest.Method, headers: HTTPFields) -> (head: HTTPResponse, body: ByteBuffer?)? {
+        guard var answer = immediateAnswer(target: target, method: method, headers: headers) else { return nil }
+        addCORS(to: &answer.head.headerFields)
+        return answer
+    }
+
+    /// ``immediateResponse(target:method:headers:)`` before the CORS headers.
+    private func immediateAnswer(target: String, method: HTTPRequest.Method, headers: HTTPFields) -> (head: HTTPResponse, body: ByteBuffer?)? {
         guard method == .get || method == .head, let signedPart = try? verifiedSignedPart(of: target, headers: headers) else {
             return nil
         }

@@ -151,18 +151,26 @@ public final class ImageServer: Sendable {
     /// Whether URLs are checked against a signature.
     public var verifiesSignatures: Bool { !signer.pairs.isEmpty }
 
-    /// The image routes and `GET /health`, to mount in a Hummingbird router:
+    /// The image routes, `GET`/`HEAD /health` and `OPTIONS`, to mount in a Hummingbird router:
     /// `router.addRoutes(server.routes(mountedAt: "/images"), atPath: "/images")`.
     /// `prefix` is the path the collection is mounted at (stripped before parsing, and not
     /// signed, as imgproxy's `PATH_PREFIX`).
     public func routes<Context: RequestContext>(mountedAt prefix: String = "", context: Context.Type = Context.self) -> RouteCollection<Context> {
         let routes = RouteCollection(context: Context.self)
+        // HEAD too: a load balancer's check may use it (the path's own route matches
+        // first, so without one `HEAD /health` was a 404).
         routes.get("health") { _, _ in await self.healthResponse() }
+        routes.head("health") { _, _ in await self.healthResponse() }
         routes.get("**") { request, context in
             await self.respond(to: request, prefix: prefix, connection: context as? ImageRequestContext)
         }
         routes.head("**") { request, context in
             await self.respond(to: request, prefix: prefix, connection: context as? ImageRequestContext)
+        }
+        // A browser's CORS preflight, answered as imgproxy answers every OPTIONS: 200, with
+        // the CORS headers when `WEBIMAGE_ALLOW_ORIGIN` is set.
+        routes.on("**", method: .options) { _, _ in
+            self.withCORS(Response(status: .ok, headers: [.contentLength: "0"]))
         }
         return routes
     }
@@ -221,8 +229,12 @@ public final class ImageServer: Sendable {
                 logger: logger
             ))
         }
+        // Last, so that it hears of the shutdown first (services stop in reverse order).
+        let shutdownClock = ShutdownClock()
+        var serviceConfigurations = services.map { ServiceGroupConfiguration.ServiceConfiguration(service: $0) }
+        serviceConfigurations.append(.init(service: shutdownClock, successTerminationBehavior: .ignore))
         var groupConfiguration = ServiceGroupConfiguration(
-            services: services.map { ServiceGroupConfiguration.ServiceConfiguration(service: $0) },
+            services: serviceConfigurations,
             gracefulShutdownSignals: [.sigterm, .sigint],
             logger: logger
         )
@@ -239,16 +251,36 @@ public final class ImageServer: Sendable {
                 Task { await group.triggerGracefulShutdown() }
             }
         } catch {
-            try? await shutdown()
+            try? await shutdown(within: remainingStopTime(since: shutdownClock.began))
             throw error
         }
-        try await shutdown()
+        try await shutdown(within: remainingStopTime(since: shutdownClock.began))
     }
 
     /// Stops the worker threads and the default fetcher's downloader. Call once, after the
-    /// last request (``run(onReady:)`` does it itself).
+    /// last request (``run(onReady:)`` does it itself). Waits for the jobs still running.
     public func shutdown() async throws {
         try await workerThreads.shutdownGracefully()
+        try await ownedDownloader?.shutdown()
+    }
+
+    /// What is left of ``Configuration/gracefulStopTimeout`` since the shutdown began (all
+    /// of it when that is unknown), and never less than a second, for the worker threads.
+    private func remainingStopTime(since began: ContinuousClock.Instant?) -> Duration {
+        let spent = began.map { ContinuousClock.now - $0 } ?? .zero
+        return max(.seconds(1), configuration.gracefulStopTimeout - spent)
+    }
+
+    /// ``shutdown()``, waiting at most `limit` for the worker threads: a job still running
+    /// there (an encode its client stopped waiting for) cannot be interrupted, and the
+    /// process must exit within the graceful-stop time, as the README promises (systemd
+    /// kills it soon after). Such jobs end with the process.
+    private func shutdown(within limit: Duration) async throws {
+        do {
+            try await withDeadline(limit, timeoutError: .processingTimedOut) { try await self.workerThreads.shutdownGracefully() }
+        } catch {
+            logger.warning("worker jobs still running at the end of the graceful stop; leaving them")
+        }
         try await ownedDownloader?.shutdown()
     }
 
@@ -333,5 +365,20 @@ extension NIOThreadPool {
     /// server never queues more items on its worker pool than it has threads.
     func run<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
         try await runIfActive(eventLoop: MultiThreadedEventLoopGroup.singleton.any(), body).get()
+    }
+}
+
+/// Notes when a graceful shutdown begins, so that what follows the service group (the
+/// worker threads' stop) fits in what is left of the graceful-stop time.
+private final class ShutdownClock: Service {
+    private let moment = LockedValue<ContinuousClock.Instant?>(nil)
+
+    /// When the graceful shutdown began; `nil` before, or when the group was cancelled.
+    var began: ContinuousClock.Instant? { moment.withLock { $0 } }
+
+    func run() async throws {
+        // Throws when the group is cancelled instead: then nothing began gracefully.
+        try await gracefulShutdown()
+        moment.withLock { $0 = .now }
     }
 }

@@ -79,6 +79,46 @@ import Testing
         #expect(machine.timerFired(now: Self.start + .milliseconds(14_500)) == .close)
     }
 
+    /// A full close (graceful shutdown's quiesce, or Hummingbird's close after a last
+    /// response) waits until the response being written has reached the socket: NIO drops
+    /// what it holds unsent at a full close, and a large hit to a slow client came out
+    /// shorter than its `Content-Length`. With nothing being written, it closes at once.
+    @Test func aCloseWaitsForTheResponseOnItsWayToTheSocket() throws {
+        let channel = EmbeddedChannel(handler: IdleConnectionHandler(timeout: .seconds(60), writeTimeout: .seconds(60)))
+        try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 1)).wait()
+        try channel.writeInbound(Self.head)
+        try channel.writeInbound(HTTPRequestPart.end(nil))
+        while try channel.readInbound(as: HTTPRequestPart.self) != nil {}
+        // Written, not yet flushed: still in NIO's buffer, as a response to a slow reader is.
+        channel.write(HTTPResponsePart.head(HTTPResponse(status: .ok)), promise: nil)
+        channel.write(HTTPResponsePart.body(ByteBuffer(string: "pixels")), promise: nil)
+        let ended = channel.eventLoop.makePromise(of: Void.self)
+        channel.write(HTTPResponsePart.end(nil), promise: ended)
+        let closed = channel.close()
+        channel.embeddedEventLoop.run()
+        #expect(channel.isActive, "closed with the response still unsent")
+        // A request arriving meanwhile is not passed on: it would not be answered whole.
+        try channel.writeInbound(Self.head)
+        #expect(try channel.readInbound(as: HTTPRequestPart.self) == nil)
+        channel.flush()
+        channel.embeddedEventLoop.run()
+        try ended.futureResult.wait()
+        try closed.wait()
+        #expect(!channel.isActive)
+        var parts = 0
+        while try channel.readOutbound(as: HTTPResponsePart.self) != nil { parts += 1 }
+        #expect(parts == 3, "the whole response reached the socket")
+    }
+
+    @Test func aCloseWithNothingBeingWrittenIsAtOnce() throws {
+        let channel = EmbeddedChannel(handler: IdleConnectionHandler(timeout: .seconds(60), writeTimeout: .seconds(60)))
+        try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 1)).wait()
+        try channel.writeInbound(Self.head)
+        try channel.writeInbound(HTTPRequestPart.end(nil))
+        try channel.close().wait()
+        #expect(!channel.isActive)
+    }
+
     /// A client that asks for more than the socket's buffers hold and never reads: its
     /// responses' ends never reach the socket. Without a write deadline the connection (and
     /// the answers queued on it) stayed open for good; with one, it is closed once a

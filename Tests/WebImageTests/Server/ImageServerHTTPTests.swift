@@ -20,6 +20,36 @@ import Testing
             #expect(reply.status == 200)
             #expect(reply.text == "OK\n")
             #expect(reply.header("Cache-Control") == "no-cache")
+            // A load balancer may check with HEAD: it was a 404 (the path's own route has
+            // no HEAD, and the catch-all does not match a path that has a route).
+            let head = try await server.request("/health", method: .HEAD)
+            #expect(head.status == 200)
+            #expect(head.body.isEmpty)
+        }
+    }
+
+    /// imgproxy's `IMGPROXY_ALLOW_ORIGIN`: the CORS headers on every answer to an image
+    /// request (a miss, a memory hit answered in the pipeline, a failure) and a 200 to a
+    /// browser's preflight; none of them without the setting, where OPTIONS is still 200.
+    @Test func allowOriginAddsTheCORSHeadersImgproxySends() async throws {
+        for origin in ["https://app.example", nil] {
+            let configuration = ImageServer.Configuration.testing {
+                $0.allowOrigin = origin
+                $0.resultCache = .memory
+            }
+            try await RunningImageServer.with(origin: try Self.routes(), configuration) { source, server in
+                let path = ImageURL.plain(source.url("/a.png"), ["w:20"])
+                let miss = try await server.request(path)
+                let hit = try await server.request(path)
+                let failure = try await server.request(ImageURL.plain(source.url("/gone.png"), ["w:20"]))
+                let preflight = try await server.request(path, method: .OPTIONS, headers: [("Origin", "https://app.example")])
+                #expect(miss.status == 200 && hit.status == 200 && failure.status == 404 && preflight.status == 200)
+                for reply in [miss, hit, failure, preflight] {
+                    #expect(reply.header("Access-Control-Allow-Origin") == origin)
+                    #expect(reply.header("Access-Control-Allow-Methods") == (origin == nil ? nil : "GET, OPTIONS"))
+                }
+                #expect(preflight.body.isEmpty)
+            }
         }
     }
 

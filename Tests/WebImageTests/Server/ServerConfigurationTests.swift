@@ -70,6 +70,17 @@ import Testing
         #expect(explicit.effectiveQueueSize == 5)
     }
 
+    /// imgproxy's `IMGPROXY_REQUESTS_QUEUE_SIZE`, renamed as the README says settings carry
+    /// over, was ignored; it is read with imgproxy's meaning (0 is no limit), and our own
+    /// name wins when both are set.
+    @Test func imgproxysQueueSizeIsReadWithItsMeaning() throws {
+        #expect(try Configuration(environment: ["WEBIMAGE_REQUESTS_QUEUE_SIZE": "7"]).effectiveQueueSize == 7)
+        #expect(try Configuration(environment: ["WEBIMAGE_REQUESTS_QUEUE_SIZE": "0"]).effectiveQueueSize == 1_000_000)
+        #expect(try Configuration(environment: ["WEBIMAGE_QUEUE_SIZE": "0"]).effectiveQueueSize == 0)
+        let both = try Configuration(environment: ["WEBIMAGE_QUEUE_SIZE": "2", "WEBIMAGE_REQUESTS_QUEUE_SIZE": "9"])
+        #expect(both.effectiveQueueSize == 2)
+    }
+
     @Test func emptyEnvironmentGivesTheDefaults() throws {
         let configuration = try Configuration(environment: [:])
         let defaults = Configuration()
@@ -94,6 +105,7 @@ import Testing
             "WEBIMAGE_DOWNLOAD_TIMEOUT": "0.25",
             "WEBIMAGE_KEEP_ALIVE_TIMEOUT": "4",
             "WEBIMAGE_WRITE_RESPONSE_TIMEOUT": "3.5",
+            "WEBIMAGE_ALLOW_ORIGIN": "*",
             "WEBIMAGE_TTL": "60",
             "WEBIMAGE_MAX_SRC_RESOLUTION": "1.5",
             "WEBIMAGE_MAX_SRC_FILE_SIZE": "1000",
@@ -127,6 +139,7 @@ import Testing
         #expect(configuration.downloadTimeout == .milliseconds(250))
         #expect(configuration.keepAliveTimeout == .seconds(4))
         #expect(configuration.writeResponseTimeout == .milliseconds(3_500))
+        #expect(configuration.allowOrigin == "*")
         #expect(configuration.ttl == 60)
         #expect(configuration.maxSourceResolution == 1.5)
         #expect(configuration.maxSourceFileSize == 1_000)
