@@ -126,10 +126,20 @@ extension JPEGCoder {
             isCMYK: isCMYK,
             isInvertedCMYK: isCMYK && header.saw_adobe_marker != 0,
             target: target,
-            colorProfile: isCMYK ? ColorConversion.cmykProfile(embedded: iccProfile(decoder), options: options) : iccProfile(decoder),
+            colorProfile: isCMYK
+                ? ColorConversion.cmykProfile(embedded: iccProfile(decoder), options: options)
+                : profile(iccProfile(decoder), grey: header.jpeg_color_space == JCS_GRAYSCALE),
             scaleNumerator: numerator,
             scaledSize: scaledSize(source, numerator: numerator)
         )
+    }
+
+    /// The profile of a YCbCr, RGB or grey JPEG's pixels: a grey profile only describes a
+    /// grey JPEG (Skia keeps the same rule). On a colour one it is a mis-tagging, and its
+    /// table, read from the red channel, would turn the picture grey.
+    static func profile(_ embedded: ColorProfile?, grey: Bool) -> ColorProfile? {
+        guard let embedded, embedded.colorSpace != .gray || grey else { return nil }
+        return embedded
     }
 
     private static func decodePixels(_ decoder: OpaquePointer, plan: DecodePlan, options: ImageCoderOptions) throws -> DecodedFrame {
@@ -154,7 +164,7 @@ extension JPEGCoder {
 
         // CMYK becomes RGB band by band through its profile, or by Pillow's formula when
         // there is none (or Little CMS cannot use it).
-        let cmykTransform = plan.isCMYK ? ColorConversion.cmykTransform(plan.colorProfile, inverted: plan.isInvertedCMYK) : nil
+        let cmykTransform = plan.isCMYK ? ColorConversion.cmykTransform(plan.colorProfile, inverted: plan.isInvertedCMYK, options: options) : nil
         // With no resize to follow, RGB converts to sRGB band by band too, while the rows are
         // in cache (and, for a large image, on another core while libjpeg decodes the next
         // band). A resize converts afterwards instead, so a thumbnail converts only its pixels.

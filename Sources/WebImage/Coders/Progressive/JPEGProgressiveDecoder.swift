@@ -49,7 +49,7 @@ public final class JPEGProgressiveDecoder: CoreBackedProgressiveDecoder {
                 session = nil
                 return try partialImage(from: data, options: options)
             }
-            guard let pixels = try current.decode(data, plan: plan) else { return nil }
+            guard let pixels = try current.decode(data, plan: plan, options: options) else { return nil }
             var finished = DecodeGeometry.finish(pixels, orientation: plan.orientation, target: plan.target, options: options)
             // Colours as the one-shot decode gives them (CMYK went through its profile already).
             let kept = plan.isCMYK ? nil : ColorConversion.apply(plan.colorProfile, to: &finished, options: options)
@@ -91,8 +91,9 @@ public final class JPEGProgressiveDecoder: CoreBackedProgressiveDecoder {
         }
 
         /// Decodes what arrived since the last call; the picture so far at libjpeg's
-        /// output size, or `nil` while no row has been decoded.
-        func decode(_ data: Data, plan: JPEGCoder.DecodePlan) throws -> PixelBuffer? {
+        /// output size, or `nil` while no row has been decoded. `options` are those the
+        /// plan was made with (the default CMYK profile, when the embedded one is unusable).
+        func decode(_ data: Data, plan: JPEGCoder.DecodePlan, options: ImageCoderOptions) throws -> PixelBuffer? {
             if self.plan == nil {
                 guard try start(data, plan: plan) else { return nil }
             }
@@ -113,7 +114,7 @@ public final class JPEGProgressiveDecoder: CoreBackedProgressiveDecoder {
                 guard top + rows <= height else { throw WebImageError.badImageData("libjpeg wrote past the last row") }
                 hasRows = true
                 if plan.isCMYK {
-                    let transform = ColorConversion.cmykTransform(plan.colorProfile, inverted: plan.isInvertedCMYK)
+                    let transform = ColorConversion.cmykTransform(plan.colorProfile, inverted: plan.isInvertedCMYK, options: options)
                     pixels.withUnsafeMutableBufferPointer { out in
                         let band = UnsafeMutableBufferPointer(rebasing: out[top * rowBytes..<(top + rows) * rowBytes])
                         if let transform {

@@ -67,7 +67,7 @@ extension TIFFCoder {
                 transform.convert(bytes)
             }
         case .cmyk:
-            let transform = ColorConversion.cmykTransform(ColorConversion.cmykProfile(embedded: profile, options: options), inverted: false)
+            let transform = ColorConversion.cmykTransform(ColorConversion.cmykProfile(embedded: profile, options: options), inverted: false, options: options)
             pixels.bytes.withUnsafeMutableBufferPointer { bytes in
                 if let transform {
                     transform.convert(bytes)

@@ -75,6 +75,8 @@ public struct TIFFCoder: DecodeOnlyCoder {
                 throw WebImageError.badImageData("TIFF tile of \(tileBytes) bytes is larger than the limit allows for a \(width)×\(height) image")
             }
         }
+        // Read before the pixels: passing colour through rewrites the directory's Photometric.
+        let profile = TIFFCoder.iccProfile(tiff)
         let (pixels, orientation, hasAlpha): (PixelBuffer, ImageOrientation, Bool)
         if let layout = TIFFCoder.SixteenBitLayout(tiff) {
             // 16-bit samples rounded to 8 bits here; libtiff's RGBA reader would keep only
@@ -92,7 +94,7 @@ public struct TIFFCoder: DecodeOnlyCoder {
         let target = DecodeGeometry.targetSize(sourceSize: source, orientation: orientation, frameCount: 1, options: options)
         // Converted after the resize, so a thumbnail converts only its own pixels.
         var finished = DecodeGeometry.finish(pixels, orientation: orientation, target: target, options: options)
-        let kept = ColorConversion.apply(TIFFCoder.iccProfile(tiff), to: &finished, options: options)
+        let kept = ColorConversion.apply(profile, to: &finished, options: options)
         let upright = (options.applyOrientation ? orientation : .up).orientedSize(source)
         return Image(
             frames: [ImageFrame(pixels: finished)],
@@ -187,10 +189,15 @@ public struct TIFFCoder: DecodeOnlyCoder {
     }
 
     /// The ICC profile of the directory (tag 34675) for RGB or grey pixels, if it holds a
-    /// usable one. A CMYK profile was used already, while reading (see
-    /// `TIFFCoder+PassedThroughColour.swift`), and describes the pixels no longer.
+    /// usable one. CMYK (separated) and CIELab pixels were converted to sRGB while reading
+    /// (see `TIFFCoder+PassedThroughColour.swift`): no stored profile describes them any
+    /// more, and applying an RGB or grey one there converted them a second time. Read it
+    /// before the pixels: ``passColourThrough(_:)`` tells the directory they are RGB.
     private static func iccProfile(_ tiff: OpaquePointer) -> ColorProfile? {
-        guard let profile = storedProfile(tiff), profile.colorSpace != .cmyk else { return nil }
+        var photometric = UInt16(PHOTOMETRIC_RGB)
+        _ = field(tiff, UInt32(TIFFTAG_PHOTOMETRIC), &photometric)
+        let converted: Set<Int32> = [PHOTOMETRIC_SEPARATED, PHOTOMETRIC_CIELAB, PHOTOMETRIC_ICCLAB, PHOTOMETRIC_ITULAB]
+        guard !converted.contains(Int32(photometric)), let profile = storedProfile(tiff), profile.colorSpace != .cmyk else { return nil }
         return profile
     }
 
