@@ -47,11 +47,18 @@ struct BatchOptions: ParsableArguments {
     @OptionGroup(title: "Network options (as curl's)") var network: NetworkOptions
 
     func validate() throws {
-        if let concurrency, concurrency < 1 { throw ValidationError("--concurrency must be at least 1") }
+        // Each load may hold a connection and a cache file: past a few hundred, the
+        // process's descriptors (1,024 by default) run out before any throughput is won.
+        if let concurrency, !(1...Self.maximumConcurrency).contains(concurrency) {
+            throw ValidationError("--concurrency must be between 1 and \(Self.maximumConcurrency)")
+        }
         guard (0...100).contains(quality) else { throw ValidationError("--quality must be between 0 and 100") }
         guard timeout > 0 else { throw ValidationError("--timeout must be positive") }
         if let maxTime, !(maxTime > 0) { throw ValidationError("--max-time must be positive") }
     }
+
+    /// The most loads `--concurrency` may ask for at once.
+    static let maximumConcurrency = 256
 
     /// `--concurrency`, or the default.
     var loadsAtOnce: Int { concurrency ?? Self.defaultConcurrency }

@@ -121,6 +121,13 @@ struct CacheCommand: ParsableCommand {
         @Option(help: "Size limit in bytes; 0: none.")
         var maxSize = 0
 
+        func validate() throws {
+            // NaN made every comparison false: nothing expired, and the summary read as if
+            // the trim had run.
+            guard !maxAge.isNaN else { throw ValidationError("--max-age must be a number of seconds") }
+            guard maxSize >= 0 else { throw ValidationError("--max-size must be 0 (none) or a number of bytes") }
+        }
+
         @Option(help: "The date that ages entries: access, modification, creation or change.")
         var expireType: ExpireTypeArgument = .modification
 

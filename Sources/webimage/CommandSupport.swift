@@ -10,7 +10,7 @@ func reportingFailures(_ body: () throws -> Void) throws {
     } catch let error as ExitCode {
         throw error
     } catch {
-        FileHandle.standardError.write(Data("webimage: error: \(describe(error))\n".utf8))
+        StandardStreams.error("webimage: error: \(describe(error))\n")
         throw ExitCode.failure
     }
 }
@@ -40,6 +40,7 @@ let maximumInputFileSize = 1 << 30
 /// most ``maximumInputFileSize`` bytes. A FIFO would block the command forever and a
 /// device (`/dev/zero`) never ends, so both are refused before a byte is read.
 func readInput(_ path: String) throws -> Data {
+    if path == "-" { return try StandardStreams.input(limit: maximumInputFileSize) }
     do {
         return try FileURLLoader.read(URL(fileURLWithPath: path), limit: maximumInputFileSize)
     } catch WebImageError.network(let reason, _) {
@@ -57,8 +58,10 @@ struct InputFileError: Error, CustomStringConvertible {
     var description: String { reason }
 }
 
-/// Writes an output file atomically, so a failed run never leaves half a file.
+/// Writes an output file atomically, so a failed run never leaves half a file; `-` is
+/// standard output.
 func writeOutput(_ data: Data, to path: String) throws {
+    if path == "-" { return StandardStreams.output(data) }
     try data.write(to: URL(fileURLWithPath: path), options: .atomic)
 }
 
@@ -79,6 +82,7 @@ extension ImageFormat: ExpressibleByArgument {
     public init?(argument: String) {
         let name = argument.lowercased()
         if name == "jpg" { self = .jpeg; return }
+        if name == "tif" { self = .tiff; return }
         guard let format = ImageFormat(rawValue: name == "jxl" ? "jpegXL" : name), format != .undefined else { return nil }
         self = format
     }

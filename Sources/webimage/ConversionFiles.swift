@@ -6,7 +6,7 @@ import Foundation
 struct ConversionFiles: ParsableArguments {
     @OptionGroup var input: ImageFileArgument
 
-    @Option(name: .shortAndLong, help: "The file to write.")
+    @Option(name: .shortAndLong, help: "The file to write; `-` writes to standard output.")
     var output: String
 
     /// The input file's bytes.

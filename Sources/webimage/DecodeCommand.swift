@@ -31,6 +31,8 @@ struct DecodeCommand: ParsableCommand {
     var page: Int?
 
     func validate() throws {
+        // 0 or less used to mean no limit, quietly (`encode --max-file-size 0` is refused).
+        if let scaleDownLimit, scaleDownLimit <= 0 { throw ValidationError("--scale-down-limit must be a positive number of bytes") }
         if let frame, frame < 0 { throw ValidationError("--frame must be 0 or more") }
         if let page, page < 0 { throw ValidationError("--page must be 0 or more") }
     }

@@ -76,7 +76,7 @@ struct DemoCommand: AsyncParsableCommand {
             // The table says which loads failed; the status says that one did, as fetch's does.
             let failed = rows.filter { $0.cells.contains { if case .failure = $0 { true } else { false } } }.count
             if failed > 0 {
-                FileHandle.standardError.write(Data("webimage: \(failed) of \(rows.count) images failed to load\n".utf8))
+                StandardStreams.error("webimage: \(failed) of \(rows.count) images failed to load\n")
                 throw ExitCode.failure
             }
         }
@@ -91,6 +91,11 @@ struct DemoCommand: AsyncParsableCommand {
         }
         guard soakURLs <= Self.maximumSoakURLs, soakMemoryLimit <= Self.maximumSoakMemoryLimit else {
             throw ValidationError("--soak-urls may be at most \(Self.maximumSoakURLs), --soak-memory-limit at most \(Self.maximumSoakMemoryLimit) (MiB)")
+        }
+        // The verdict compares memory after the first pass over the URLs with memory at
+        // the end: with one pass there is nothing to compare, and it always passed.
+        if let soak, soak < 2 * soakURLs {
+            throw ValidationError("--soak must be at least twice --soak-urls (\(2 * soakURLs)): the memory after the first pass is compared with the memory at the end")
         }
     }
 
@@ -162,10 +167,18 @@ struct DemoCommand: AsyncParsableCommand {
 
     /// The corpus: `--corpus`, else `$WEBIMAGE_CORPUS`, else `Corpus/sdwebimage` from the
     /// current directory, where a clone of the repository keeps SDWebImage's test images.
+    /// A folder named with `--corpus` is the only one looked at: a mistyped one is an
+    /// error, not a quiet fall-back to another folder.
     private func corpusDirectory() throws -> URL {
-        let candidates = [corpus, ProcessInfo.processInfo.environment["WEBIMAGE_CORPUS"], "Corpus/sdwebimage"]
-            .compactMap { $0 }.filter { !$0.isEmpty }
         var isDirectory: ObjCBool = false
+        if let corpus, !corpus.isEmpty {
+            guard FileManager.default.fileExists(atPath: corpus, isDirectory: &isDirectory), isDirectory.boolValue else {
+                throw ValidationError("--corpus \(corpus): no such folder")
+            }
+            return URL(fileURLWithPath: corpus, isDirectory: true)
+        }
+        let candidates = [ProcessInfo.processInfo.environment["WEBIMAGE_CORPUS"], "Corpus/sdwebimage"]
+            .compactMap { $0 }.filter { !$0.isEmpty }
         for path in candidates where FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue {
             return URL(fileURLWithPath: path, isDirectory: true)
         }
@@ -193,10 +206,10 @@ func reportingAsyncFailures(_ body: () async throws -> Void) async throws {
     } catch let error as ExitCode {
         throw error
     } catch let error as ValidationError {
-        FileHandle.standardError.write(Data("webimage: error: \(error.message)\n".utf8))
+        StandardStreams.error("webimage: error: \(error.message)\n")
         throw ExitCode.failure
     } catch {
-        FileHandle.standardError.write(Data("webimage: error: \(error)\n".utf8))
+        StandardStreams.error("webimage: error: \(error)\n")
         throw ExitCode.failure
     }
 }

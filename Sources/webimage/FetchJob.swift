@@ -135,7 +135,12 @@ struct FetchJob: Sendable {
         if creatingDirectory {
             try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
         }
-        let format = ImageFormat(argument: (path as NSString).pathExtension) ?? .png
+        // The extension names the format; one that names none is refused rather than
+        // written as PNG bytes under a name that says otherwise.
+        let fileExtension = (path as NSString).pathExtension
+        guard let format = fileExtension.isEmpty ? .png : ImageFormat(argument: fileExtension) else {
+            throw InputFileError(reason: "\(path): .\(fileExtension) names no image format (use .png, .jpg, .webp, .avif, .heic, .jxl, .gif or .bmp)")
+        }
         var options = ImageCoderOptions()
         options.encodeFirstFrameOnly = !image.isAnimated
         try writeOutput(CodersManager.shared.encode(image, as: format, options: options), to: path)

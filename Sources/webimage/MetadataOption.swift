@@ -37,7 +37,17 @@ struct MetadataOption: ParsableArguments {
         if let cmykProfile, cmykProfile == "naive" {
             options.defaultCMYKProfile = nil
         } else if let cmykProfile {
-            let profile = try ColorProfile(iccData: Data(contentsOf: URL(fileURLWithPath: cmykProfile)))
+            // Through the input files' reader: a FIFO or a device (`/dev/zero`) named here
+            // hung the command or ran it out of memory. No profile is larger than 4 MiB.
+            let bytes: Data
+            do {
+                bytes = try FileURLLoader.read(URL(fileURLWithPath: cmykProfile), limit: 4 << 20)
+            } catch WebImageError.network(let reason, _) {
+                throw ValidationError("--cmyk-profile: \(reason)")
+            } catch WebImageError.responseTooLarge {
+                throw ValidationError("--cmyk-profile \(cmykProfile) is larger than an ICC profile can be (4 MiB)")
+            }
+            let profile = try ColorProfile(iccData: bytes)
             guard profile.colorSpace == .cmyk else { throw ValidationError("--cmyk-profile \(cmykProfile) is not a CMYK profile") }
             options.defaultCMYKProfile = profile
         }

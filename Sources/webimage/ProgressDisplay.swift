@@ -52,7 +52,7 @@ final class ProgressDisplay: Sendable {
             state.counts.bytes += bytes
             if let line {
                 if sharesTerminal { writeError("\r\u{1B}[K") }
-                FileHandle.standardOutput.write(Data((line + "\n").utf8))
+                StandardStreams.output(line + "\n")
             }
             redraw(&state, force: line != nil && sharesTerminal)
         }
@@ -94,7 +94,7 @@ final class ProgressDisplay: Sendable {
     }
 
     private func writeError(_ text: String) {
-        FileHandle.standardError.write(Data(text.utf8))
+        StandardStreams.error(text)
     }
 
     /// A byte count for people: B, KB, MB (powers of 1024).

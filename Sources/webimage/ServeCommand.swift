@@ -83,8 +83,10 @@ struct ServeCommand: AsyncParsableCommand {
             if !key.isEmpty { settings.keys = key }
             if !salt.isEmpty { settings.salts = salt }
             if insecure { settings.allowsUnsigned = true }
-            if let workers { settings.workers = max(1, workers) }
-            if let queueSize { settings.queueSize = max(0, queueSize) }
+            // The ranges the environment's variables are held to: a flag is no way around
+            // them (100,000 workers were 100,000 threads, and NIO trapped making them).
+            if let workers { settings.workers = try Self.checked(workers, "--workers", in: 1...4_096) }
+            if let queueSize { settings.queueSize = try Self.checked(queueSize, "--queue-size", in: 0...1_000_000) }
             if let prometheusBind { settings.prometheusBind = prometheusBind }
             if let resultCache { settings.resultCache = try .init(parsing: resultCache) }
             if let sourceCache { settings.sourceCache = try .init(parsing: sourceCache) }
@@ -99,7 +101,7 @@ struct ServeCommand: AsyncParsableCommand {
                 var line = "webimage serve: listening on \(host):\(port)"
                 if let metricsPort { line += ", metrics on port \(metricsPort)" }
                 // Unbuffered, so a supervisor or a test reading the pipe sees it at once.
-                FileHandle.standardOutput.write(Data((line + "\n").utf8))
+                StandardStreams.output(line + "\n")
             }
         } catch let error as ImageServerError {
             warn("webimage serve: error: \(error.message)")
@@ -118,12 +120,23 @@ extension ServeCommand {
         if allowLoopbackSourceAddresses { settings.sourceAddresses.allowsLoopback = true }
         if allowLinkLocalSourceAddresses { settings.sourceAddresses.allowsLinkLocal = true }
         if allowPrivateSourceAddresses { settings.sourceAddresses.allowsPrivate = true }
-        if let maxRedirects { settings.maxRedirects = max(0, maxRedirects) }
+        if let maxRedirects { settings.maxRedirects = try Self.checked(maxRedirects, "--max-redirects", in: 0...100) }
         if let localFilesystemRoot { settings.localFilesystemRoot = localFilesystemRoot }
         if allowDataSources { settings.allowsDataSources = true }
     }
 }
 
+extension ServeCommand {
+    /// `value` when it is in `range`; otherwise the error (status 64) the matching
+    /// environment variable gives.
+    static func checked(_ value: Int, _ flag: String, in range: ClosedRange<Int>) throws(ImageServerError) -> Int {
+        guard range.contains(value) else {
+            throw .badOptions("\(flag) must be between \(range.lowerBound) and \(range.upperBound), not \(value)")
+        }
+        return value
+    }
+}
+
 private func warn(_ line: String) {
-    FileHandle.standardError.write(Data((line + "\n").utf8))
+    StandardStreams.error(line + "\n")
 }

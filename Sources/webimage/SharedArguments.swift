@@ -7,7 +7,7 @@ import Foundation
 /// The image file every single-image command (`decode`, `encode`, `frames`, `info`) reads:
 /// one positional argument.
 struct ImageFileArgument: ParsableArguments {
-    @Argument(help: "The image file.")
+    @Argument(help: "The image file; `-` reads it from standard input.")
     var file: String
 
     /// The file's bytes; a missing or unreadable file throws (reported by `reportingFailures`).

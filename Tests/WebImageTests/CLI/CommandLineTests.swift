@@ -220,6 +220,52 @@ import Testing
         #expect(missing.stderr.hasPrefix("webimage: error: cannot open /nonexistent/file.png: "), "\(missing.stderr)")
     }
 
+    /// `-` reads the image from standard input and `-o -` writes to standard output, as
+    /// ImageMagick and curl take them: both used to be file names (`info -` failed, and
+    /// `-o -` made a file called `-`).
+    @Test func aDashIsStandardInputAndStandardOutput() throws {
+        let jpeg = try Corpus.data("TestImage.jpg")
+        let info = try WebImageCommand.run(["info", "-", "--json"], input: jpeg)
+        #expect(info.status == 0, "\(info.stderr)")
+        #expect(info.stdout.contains("\"format\":\"jpeg\""), "\(info.stdout)")
+        let encoded = try WebImageCommand.run(["encode", "-", "-o", "-", "--format", "webp"], input: jpeg)
+        #expect(encoded.status == 0, "\(encoded.stderr)")
+        // The output is read back as text: the format's ASCII tags survive that.
+        #expect(encoded.stdout.hasPrefix("RIFF") && encoded.stdout.contains("WEBP"))
+        let decoded = try WebImageCommand.run(["decode", "-", "-o", "-", "--thumbnail", "16x16"], input: jpeg)
+        #expect(decoded.status == 0, "\(decoded.stderr)")
+        #expect(decoded.stdout.contains("PNG") && decoded.stdout.contains("IHDR"))
+    }
+
+    /// `--cmyk-profile` goes through the input files' reader: a FIFO hung the command, and
+    /// `/dev/zero` ran it out of memory.
+    @Test func aCMYKProfileThatIsNoRegularFileIsRefusedAtOnce() throws {
+        let fifo = temporaryFile("profile.fifo")
+        #expect(mkfifo(fifo.path, 0o600) == 0)
+        defer { try? FileManager.default.removeItem(at: fifo) }
+        let output = temporaryFile("out.png")
+        defer { try? FileManager.default.removeItem(at: output) }
+        for profile in ["/dev/zero", fifo.path] {
+            let result = try WebImageCommand.run("decode", corpusPath("TestImage.jpg"), "-o", output.path, "--cmyk-profile", profile)
+            #expect(result.status != 0)
+            #expect(result.stderr.contains("not a regular file"), "\(result.stderr)")
+        }
+    }
+
+    /// Numbers that used to mean "no limit" without saying so are usage errors.
+    @Test func limitsThatMeanNothingAreUsageErrors() throws {
+        let output = temporaryFile("limit.png")
+        defer { try? FileManager.default.removeItem(at: output) }
+        for limit in ["0", "-5"] {
+            let result = try WebImageCommand.run("decode", corpusPath("TestImage.jpg"), "-o", output.path, "--scale-down-limit", limit)
+            #expect(result.status == 64, "\(limit): \(result.stderr)")
+        }
+        let cache = temporaryFile("trim-cache")
+        defer { try? FileManager.default.removeItem(at: cache) }
+        #expect(try WebImageCommand.run("cache", "trim", "--directory", cache.path, "--max-age", "nan").status == 64)
+        #expect(try WebImageCommand.run("cache", "trim", "--directory", cache.path, "--max-size", "-1").status == 64)
+    }
+
     @Test func hugeDeclaredSizeIsRefused() throws {
         // A PNG header claiming 60000×60000: refused from the header, exit status 1.
         var png = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13])

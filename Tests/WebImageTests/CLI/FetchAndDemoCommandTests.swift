@@ -78,6 +78,25 @@ import Testing
         #expect(run.stdout.contains("12x8"))
     }
 
+    /// `-o out.txt` wrote PNG bytes under a name that says otherwise; a name whose
+    /// extension is no image format is refused (`.tif` is TIFF, which is not encoded: that
+    /// says so, where it wrote PNG).
+    @Test func fetchRefusesAnOutputNameThatNamesNoFormat() async throws {
+        let png = try pngData(width: 8, height: 8)
+        let folder = try scratchFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let source = "data:image/png;base64," + png.base64EncodedString()
+        let text = folder.appendingPathComponent("out.txt")
+        let refused = try await run("fetch", source, "-o", text.path, "--cache-dir", folder.path)
+        #expect(refused.status == 1)
+        #expect(refused.stderr.contains("names no image format"), "\(refused.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: text.path))
+        let webp = folder.appendingPathComponent("out.webp")
+        let written = try await run("fetch", source, "-o", webp.path, "--cache-dir", folder.path)
+        #expect(written.status == 0, "\(written.stderr)")
+        #expect(ImageFormat(sniffing: try Data(contentsOf: webp)) == .webp)
+    }
+
     @Test func fetchRefusesATimeoutThatIsNotANumberOfSeconds() async throws {
         let run = try await run("fetch", "http://127.0.0.1:9/a.png", "--timeout", "nan")
         #expect(run.status == 64)
@@ -94,6 +113,28 @@ import Testing
         let run = try await run(["demo", "--corpus", corpus.path, "--soak", "1"] + option)
         #expect(run.status == 64, "\(run.stderr)")
         #expect(run.stderr.contains("at most"))
+    }
+
+    /// The soak compares memory after its first pass with memory at the end: with a
+    /// single pass (the default 2,000 URLs and `--soak 2000`) it compared a sample with
+    /// itself and always passed.
+    @Test func demoSoakNeedsTwoPassesToJudge() async throws {
+        let corpus = try scratchFolder()
+        defer { try? FileManager.default.removeItem(at: corpus) }
+        try Corpus.data("TestImage.png").write(to: corpus.appendingPathComponent("TestImage.png"))
+        let run = try await run(["demo", "--corpus", corpus.path, "--soak", "30", "--soak-urls", "20"])
+        #expect(run.status == 64, "\(run.stderr)")
+        #expect(run.stderr.contains("twice --soak-urls"))
+    }
+
+    /// A folder named with `--corpus` is the one served, or an error: a mistyped one used to
+    /// fall back quietly to `$WEBIMAGE_CORPUS` or the clone's own corpus.
+    @Test func demoWithAMissingCorpusFolderNamesIt() async throws {
+        let missing = FileManager.default.temporaryDirectory.appendingPathComponent("no-such-corpus-\(UUID().uuidString)").path
+        let run = try await run(["demo", "--corpus", missing], environment: ["WEBIMAGE_CORPUS": Corpus.directory.path])
+        #expect(run.status != 0)
+        #expect(run.stderr.contains("--corpus \(missing): no such folder"), "\(run.stderr)")
+        #expect(run.stdout.isEmpty)
     }
 
     @Test func demoLoadsEveryImageFromNetworkThenDiskThenMemory() async throws {

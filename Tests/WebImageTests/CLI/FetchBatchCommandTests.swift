@@ -180,6 +180,43 @@ import Testing
         #expect(result.stderr.contains("--raw"))
     }
 
+    /// `webimage fetch … | head -1`: the reader goes away. Once a socket has opened, NIO
+    /// ignores SIGPIPE for the process, so the next result line met EPIPE, and Foundation's
+    /// `FileHandle.write` trapped on it (a crash and a backtrace). The command now ends as
+    /// SIGPIPE ends curl: by the signal, printing nothing.
+    @Test func aReaderThatGoesAwayEndsTheCommandAsSIGPIPEWould() async throws {
+        let png = try pngData(width: 16, height: 16)
+        let paths = (0..<4).map { "/\($0).png" }
+        let cache = try scratchFolder()
+        defer { try? FileManager.default.removeItem(at: cache) }
+        try await LoopbackServer.with(Dictionary(uniqueKeysWithValues: paths.map { ($0, pngReply(png)) })) { server in
+            let process = Process()
+            process.executableURL = WebImageCommand.binary
+            process.arguments = ["fetch"] + paths.map { server.url($0).absoluteString } + ["--cache-dir", cache.path]
+            var environment = ProcessInfo.processInfo.environment
+            for name in WebImageCommand.proxyVariables { environment[name] = nil }
+            process.environment = environment
+            let out = Pipe(), err = Pipe()
+            process.standardOutput = out
+            process.standardError = err
+            process.standardInput = FileHandle.nullDevice
+            try process.run()
+            // The reader leaves before the first line.
+            try out.fileHandleForReading.close()
+            let stderr = try await Self.readToEnd(err.fileHandleForReading)
+            process.waitUntilExit()
+            #expect(process.terminationReason == .uncaughtSignal, "status \(process.terminationStatus): \(stderr)")
+            #expect(process.terminationStatus == SIGPIPE)
+            #expect(!stderr.contains("Fatal error"), "\(stderr)")
+        }
+    }
+
+    static func readToEnd(_ handle: FileHandle) async throws -> String {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread { continuation.resume(returning: String(decoding: handle.readDataToEndOfFile(), as: UTF8.self)) }.start()
+        }
+    }
+
     @Test func dashGivenTwiceIsAUsageError() async throws {
         let result = try await run(["fetch", "-", "-"])
         #expect(result.status == 64)

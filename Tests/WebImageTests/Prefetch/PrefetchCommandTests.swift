@@ -143,9 +143,12 @@ import Testing
         #expect(run.stderr.contains("--quality must be between 0 and 100"))
     }
 
-    @Test func concurrencyBelowOneIsRejected() async throws {
-        let run = try await run("prefetch", "--from", "/dev/null", "--concurrency", "0")
-        #expect(run.status != 0)
-        #expect(run.stderr.contains("--concurrency must be at least 1"))
+    /// Below one, or past what the process's descriptors can hold (2,000 loads at once
+    /// would each want a connection to one host).
+    @Test(arguments: ["0", "2000"])
+    func concurrencyOutsideItsRangeIsRejected(_ concurrency: String) async throws {
+        let run = try await run("prefetch", "--from", "/dev/null", "--concurrency", concurrency)
+        #expect(run.status == 64)
+        #expect(run.stderr.contains("--concurrency must be between 1 and 256"))
     }
 }

@@ -190,6 +190,16 @@ import Testing
         #expect(run.stdout.isEmpty)
     }
 
+    /// A flag is held to the range of its environment variable: `--workers 100000` made as
+    /// many threads (NIO trapped), `--workers 0` quietly became 1.
+    @Test(arguments: [["--workers", "100000"], ["--workers", "0"], ["--queue-size", "-1"], ["--max-redirects", "1000"]])
+    func outOfRangeFlagsAreRefusedByName(_ flag: [String]) async throws {
+        let run = try await Self.runToExit(["--insecure", "--bind", "127.0.0.1:0"] + flag)
+        #expect(run.status == 64)
+        #expect(run.stderr.contains(flag[0]), "\(run.stderr)")
+        #expect(run.stdout.isEmpty)
+    }
+
     @Test func flagsOverrideTheEnvironment() async throws {
         // WEBIMAGE_BIND is malformed, but --bind replaces it before it is read.
         let serve = try await ServeProcess.start(["--insecure", "--bind", "127.0.0.1:0"], environment: ["WEBIMAGE_BIND": "nowhere"])
