@@ -13,6 +13,9 @@ import Foundation
 /// - nothing outside the bytes is read: librsvg gets no base file or URL, so it refuses
 ///   every `href` (images, `<use>`, XInclude, CSS `@import`) to a file or a URL; only `data:`
 ///   URLs embedded in the document load, and external XML entities are refused;
+/// - an image embedded as a `data:` URL, which librsvg decodes at its full size, is measured
+///   first, and the document refused when it would pass the pixel limit or cannot be
+///   measured (``SVGEmbeddedContent``);
 /// - the input is capped at ``maxDataSize`` bytes, libxml2's limits on huge documents stay
 ///   on (librsvg's `RSVG_HANDLE_FLAG_UNLIMITED` is never set), librsvg's own limits bound
 ///   elements and references, and the render size is checked against
@@ -66,6 +69,8 @@ public struct SVGCoder: DecodeOnlyCoder {
     /// when librsvg is not installed.
     public func decode(_ data: Data, options: ImageCoderOptions) throws -> Image {
         guard data.count <= maxDataSize else { throw WebImageError.responseTooLarge(limit: maxDataSize) }
+        // librsvg decodes an embedded image at its full size, whatever size it is drawn at.
+        try SVGEmbeddedContent.check(data, pixelLimit: options.pixelLimit)
         return try withCheckedBytes(of: data) { raw -> Image in
             var message = [CChar](repeating: 0, count: 256)
             guard cvector_svg_load_library(&message, message.count) == 0 else {
