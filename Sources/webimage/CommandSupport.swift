@@ -32,6 +32,13 @@ func downloaderTimeout(seconds: Double) -> Duration {
     .milliseconds(max(1, Int64(min(seconds, 1e12) * 1000)))
 }
 
+/// The coders of the commands that read a file the user names (`decode`, `encode`,
+/// `info`, `frames`): the library's, and PDF, which the library leaves out because poppler
+/// decodes a page's images at their full size with no limit (``PDFCoder``). A file named on
+/// the command line is the user's choice; what `fetch` and `prefetch` load is not, and they
+/// keep the library's coders.
+let fileCoders = CodersManager(coders: CodersManager.builtInCodersWithPDF)
+
 /// The largest input file a single-image command (`decode`, `encode`, `frames`, `info`)
 /// reads: 1 GiB, far above any image the decoders' pixel limits would let through.
 let maximumInputFileSize = 1 << 30

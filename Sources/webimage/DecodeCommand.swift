@@ -48,14 +48,14 @@ struct DecodeCommand: ParsableCommand {
             options.pageIndex = page ?? 0
             let image: Image
             if let frame {
-                let animation = try AnimatedImage(data: files.read(), options: options)
+                let animation = try AnimatedImage(data: files.read(), options: options, coder: fileCoders)
                 guard frame < animation.frameCount else {
                     throw ValidationError("--frame \(frame) is past the last frame (\(animation.frameCount) frames)")
                 }
                 image = Image(pixels: try animation.frame(at: frame), format: animation.format)
             } else {
                 options.decodeFirstFrameOnly = true
-                image = try CodersManager.shared.decode(files.read(), options: options)
+                image = try fileCoders.decode(files.read(), options: options)
             }
             var encodeOptions = ImageCoderOptions()
             encodeOptions.encodeFirstFrameOnly = true

@@ -37,7 +37,7 @@ struct EncodeCommand: ParsableCommand {
         try reportingFailures {
             var decodeOptions = ImageCoderOptions()
             try metadata.applyToDecode(&decodeOptions)
-            let image = try CodersManager.shared.decode(files.read(), options: decodeOptions)
+            let image = try fileCoders.decode(files.read(), options: decodeOptions)
             var options = ImageCoderOptions()
             metadata.applyToEncode(&options)
             options.compressionQuality = quality / 100

@@ -21,7 +21,7 @@ struct FramesCommand: ParsableCommand {
         try reportingFailures {
             var options = ImageCoderOptions()
             options.thumbnailPixelSize = thumbnail
-            let animation = try AnimatedImage(data: input.read(), options: options)
+            let animation = try AnimatedImage(data: input.read(), options: options, coder: fileCoders)
             let directory = URL(fileURLWithPath: output)
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             let digits = max(3, String(animation.frameCount - 1).count)

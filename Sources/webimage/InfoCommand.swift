@@ -59,7 +59,7 @@ struct InfoCommand: ParsableCommand {
         options.keepsColorProfile = true
         options.readsMetadata = true
         options.thumbnailPixelSize = ImageSize(width: 16, height: 16)
-        let image = try CodersManager.shared.decode(data, options: options)
+        let image = try fileCoders.decode(data, options: options)
         let profile = image.colorProfile.map {
             ColorProfileInfo(description: $0.name, colorSpace: "rgb", bytes: $0.data.count)
         }
@@ -73,7 +73,7 @@ struct InfoCommand: ParsableCommand {
             // Lazily: the structure gives the frame count and durations, and only the
             // poster frame is decoded.
             let data = try input.read()
-            let image = try AnimatedImage(data: data)
+            let image = try AnimatedImage(data: data, coder: fileCoders)
             let (profile, metadata) = try Self.describeMetadata(of: data)
             let info = Info(
                 format: image.format.rawValue,

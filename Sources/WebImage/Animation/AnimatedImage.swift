@@ -42,13 +42,13 @@ public final class AnimatedImage: Sendable {
 
     /// Opens `data` lazily with the first of ``coderTypes`` that accepts it. Other files
     /// (still PNG and WebP, JPEG, ...) and `decodeFirstFrameOnly` are decoded at once with
-    /// ``CodersManager/shared`` and hold their frames. `preloadAllFrames` decodes every
-    /// frame before returning. Throws what the coder throws.
-    public convenience init(data: Data, options: ImageCoderOptions = ImageCoderOptions()) throws {
+    /// `coder` (default ``CodersManager/shared``) and hold their frames. `preloadAllFrames`
+    /// decodes every frame before returning. Throws what the coder throws.
+    public convenience init(data: Data, options: ImageCoderOptions = ImageCoderOptions(), coder: any ImageCoder = CodersManager.shared) throws {
         if !options.decodeFirstFrameOnly, let type = Self.coderTypes.first(where: { $0.canDecodeAnimation(data) }) {
             try self.init(coder: type.init(animatedImageData: data, options: options), scale: options.scaleFactor, pixelLimit: options.pixelLimit)
         } else {
-            self.init(image: try CodersManager.shared.decode(data, options: options), data: data)
+            self.init(image: try coder.decode(data, options: options), data: data)
         }
         if options.preloadAllFrames { try preloadAllFrames() }
     }

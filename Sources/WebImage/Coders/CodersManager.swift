@@ -16,9 +16,20 @@ public final class CodersManager: ImageCoder {
 
     /// The built-in coders, in the order they are added (the last is asked first).
     /// Every one checks magic bytes, so the order only matters for user coders added later.
-    /// Asking the SVG and PDF coders costs nothing: their libraries load on the first decode.
+    /// Asking the SVG coder costs nothing: librsvg loads on the first decode.
+    ///
+    /// ``PDFCoder`` is not among them: poppler decodes every image a page draws at the
+    /// image's own full size and offers no limit on it, so a PDF of 1.4 KB drawing one
+    /// 30000 × 30000 image took 3.5 GB, and nothing from a stranger should reach it. Add it
+    /// where documents are trusted (`CodersManager.shared.addCoder(PDFCoder())`), as
+    /// SDWebImage's users add its PDF coder.
     public static var builtInCoders: [any ImageCoder] {
-        [JXLCoder(), PDFCoder(), SVGCoder(), BMPCoder(), TIFFCoder(), HEIFCoder(), AVIFCoder(), GIFCoder(), WebPCoder(), PNGCoder(), JPEGCoder()]
+        [JXLCoder(), SVGCoder(), BMPCoder(), TIFFCoder(), HEIFCoder(), AVIFCoder(), GIFCoder(), WebPCoder(), PNGCoder(), JPEGCoder()]
+    }
+
+    /// ``builtInCoders`` and ``PDFCoder``: for documents that are trusted (see there).
+    public static var builtInCodersWithPDF: [any ImageCoder] {
+        [PDFCoder()] + builtInCoders
     }
 
     private let registry: OrderedRegistry<any ImageCoder>

@@ -52,6 +52,10 @@ extension ImageServer {
         public var allowsUnsigned = false
         /// `WEBIMAGE_SECRET`: when set, requests must carry `Authorization: Bearer SECRET`.
         public var secret: String?
+        /// `WEBIMAGE_ALLOW_PDF`: render PDF sources; default off. poppler decodes every
+        /// image a page draws at its full size, with no limit (see ``PDFCoder``): turn it on
+        /// only when the sources are trusted (``allowedSources`` naming your own storage).
+        public var allowsPDF = false
         /// `WEBIMAGE_ALLOW_ORIGIN`: when set, image responses carry
         /// `Access-Control-Allow-Origin` with this value and `Access-Control-Allow-Methods:
         /// GET, OPTIONS` (imgproxy's `IMGPROXY_ALLOW_ORIGIN`); unset by default (no CORS
@@ -181,6 +185,7 @@ extension ImageServer {
             allowsUnsigned = try reader.bool("INSECURE") ?? allowsUnsigned
             secret = reader.string("SECRET") ?? secret
             allowOrigin = reader.string("ALLOW_ORIGIN") ?? allowOrigin
+            allowsPDF = try reader.bool("ALLOW_PDF") ?? allowsPDF
             workers = try reader.integer("WORKERS", in: 1...4_096) ?? workers
             if let size = try reader.integer("QUEUE_SIZE", in: 0...1_000_000) {
                 queueSize = size

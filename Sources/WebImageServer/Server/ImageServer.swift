@@ -83,6 +83,7 @@ public final class ImageServer: Sendable {
         processing.maxSourcePixels = Int(configuration.maxSourceResolution * 1_000_000)
         processing.maxAnimationFrames = configuration.maxAnimationFrames
         processing.maxResultDimension = configuration.maxResultDimension
+        if configuration.allowsPDF { processing.coder = CodersManager(coders: CodersManager.builtInCodersWithPDF) }
         processor = ImageProcessor(configuration: processing)
         if let fetcher {
             self.fetcher = fetcher

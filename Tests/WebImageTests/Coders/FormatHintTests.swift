@@ -45,11 +45,11 @@ import Testing
         let data = Data(repeating: 0x20, count: 100) + Data("junk\n".utf8) + pdf
         #expect(ImageFormat(sniffing: data) == .undefined)
         #expect(throws: WebImageError.badImageData("unrecognised image format")) {
-            try CodersManager.shared.decode(data)
+            try CodersManager(coders: CodersManager.builtInCodersWithPDF).decode(data)
         }
-        let image = try CodersManager.shared.decode(data, options: Self.hinted(.pdf))
+        let image = try CodersManager(coders: CodersManager.builtInCodersWithPDF).decode(data, options: Self.hinted(.pdf))
         #expect(image.format == .pdf)
-        #expect(image.pixels == (try CodersManager.shared.decode(pdf)).pixels)
+        #expect(image.pixels == (try CodersManager(coders: CodersManager.builtInCodersWithPDF).decode(pdf)).pixels)
         // A header past the first kilobyte is not where readers look for it.
         let late = Data(repeating: 0x20, count: 1100) + pdf
         #expect(!PDFCoder().canDecode(late, hintedAs: .pdf))

@@ -303,12 +303,17 @@ import Testing
     /// imgproxy's `page` picks a PDF's page, rendered alone; one past the end is refused.
     @Test func pageChoosesThePageOfAPDF() throws {
         let pdf = PDFDocuments.make(pages: (0..<3).map { .init(width: 20, height: 10, color: PDFDocuments.color(of: $0 * 300)) })
-        let output = try processor.process(pdf, options: Self.options { $0.page = 2 }, format: .png)
+        // Refused unless the server is told to render PDFs (`WEBIMAGE_ALLOW_PDF`).
+        #expect(Self.status { _ = try processor.process(pdf, options: Self.options { $0.page = 2 }, format: .png) } == 422)
+        var trusting = ImageProcessor.Configuration()
+        trusting.coder = CodersManager(coders: CodersManager.builtInCodersWithPDF)
+        let pdfProcessor = ImageProcessor(configuration: trusting)
+        let output = try pdfProcessor.process(pdf, options: Self.options { $0.page = 2 }, format: .png)
         let image = try PNGCoder().decode(output.data, options: ImageCoderOptions())
         let c = PDFDocuments.color(of: 600)
         #expect(image.size == ImageSize(width: 20, height: 10))
         #expect(image.pixels[pixel: 10, 5] == RGBAColor(red: c.red, green: c.green, blue: c.blue, alpha: 255))
-        #expect(Self.status { _ = try processor.process(pdf, options: Self.options { $0.page = 3 }, format: .png) } == 422)
+        #expect(Self.status { _ = try pdfProcessor.process(pdf, options: Self.options { $0.page = 3 }, format: .png) } == 422)
     }
 
     /// A vector source is drawn at the box whether `enlarge` is on or off, as imgproxy does

@@ -53,6 +53,18 @@ import Testing
         }
     }
 
+    /// A PDF source is rendered only with `WEBIMAGE_ALLOW_PDF`: poppler decodes every image
+    /// a page draws at its full size, so a PDF of 1.4 KB could take gigabytes.
+    @Test func pdfSourcesAreRenderedOnlyWhenAllowed() async throws {
+        let pdf = PDFDocuments.make(pages: [.init(width: 20, height: 10, color: PDFDocuments.color(of: 0))])
+        for allowed in [false, true] {
+            try await RunningImageServer.with(origin: ["/doc.pdf": .ok(pdf, contentType: "application/pdf")], .testing { $0.allowsPDF = allowed }) { origin, server in
+                let reply = try await server.request(ImageURL.plain(origin.url("/doc.pdf"), ["w:10"], extension: "png"))
+                #expect(reply.status == (allowed ? 200 : 422), "\(reply.text)")
+            }
+        }
+    }
+
     @Test func sourcesAreRequestedWithTheConfiguredUserAgent() async throws {
         try await RunningImageServer.with(origin: try Self.routes(), .testing { $0.userAgent = "node-a/1" }) { origin, server async throws in
             #expect(try await server.request(ImageURL.plain(origin.url("/a.png"), ["w:10"])).status == 200)

@@ -17,6 +17,14 @@ import Foundation
 /// size when one is asked for), and the input is capped at ``maxDataSize`` bytes.
 /// Documents are never given a password: encrypted ones fail.
 ///
+/// **Only for trusted documents.** poppler decodes every image a page draws at the
+/// image's own full size, whatever size it is drawn at, and has no setting to bound it: a
+/// 1.4 KB PDF drawing one 30000 × 30000 image took 3.5 GB to render a 10 × 10 page. So
+/// this coder is not in ``CodersManager/builtInCoders`` (nothing a URL returns reaches it),
+/// and the image server renders PDF sources only when told to (`WEBIMAGE_ALLOW_PDF`).
+/// Add it yourself where the documents are yours:
+/// `CodersManager.shared.addCoder(PDFCoder())`.
+///
 /// poppler-glib (with GLib and cairo) is opened with `dlopen` on the first decode, so a
 /// process that never sees a PDF never loads it; without it installed, decoding fails with
 /// ``WebImageError/unsupportedFormat(_:)``. Encoding is not offered.

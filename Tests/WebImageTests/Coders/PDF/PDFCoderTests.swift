@@ -18,10 +18,16 @@ import Testing
         return try PDFCoder().decode(data, options: options)
     }
 
+    /// Not among the shared manager's coders (poppler decodes a page's images at full size
+    /// with no limit): a URL that returns a PDF is refused; a manager given the coder
+    /// renders it.
     @Test func decodesTheCorpusPDFLikePdftocairo() throws {
         let data = try Corpus.data("TestImage.pdf")
-        #expect(CodersManager.shared.decoder(for: data) is PDFCoder)
-        let image = try CodersManager.shared.decode(data)
+        #expect(CodersManager.shared.decoder(for: data) == nil)
+        #expect(throws: WebImageError.self) { try CodersManager.shared.decode(data) }
+        let trusting = CodersManager(coders: CodersManager.builtInCodersWithPDF)
+        #expect(trusting.decoder(for: data) is PDFCoder)
+        let image = try trusting.decode(data)
         #expect(image.format == .pdf)
         // A 36×36-point page, one pixel a point.
         #expect(image.size == ImageSize(width: 36, height: 36))
