@@ -47,8 +47,8 @@ def write(out, run, name, data):
     (folder / name).write_bytes(data)
 
 
-def jpeg_app1(data, signature):
-    """Payloads of the JPEG's APP1 segments that start with `signature`."""
+def jpeg_segments(data, marker_wanted, signature):
+    """Payloads of the JPEG's segments of one marker that start with `signature`."""
     found, at = [], 2
     while at + 4 <= len(data) and data[at] == 0xFF:
         marker = data[at + 1]
@@ -56,10 +56,22 @@ def jpeg_app1(data, signature):
             break
         length = struct.unpack(">H", data[at + 2:at + 4])[0]
         payload = data[at + 4:at + 2 + length]
-        if marker == 0xE1 and payload.startswith(signature):
+        if marker == marker_wanted and payload.startswith(signature):
             found.append(payload[len(signature):])
         at += 2 + length
     return found
+
+
+def jpeg_app1(data, signature):
+    """Payloads of the JPEG's APP1 segments that start with `signature`."""
+    return jpeg_segments(data, 0xE1, signature)
+
+
+def jpeg_icc(data):
+    """The ICC profile of the JPEG's APP2 segments, reassembled in sequence order, or None."""
+    chunks = jpeg_segments(data, 0xE2, b"ICC_PROFILE\0")
+    ordered = sorted((chunk[0], chunk[2:]) for chunk in chunks if len(chunk) > 2)
+    return b"".join(part for _, part in ordered) or None
 
 
 def png_chunks(data, kind):
@@ -122,6 +134,10 @@ def main():
         blocks = []
         if fmt == "jpeg":
             blocks = jpeg_app1(data, b"Exif\0\0")
+            # The colour fixtures' profiles: CMYK (a LUT profile), grey, Adobe RGB, ProPhoto.
+            profile = jpeg_icc(data)
+            if profile:
+                write(out, "metadata", f"icc-{path.name}", b"\x04" + profile)
             for number, xmp in enumerate(jpeg_app1(data, b"http://ns.adobe.com/xap/1.0/\0")):
                 write(out, "metadata", f"xmp-{number}-{path.name}", b"\x01" + xmp)
         elif fmt == "png":
@@ -145,6 +161,8 @@ def main():
                 except zlib.error:
                     continue
                 write(out, "metadata", f"icc-{number}-{path.name}", b"\x04" + profile)
+    # The default CMYK profile, which a CMYK source without one converts through.
+    write(out, "metadata", "icc-fogra39", b"\x04" + (ROOT / "Sources/CColorProfiles/fogra39.icc").read_bytes())
     write(out, "metadata", "xmp-attribute", b"\x01<x:xmpmeta><rdf:Description tiff:Orientation=\"6\"/></x:xmpmeta>")
     write(out, "metadata", "xmp-element", b"\x01<rdf:Description><tiff:Orientation>3</tiff:Orientation></rdf:Description>")
 
@@ -184,6 +202,9 @@ def main():
     for run, seeds in texts.items():
         for number, text in enumerate(seeds):
             write(out, run, f"seed-{number}", text.encode())
+    # The cookie parser's own findings, replayed by every run of it.
+    for finding in sorted((ROOT / "Tests/WebImageTests/Fixtures/fuzz").glob("cookie-*.txt")):
+        write(out, "cookie", finding.name, finding.read_bytes())
 
 
 if __name__ == "__main__":

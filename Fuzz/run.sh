@@ -77,8 +77,10 @@ if [ -n "${FUZZ_SEED:-}" ]; then
     limits+=(-seed="$FUZZ_SEED")
     export SWIFT_DETERMINISTIC_HASHING=1
 fi
-# Given to each process below: all of it to one, a share to each of FUZZ_JOBS.
-executions=${FUZZ_EXECUTIONS:-}
+# Given to each run's processes below: all of it to one, a share to each of FUZZ_JOBS. Read
+# only: each run's own count goes in `executed` (reusing this name capped every run after
+# the first at the count the one before it made).
+readonly requested=${FUZZ_EXECUTIONS:-}
 # A broken invariant traps (fatalError): let libFuzzer's handler report it and save the
 # input. Swift's own backtracer would catch the signal first and, reading memory of the
 # process under ASan, end in an unrelated ASan report.
@@ -138,22 +140,28 @@ for run in "${runs[@]}"; do
         pids=()
         rm -f "$log".[0-9]*
         share=()
-        [ -n "$executions" ] && share=(-runs="$(( (executions + jobs - 1) / jobs ))")
+        [ -n "$requested" ] && share=(-runs="$(( (requested + jobs - 1) / jobs ))")
         for job in $(seq "$jobs"); do
             "$bin/fuzz-$target" "${limits[@]}" "${share[@]}" -max_total_time="$seconds" -max_len="$max_len" \
                 -dict="$work/dict/$dict.dict" -artifact_prefix="$artifacts/" -print_final_stats=1 \
                 -seed="$(( ${FUZZ_SEED:-$RANDOM} + job ))" "$corpus" "${seeds[@]}" > "$log.$job" 2>&1 &
             pids+=($!)
         done
-        for pid in "${pids[@]}"; do wait "$pid" || status=$?; done
+        # A process that failed outranks one that was interrupted: stopping a campaign
+        # with SIGINT after one process crashed must not report the crash as "interrupted".
+        for pid in "${pids[@]}"; do
+            code=0
+            wait "$pid" || code=$?
+            if ((code != 0)) && { ((status == 0)) || ((status == 72)); }; then status=$code; fi
+        done
         cat "$log".[0-9]* > "$log"
     else
-        "$bin/fuzz-$target" "${limits[@]}" ${executions:+-runs="$executions"} -max_total_time="$seconds" \
+        "$bin/fuzz-$target" "${limits[@]}" ${requested:+-runs="$requested"} -max_total_time="$seconds" \
             -max_len="$max_len" -dict="$work/dict/$dict.dict" -artifact_prefix="$artifacts/" -print_final_stats=1 \
             "$corpus" "${seeds[@]}" > "$log" 2>&1 || status=$?
     fi
     # Added up over the processes (one line each).
-    executions=$(awk '/^stat::number_of_executed_units:/ { sum += $2 } END { if (NR) print sum }' "$log")
+    executed=$(awk '/^stat::number_of_executed_units:/ { sum += $2 } END { if (NR) print sum }' "$log")
     rate=$(awk '/^stat::average_exec_per_sec:/ { sum += $2 } END { if (NR) print sum }' "$log")
     last=$(grep -E '^#[0-9]+' "$log" | tail -1 || true)
     cov=$(sed -nE 's/.* cov: ([0-9]+).*/\1/p' <<< "$last")
@@ -169,14 +177,14 @@ for run in "${runs[@]}"; do
         result="FAILED (exit $status): $(ls "$artifacts" | tr '\n' ' ')see $log"
         grep -E '^(==[0-9]+==ERROR|SUMMARY|Fatal error|.*fuzz invariant broken)' "$log" | head -5 >&2 || true
     fi
-    printf '%-13s %12s %9s %7s %7s %8s  %s\n' "$run" "${executions:--}" "${rate:--}" "${cov:--}" "${ft:--}" \
+    printf '%-13s %12s %9s %7s %7s %8s  %s\n' "$run" "${executed:--}" "${rate:--}" "${cov:--}" "${ft:--}" \
         "${corpus_size:--}" "$result" | tee -a "$summary"
     # Every run's executions, kept across builds and campaigns, since issue 16's target
     # counts executions in total: one line per run, its date, the tree its binaries were
     # built from, whether it was the seeded smoke (whose inputs repeat from one smoke to the
     # next), and its result.
     printf '%s %s %s %s %s %s\n' "$(date -u +%FT%TZ)" "$(cat "$work/built-tree" 2>/dev/null || echo -)" \
-        "$run" "${executions:-0}" "$([ -n "${FUZZ_SEED:-}" ] && echo smoke || echo campaign)" \
+        "$run" "${executed:-0}" "$([ -n "${FUZZ_SEED:-}" ] && echo smoke || echo campaign)" \
         "$(case $result in ok | interrupted) echo "$result" ;; *) echo finding ;; esac)" >> "$work/ledger.txt"
 done
 echo "== ${#runs[@]} run(s) in $((SECONDS - started))s; summary in $summary"

@@ -2,7 +2,7 @@ import FuzzSupport
 import Foundation
 import WebImage
 
-/// Format sniffing and a full decode through `CodersManager`, as every load does: the
+/// Format sniffing and a full decode through a `CodersManager`, as every load does: the
 /// input is a whole file; Fuzz/run.sh runs this target once per format, each with that
 /// format's seeds and dictionary. A decoded image must be sound (`Fuzz.checkDecoded`)
 /// and come from the coder of the sniffed format. (The first run found a file, 425 bytes
@@ -13,7 +13,7 @@ import WebImage
 public func fuzzTestOneInput(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
     let data = Fuzz.data(start, count)
     let format = ImageFormat(sniffing: data)
-    guard let image = try? CodersManager.shared.decode(data, options: Fuzz.options) else { return 0 }
+    guard let image = try? Fuzz.coders.decode(data, options: Fuzz.options) else { return 0 }
     Fuzz.check(image.format == format, "sniffed \(format) but decoded \(image.format)")
     Fuzz.checkDecoded(image)
     return 0

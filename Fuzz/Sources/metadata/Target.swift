@@ -12,7 +12,9 @@ import WebImage
 ///    be their own fixed points;
 /// 1. `JPEGCoder.xmpOrientation` on an XMP packet;
 /// 2. `HEIFPropertyReader` (the primary item's `irot`/`imir` and `ispe`) on a HEIF/AVIF file;
-/// 3. what `webimage info` prints: `AnimatedImage(data:)` and its properties;
+/// 3. what `webimage info` prints: `AnimatedImage(data:)` and its properties, then the
+///    decode it describes the colour and metadata from (first frame, 16 × 16, metadata
+///    read, profile kept);
 /// 4. an ICC profile (every decoder hands an embedded one to Little CMS): `ColorProfile`'s
 ///    checks, then `ColorTransform` for RGB and for CMYK pixels, each run over a few pixels.
 ///
@@ -55,6 +57,12 @@ public func fuzzTestOneInput(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CI
             pixels.withUnsafeMutableBufferPointer { transform.convert($0) }
         }
     default:
+        var described = Fuzz.options
+        described.decodeFirstFrameOnly = true
+        described.thumbnailPixelSize = ImageSize(width: 16, height: 16)
+        described.readsMetadata = true
+        described.keepsColorProfile = true
+        _ = try? CodersManager.shared.decode(Data(buffer: rest), options: described)
         guard let image = try? AnimatedImage(data: Data(buffer: rest), options: Fuzz.options) else { return 0 }
         Fuzz.check(image.posterFrame.size == image.size, "poster \(image.posterFrame.size), declared \(image.size)")
         Fuzz.check(image.frameCount >= 1 && image.durations.count == image.frameCount, "\(image.frameCount) frames, \(image.durations.count) durations")

@@ -48,6 +48,8 @@ public func fuzzTestOneInput(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CI
         Fuzz.check(false, "no final image, but the one-shot decode gives \(expected.size)")
     case (.success(let image?), .failure(let error)):
         Fuzz.check(false, "a final image \(image.size), but the one-shot decode throws \(error)")
+    case (.failure(let error), .success(let expected)):
+        Fuzz.check(false, "the final decode throws \(error), but the one-shot decode gives \(expected.size)")
     default:
         break
     }

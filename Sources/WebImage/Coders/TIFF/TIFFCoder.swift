@@ -36,8 +36,10 @@ public struct TIFFCoder: DecodeOnlyCoder {
             let stream = TIFFMemoryStream(bytes: raw)
             return try withExtendedLifetime(stream) {
                 // A strip of 16-bit RGBA covering the whole image is the largest buffer
-                // libtiff needs for an image within the pixel limit.
-                let maxAllocation = max(64 << 20, min(Int.max / 8, options.pixelLimit) * 8)
+                // libtiff needs for an image within the pixel limit. The floor is a byte
+                // under 64 MiB, the allocation Fuzz/run.sh reports: libtiff refuses only
+                // sizes past its cap, and one of exactly 64 MiB was let through, then reported.
+                let maxAllocation = max((64 << 20) - 1, min(Int.max / 8, options.pixelLimit) * 8)
                 guard let tiff = stream.open(maxAllocation: maxAllocation) else {
                     throw WebImageError.badImageData("TIFF header unreadable: \(stream.firstError ?? "not a TIFF")")
                 }

@@ -139,8 +139,10 @@ import Testing
     /// The fuzzer's file (Fuzz/README.md, finding 4): an `nclx` colour box whose transfer
     /// code (525) libheif does not know. libheif 1.15 then fails the read but hands back
     /// the block it allocated, which leaked 52 bytes per decode until the coder freed it on
-    /// the failing path too (LeakSanitizer, `make test-asan`, sees a regression). The file
-    /// still decodes, with no colour description kept.
+    /// the failing path too. This test checks the decode; the leak itself is seen by
+    /// LeakSanitizer in `make fuzz-smoke`, which replays the file as a `decode-heif` seed
+    /// (`make test-asan` runs with leak detection off). The file still decodes, with no
+    /// colour description kept.
     @Test func decodesAFileWhoseColourBoxLibheifRejects() throws {
         let data = try Data(contentsOf: Corpus.fixtures.appendingPathComponent("fuzz/scaledown-heif-nclx-leak.heic"))
         var options = ImageCoderOptions()
