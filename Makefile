@@ -21,10 +21,10 @@ demo: deps
 # with the CPU-heavy codec suites, Swift's two-thread cooperative pool (and the main thread)
 # is busy for seconds at a time, a body read that is not scheduled in time trips
 # AsyncHTTPClient's read timeout, and main-actor completions wait behind the decodes.
-ISOLATED_SUITES := Downloader|ImageManager|Prefetch|Fetch|Demo|WebImageBinding
+ISOLATED_SUITES := Downloader|ImageManager|Prefetch|Fetch|Demo|WebImageBinding|LoadersManager
 # The image server's end-to-end suites decode and encode under real sockets: a third pass,
 # so their CPU does not delay the second pass's socket timings.
-SERVER_SUITES := ImageServer
+SERVER_SUITES := ImageServer|IdleConnectionHandler
 # Two real nodes behind a real nginx, one killed halfway: a pass of its own, so that its
 # count of origin fetches per node is not disturbed by the other server suites' load.
 NODES_SUITES := ImageServerNodes

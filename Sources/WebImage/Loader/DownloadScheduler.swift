@@ -275,6 +275,11 @@ struct DownloadScheduler {
 
     // MARK: - Queries
 
+    /// Callers waiting on an operation not yet delivered, all operations together.
+    var subscriberCount: Int {
+        entries.values.reduce(0) { $0 + $1.work.subscribers.count }
+    }
+
     /// Requests queued or running; a stopping one no longer counts, though it keeps its slot.
     var currentDownloadCount: Int {
         queue.count + running.reduce(0) { $0 + (entries[$1]?.phase == .running ? 1 : 0) }

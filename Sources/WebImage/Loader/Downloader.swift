@@ -113,6 +113,12 @@ public final class Downloader: ImageLoader {
         state.withLock { $0.scheduler.currentDownloadCount }
     }
 
+    /// Callers waiting for a download, coalesced ones each counted: for a test that must
+    /// act once every caller has joined a request.
+    var waitingCallerCount: Int {
+        state.withLock { $0.scheduler.subscriberCount }
+    }
+
     /// Sets (or with `nil` removes) a header sent with every later request.
     public func setValue(_ value: String?, forHTTPHeaderField field: String) {
         headers.withLock { headers in

@@ -211,7 +211,7 @@ struct DiskCacheExpirationTests {
             $0.cleanupInterval = .milliseconds(50)
         }
         try cache.setData(Data([1]), forKey: "k")
-        let deadline = ContinuousClock.now + .seconds(5)
+        let deadline = ContinuousClock.now + Duration.seconds(5).scaled
         while cache.totalCount > 0, ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(20))
         }

@@ -64,7 +64,9 @@ struct ImageCacheConcurrencyTests {
             }
         }
         let patient = Task { try await cache.image(forKey: "k") }
-        while counter.decodeCount == 0 { try await Task.sleep(for: .milliseconds(10)) }
+        // Both wait on the one decode before one is cancelled: cancelled earlier, a query
+        // ends at its first check and never tests leaving a shared decode.
+        #expect(try await waitUntil { counter.decodeCount > 0 && cache.decodes.waiterCount == 2 })
         cancelled.cancel()
         let outcome = try #require(await cancelled.value)
         #expect(outcome.0 as? WebImageError == .cancelled)
@@ -89,12 +91,14 @@ struct ImageCacheConcurrencyTests {
     }
 
     @Test func cancellingEveryWaiterStillLeavesTheCacheUsable() async throws {
-        let counter = CountingCoder(delay: 0.2)
+        // Long enough that all three join the one decode on a loaded machine; cancelling
+        // does not wait for it.
+        let counter = CountingCoder(delay: 1)
         let (cache, directory) = try makeImageCache(coder: counter)
         defer { directory.remove() }
         try cache.storeImageDataToDisk(try Corpus.data("TestImage.png"), forKey: "k")
         let tasks = (0..<3).map { _ in Task { try await cache.image(forKey: "k") } }
-        try await Task.sleep(for: .milliseconds(50))
+        #expect(try await waitUntil { cache.decodes.waiterCount == 3 })
         for task in tasks { task.cancel() }
         for task in tasks {
             await #expect(throws: WebImageError.cancelled) { try await task.value }

@@ -1,5 +1,6 @@
 import WebImage
 import Foundation
+import Testing
 import NIOCore
 import NIOHTTP1
 import NIOPosix
@@ -125,11 +126,18 @@ final class LoopbackServer: Sendable {
         state.withLock { $0.routes[path] = reply }
     }
 
-    /// Waits until at least `count` requests arrived (or two seconds passed), for tests that
-    /// must act while a request is known to be open.
-    func waitForRequests(_ count: Int) async throws {
-        let deadline = ContinuousClock.now + .seconds(2)
-        while state.withLock({ $0.requests.count }) < count, ContinuousClock.now < deadline {
+    /// Waits until at least `count` requests arrived, for tests that must act while a
+    /// request is known to be open. After ten seconds (times ``TestTime/scale``) it records
+    /// a failure where it was called: a test that went on regardless acted before the
+    /// request was there, and failed later for a reason that was not the code's (two
+    /// unscaled seconds were not always enough under AddressSanitizer on a loaded machine).
+    func waitForRequests(_ count: Int, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        let deadline = ContinuousClock.now + Duration.seconds(10).scaled
+        while state.withLock({ $0.requests.count }) < count {
+            guard ContinuousClock.now < deadline else {
+                Issue.record("only \(requests.count) of \(count) requests arrived", sourceLocation: sourceLocation)
+                return
+            }
             try await Task.sleep(for: .milliseconds(5))
         }
     }
@@ -152,7 +160,7 @@ final class LoopbackServer: Sendable {
     /// as soon as they close, and a loaded CI machine can be slow); returns whether that
     /// happened.
     func waitForOpenConnections(atMost count: Int) async throws -> Bool {
-        let deadline = ContinuousClock.now + .seconds(5)
+        let deadline = ContinuousClock.now + Duration.seconds(5).scaled
         while openConnectionCount > count {
             guard ContinuousClock.now < deadline else { return false }
             try await Task.sleep(for: .milliseconds(5))

@@ -69,7 +69,11 @@ struct DownloaderQueueTests {
                 let recorder = CompletionRecorder()
                 for (index, name) in names.enumerated() {
                     downloader.downloadImage(with: server.url("/\(name)"), completion: recorder.completion(index))
+                    // The first holds the slot; the rest queue behind the suspension, so the
+                    // order does not hang on the first reply outlasting the enqueueing.
+                    if index == 0 { downloader.isSuspended = true }
                 }
+                downloader.isSuspended = false
                 _ = await recorder.outcomes(4)
             }
             #expect(server.requests.map(\.path) == ["/a", "/d", "/c", "/b"])
@@ -84,7 +88,11 @@ struct DownloaderQueueTests {
                 let recorder = CompletionRecorder()
                 for (index, name) in names.enumerated() {
                     downloader.downloadImage(with: server.url("/\(name)"), completion: recorder.completion(index))
+                    // The first holds the slot; the rest queue behind the suspension, so the
+                    // order does not hang on the first reply outlasting the enqueueing.
+                    if index == 0 { downloader.isSuspended = true }
                 }
+                downloader.isSuspended = false
                 _ = await recorder.outcomes(4)
             }
             #expect(server.requests.map(\.path) == ["/a", "/b", "/c", "/d"])
@@ -104,11 +112,13 @@ struct DownloaderQueueTests {
                     var options = DownloadRequestOptions()
                     options.priority = priority
                     downloader.downloadImage(with: server.url("/\(name)"), options: options, completion: recorder.completion(index))
+                    if index == 0 { downloader.isSuspended = true }
                 }
                 // A high-priority caller joining a queued low-priority download raises it.
                 var urgent = DownloadRequestOptions()
                 urgent.priority = .high
                 downloader.downloadImage(with: server.url("/joined"), options: urgent, completion: recorder.completion(5))
+                downloader.isSuspended = false
                 _ = await recorder.outcomes(6)
             }
             #expect(server.requests.map(\.path) == ["/first", "/high", "/joined", "/normal", "/low"])

@@ -5,6 +5,17 @@ import Testing
 /// SDWebImage's prefetcher behaviours (SDWebImagePrefetcherTests), against a test manager
 /// with controllable delays and failures.
 @Suite struct PrefetcherTests {
+    /// Polls `condition` until it holds, for at most ten seconds (times the machine's
+    /// slowness): a regression fails the test instead of hanging the run.
+    static func eventually(_ condition: () -> Bool) async -> Bool {
+        let deadline = ContinuousClock.now + Duration.seconds(10).scaled
+        while !condition() {
+            guard ContinuousClock.now < deadline else { return false }
+            await Task.yield()
+        }
+        return true
+    }
+
     static func urls(_ count: Int, prefix: String = "img") -> [URL] {
         (0..<count).map { URL(string: "https://example.test/\(prefix)\($0).png")! }
     }
@@ -69,7 +80,7 @@ import Testing
         let recorder = PrefetchRecorder()
         let token = prefetcher.prefetch(urls: urls, progress: recorder.progress, completion: recorder.completion)
         #expect(await recorder.wait { $0 == .progress(2, 8) } != nil)
-        while manager.running < 4 { await Task.yield() }
+        #expect(await Self.eventually { manager.running >= 4 })
         let started = ContinuousClock.now
         token.cancel()
         token.cancel()
@@ -168,6 +179,10 @@ import Testing
         let box = LockedValue<PrefetchToken?>(nil)
         let token = prefetcher.prefetch(urls: Self.urls(4), progress: { finished, total in
             recorder.progress(finished, total)
+            // img0 may finish, on its own task, before `prefetch` has returned the token:
+            // wait for it (the callback never runs inside `prefetch`), or nothing cancels.
+            let deadline = ContinuousClock.now + TestTime.prompt
+            while box.withLock({ $0 }) == nil, ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.001) }
             box.withLock { $0 }?.cancel()
         }, completion: recorder.completion)
         box.withLock { $0 = token }
@@ -179,7 +194,7 @@ import Testing
         let manager = TestImageManager { _ in TestImageManager.Plan(delay: .seconds(30)) }
         let prefetcher = Prefetcher(manager: manager)
         let task = Task { await prefetcher.prefetch(urls: Self.urls(5)) }
-        while manager.running < 3 { await Task.yield() }
+        #expect(await Self.eventually { manager.running >= 3 })
         task.cancel()
         #expect(await task.value == PrefetchResult(finished: 5, skipped: 5, total: 5))
         #expect(manager.running == 0)

@@ -25,13 +25,18 @@ import Testing
     final class Progress: Sendable {
         private let state = LockedValue((answered: 0, killed: false))
         var killed: Bool { state.withLock { $0.killed } }
-        /// Counts an answer; the 500th marks the kill, which its caller then makes.
+        /// Counts an answer; its caller kills node A at the 500th.
         func answer() -> Int {
             state.withLock { state in
                 state.answered += 1
-                if state.answered == 500 { state.killed = true }
                 return state.answered
             }
+        }
+
+        /// Node A has been sent SIGKILL. Marked only once it has: marked before, another
+        /// connection could read it and be answered by node A, still alive, from memory.
+        func markKilled() {
+            state.withLock { $0.killed = true }
         }
     }
 
@@ -114,6 +119,7 @@ import Testing
                             mine.append(Outcome(source: source, status: reply?.status, node: Self.node(reply?.header("X-Webimage-Node")), afterKill: afterKill))
                             if progress.answer() == 500 {
                                 _ = nodeA.send(SIGKILL)
+                                progress.markKilled()
                             }
                         }
                         try await client.shutdown()

@@ -234,7 +234,10 @@ import Testing
                 // Every request holds a worker (and so has asked for the source) before the
                 // origin is let go.
                 #expect(try await waitUntil { prometheusValue(try await server.metrics(), "webimage_workers_busy") == 4 })
-                try await Task.sleep(for: .milliseconds(50))
+                // A busy worker has yet to reach the fetch: open the gate once all four
+                // callers wait on the one download (a fixed pause let a slow one arrive after
+                // the body and fetch again).
+                #expect(try await waitUntil { server.server.ownedDownloader?.waitingCallerCount == 4 })
                 gate.open()
                 var replies: [Int: RunningImageServer.Reply] = [:]
                 for try await (width, reply) in group { replies[width] = reply }
