@@ -66,19 +66,25 @@ public final class AnimatedImage: Sendable {
     }
 
     /// An animation over frames already decoded (all of them held), with `data` as the
-    /// file they came from when there is one.
+    /// file they came from when there is one. An animation holds sRGB pixels and no
+    /// metadata: frames an image kept in its own colour space (``Image/colorProfile``) are
+    /// converted, as they would be shown wrongly without the profile.
     public init(image: Image, data: Data? = nil) {
         coder = nil
         // Every frame is held already: there is nothing left to bound.
         pixelLimit = .max
         animatedImageData = data
         scale = image.scale
-        posterFrame = image.frames[0].pixels
+        var pixels = image.frames.map(\.pixels)
+        if let profile = image.colorProfile {
+            for index in pixels.indices { _ = ColorConversion.apply(profile, to: &pixels[index], options: ImageCoderOptions()) }
+        }
+        posterFrame = pixels[0]
         properties = AnimatedImageProperties(
             format: image.format, loopCount: image.loopCount, durations: image.frames.map(\.duration),
             frameSize: image.size, hasAlpha: image.hasAlpha, orientation: image.orientation, isThumbnail: image.isThumbnail)
         var frames: [Int: PixelBuffer] = [:]
-        for (index, frame) in image.frames.enumerated().dropFirst() { frames[index] = frame.pixels }
+        for (index, frame) in pixels.enumerated().dropFirst() { frames[index] = frame }
         preloaded = LockedValue(frames)
     }
 

@@ -11,15 +11,18 @@ struct FrameFinish {
     let target: ImageSize
     /// The decode options (whether to apply the orientation, the resize filter's inputs).
     let options: ImageCoderOptions
-    /// The animation's colour profile, when the file has one. With
-    /// ``ImageCoderOptions/keepsColorProfile`` the frames keep the source's pixels (a lazy
-    /// animation has no ``Image/colorProfile`` to hand the profile on in).
+    /// The animation's colour profile, when the file has one. The frames are converted
+    /// from it to sRGB even with ``ImageCoderOptions/keepsColorProfile``: a lazy animation
+    /// has no ``Image/colorProfile`` to hand the profile on in, and pixels kept in the
+    /// source's space without it were shown (and encoded) with the wrong colours.
     var colorProfile: ColorProfile?
 
     /// `pixels` (one frame as stored) finished.
     func apply(to pixels: PixelBuffer) -> PixelBuffer {
         var finished = DecodeGeometry.finish(pixels, orientation: orientation, target: target, options: options)
-        _ = ColorConversion.apply(colorProfile, to: &finished, options: options)
+        var converting = options
+        converting.keepsColorProfile = false
+        _ = ColorConversion.apply(colorProfile, to: &finished, options: converting)
         return finished
     }
 }

@@ -51,7 +51,11 @@ struct APNGCompositor {
         canvas.draw(pixels, at: control)
         let composed = try PixelBuffer(width: canvas.size.width, height: canvas.size.height, bytes: canvas.bytes)
         var finished = DecodeGeometry.finish(composed, orientation: orientation, target: target, options: options)
-        _ = ColorConversion.apply(colorProfile, to: &finished, options: options)
+        // Only the lazy frame source sets a profile here, and it has no image to hand one
+        // on in: its frames are sRGB even with keepsColorProfile (see FrameFinish).
+        var converting = options
+        converting.keepsColorProfile = false
+        _ = ColorConversion.apply(colorProfile, to: &finished, options: converting)
         switch dispose {
         case .none: break
         case .background: canvas.clear(control)

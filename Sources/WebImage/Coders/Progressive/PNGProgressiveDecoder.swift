@@ -72,15 +72,14 @@ public final class PNGProgressiveDecoder: CoreBackedProgressiveDecoder {
         }
     }
 
-    /// What the whole chunks so far say: the `eXIf` orientation (as ``PNGCoder`` reads it)
-    /// and the frame count an `acTL` before the image data declares (1 without one).
+    /// What the whole chunks so far say: the orientation, read as ``PNGCoder`` reads it
+    /// (`eXIf`, an ImageMagick raw profile, else XMP; reading `eXIf` alone turned the
+    /// partial images of a PNG oriented by XMP sideways, and the final one upright), and
+    /// the frame count an `acTL` before the image data declares (1 without one).
     private static func metadata(_ data: Data) -> (orientation: ImageOrientation, declaredFrames: Int) {
         data.withUnsafeBytes { bytes in
             guard let layout = try? PNGChunks.scan(bytes) else { return (.up, 1) }
-            var orientation = ImageOrientation.up
-            if let exif = layout.chunks.first(where: { $0.type == PNGChunks.eXIf }) {
-                orientation = EXIFOrientationReader.orientation(inTIFF: bytes[exif.payload]) ?? .up
-            }
+            let orientation = PNGCoder().orientation(in: layout, bytes: bytes)
             var frames = 1
             for chunk in layout.chunks {
                 if chunk.type == PNGChunks.IDAT { break }

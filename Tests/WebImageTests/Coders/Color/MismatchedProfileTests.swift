@@ -128,6 +128,38 @@ import Testing
     }
 }
 
+/// An ``AnimatedImage`` has no colour profile to hand on: its frames are sRGB whatever
+/// the options say. Kept in the source's space (Display P3 here), they were shown and
+/// encoded with the wrong colours (`webimage decode --frame 0 --metadata icc`, the
+/// manager's frames-on-demand loads).
+@Suite struct AnimatedImageColourTests {
+    static var keep: ImageCoderOptions {
+        var options = ImageCoderOptions()
+        options.keepsColorProfile = true
+        return options
+    }
+
+    @Test(arguments: ["display-p3-animated.webp", "display-p3-animated.png"])
+    func lazyFramesAreConvertedEvenWhenTheProfileIsKept(_ file: String) throws {
+        let data = try ColorFixtureTests.fixture(file)
+        let kept = try AnimatedImage(data: data, options: Self.keep)
+        let converted = try AnimatedImage(data: data)
+        #expect(kept.frameCount > 1)
+        for index in 0..<kept.frameCount {
+            #expect(try kept.frame(at: index).bytes.elementsEqual(converted.frame(at: index).bytes), "frame \(index)")
+        }
+    }
+
+    @Test func anImageKeptInItsOwnSpaceIsConvertedWhenItBecomesAnAnimation() throws {
+        let data = try ColorFixtureTests.fixture("display-p3.jpg")
+        let kept = try JPEGCoder().decode(data, options: Self.keep)
+        #expect(kept.colorProfile != nil)
+        let converted = try JPEGCoder().decode(data, options: ImageCoderOptions())
+        #expect(AnimatedImage(image: kept).posterFrame.bytes.elementsEqual(converted.pixels.bytes))
+        #expect(try AnimatedImage(data: data, options: Self.keep).posterFrame.bytes.elementsEqual(converted.pixels.bytes))
+    }
+}
+
 /// A baseline TIFF written byte by byte: uncompressed, one strip, little-endian, for
 /// directories no encoder of ours writes (CMYK with an ICC tag of any colour space).
 enum TinyTIFF {

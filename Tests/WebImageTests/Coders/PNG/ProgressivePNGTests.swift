@@ -108,6 +108,28 @@ struct ProgressivePNGTests {
         #expect(partials.allSatisfy { $0.orientation == final.orientation && $0.isThumbnail })
     }
 
+    /// A PNG oriented by XMP alone (no `eXIf`): the partial images are turned as the final
+    /// one is. They were read from `eXIf` only, so they came sideways and the final image
+    /// upright.
+    @Test func anXMPOrientationTurnsThePartialImagesToo() throws {
+        let plain = try PNGCoder().encode(Image(pixels: PixelBuffer(width: 8, height: 4, filling: RGBAColor(red: 9, green: 9, blue: 9, alpha: 255))), as: .png, options: ImageCoderOptions())
+        let xmp = Array("XML:com.adobe.xmp".utf8) + [0, 0, 0, 0, 0]
+            + Array("<x:xmpmeta><rdf:Description tiff:Orientation=\"6\"/></x:xmpmeta>".utf8)
+        var chunk: [UInt8] = []
+        chunk += withUnsafeBytes(of: UInt32(xmp.count).bigEndian, Array.init)
+        chunk += Array("iTXt".utf8) + xmp
+        chunk += withUnsafeBytes(of: FixtureChecksum.crc32(Array("iTXt".utf8) + xmp).bigEndian, Array.init)
+        // After the signature and IHDR (8 + 25 bytes), before the image data.
+        let data = plain.prefix(33) + Data(chunk) + plain.dropFirst(33)
+        let oneShot = try PNGCoder().decode(data, options: ImageCoderOptions())
+        #expect(oneShot.orientation == .right)
+        #expect(oneShot.size == ImageSize(width: 4, height: 8))
+        let (partials, final) = try run(data, chunks: ProgressiveFeeder.fixedChunks(total: data.count, size: 16), askEvery: 1, options: ImageCoderOptions())
+        #expect(!partials.isEmpty)
+        #expect(final.orientation == .right)
+        #expect(partials.allSatisfy { $0.orientation == .right && $0.size == ImageSize(width: 4, height: 8) })
+    }
+
     @Test func truncatedFileGivesTheOneShotOutcomeWhenFinal() throws {
         let data = try Corpus.data("TestImage.png")
         let cut = data.prefix(data.count / 2)
