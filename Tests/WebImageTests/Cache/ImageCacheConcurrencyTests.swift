@@ -66,7 +66,9 @@ struct ImageCacheConcurrencyTests {
         let patient = Task { try await cache.image(forKey: "k") }
         // Both wait on the one decode before one is cancelled: cancelled earlier, a query
         // ends at its first check and never tests leaving a shared decode.
-        #expect(try await waitUntil { counter.decodeCount > 0 && cache.decodes.waiterCount == 2 })
+        // As long as it takes, within the safety net: in a pass of CPU-heavy suites the
+        // cooperative pool has started the two queries only after a minute and more.
+        #expect(try await waitUntil(.seconds(100)) { counter.decodeCount > 0 && cache.decodes.waiterCount == 2 })
         cancelled.cancel()
         let outcome = try #require(await cancelled.value)
         #expect(outcome.0 as? WebImageError == .cancelled)
@@ -91,19 +93,23 @@ struct ImageCacheConcurrencyTests {
     }
 
     @Test func cancellingEveryWaiterStillLeavesTheCacheUsable() async throws {
-        // Long enough that all three join the one decode on a loaded machine; cancelling
-        // does not wait for it.
-        let counter = CountingCoder(delay: 1)
+        // The decode waits for the test, so all three join it however late the pool starts
+        // them; cancelling does not wait for it.
+        let gate = DispatchSemaphore(value: 0)
+        let counter = CountingCoder(gate: gate)
         let (cache, directory) = try makeImageCache(coder: counter)
         defer { directory.remove() }
         try cache.storeImageDataToDisk(try Corpus.data("TestImage.png"), forKey: "k")
         let tasks = (0..<3).map { _ in Task { try await cache.image(forKey: "k") } }
-        #expect(try await waitUntil { cache.decodes.waiterCount == 3 })
+        #expect(try await waitUntil(.seconds(60)) { cache.decodes.waiterCount == 3 })
         for task in tasks { task.cancel() }
         for task in tasks {
             await #expect(throws: WebImageError.cancelled) { try await task.value }
         }
         #expect(cache.decodes.inFlightCount == 0)
+        // One pass for the abandoned decode, one for the next query's.
+        gate.signal()
+        gate.signal()
         #expect(try await cache.image(forKey: "k").image != nil)
     }
 
