@@ -58,6 +58,8 @@ struct FetchCommand: AsyncParsableCommand {
         if raw, batch.thumbnail != nil || transform != nil { throw ValidationError("--raw writes the original bytes: it cannot be combined with --thumbnail or --transform") }
         if urls.isEmpty { throw ValidationError("give at least one URL, or '-' to read them from standard input") }
         if urls.count(where: { $0 == "-" }) > 1 { throw ValidationError("'-' (standard input) may be given once") }
+        // Standard output carries the result lines: an image there would be mixed with them.
+        if output == "-" { throw ValidationError("-o - is not taken: standard output carries a line per URL (use `webimage decode - -o -` to convert a piped image)") }
     }
 
     func run() async throws {

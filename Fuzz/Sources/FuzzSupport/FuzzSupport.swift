@@ -17,12 +17,12 @@ public enum Fuzz {
     /// should have refused is reported.
     public static let pixelLimit = 1 << 20
 
-    /// Decoding options with the fuzzing limit.
     /// The library's coders and PDF's, which the library leaves out of its shared manager
     /// (poppler decodes a page's images at full size with no limit: for trusted documents
-    /// only) but which the `decode-pdf` run still feeds, for the memory errors it can find.
+    /// only) but which every decoding run still feeds, for the memory errors it can find.
     public static let coders = CodersManager(coders: CodersManager.builtInCodersWithPDF)
 
+    /// Decoding options with the fuzzing limit.
     public static var options: ImageCoderOptions {
         var options = ImageCoderOptions()
         options.pixelLimit = pixelLimit

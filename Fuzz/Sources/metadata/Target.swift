@@ -62,7 +62,7 @@ public func fuzzTestOneInput(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CI
         described.thumbnailPixelSize = ImageSize(width: 16, height: 16)
         described.readsMetadata = true
         described.keepsColorProfile = true
-        _ = try? CodersManager.shared.decode(Data(buffer: rest), options: described)
+        _ = try? Fuzz.coders.decode(Data(buffer: rest), options: described)
         guard let image = try? AnimatedImage(data: Data(buffer: rest), options: Fuzz.options) else { return 0 }
         Fuzz.check(image.posterFrame.size == image.size, "poster \(image.posterFrame.size), declared \(image.size)")
         Fuzz.check(image.frameCount >= 1 && image.durations.count == image.frameCount, "\(image.frameCount) frames, \(image.durations.count) durations")

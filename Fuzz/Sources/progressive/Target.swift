@@ -38,7 +38,7 @@ public func fuzzTestOneInput(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CI
     }
     decoder.update(file, isFinal: true)
     let final = Result { try decoder.currentImage(options: options) }
-    let oneShot = Result { try CodersManager.shared.decode(file, options: options) }
+    let oneShot = Result { try Fuzz.coders.decode(file, options: options) }
     switch (final, oneShot) {
     case (.success(let image?), .success(let expected)):
         Fuzz.check(!image.isIncremental, "the final image is marked incremental")

@@ -12,7 +12,7 @@ public func fuzzTestOneInput(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CI
     let limit = input.uint32(at: 0) >> (Int(input.bytes[4]) % 32)
     var options = Fuzz.options
     options.scaleDownLimitBytes = limit
-    guard let image = try? CodersManager.shared.decode(input.payload, options: options) else { return 0 }
+    guard let image = try? Fuzz.coders.decode(input.payload, options: options) else { return 0 }
     Fuzz.checkDecoded(image)
     let frames = image.frameCount
     let pixels = image.size.width * image.size.height * frames

@@ -19,7 +19,7 @@ public func fuzzTestOneInput(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CI
     options.applyOrientation = input.bytes[4] & 4 == 0
     options.readsMetadata = input.bytes[4] & 8 != 0
     options.keepsColorProfile = input.bytes[4] & 16 != 0
-    guard let image = try? CodersManager.shared.decode(input.payload, options: options) else { return 0 }
+    guard let image = try? Fuzz.coders.decode(input.payload, options: options) else { return 0 }
     Fuzz.checkDecoded(image)
     let size = image.size
     if options.preserveAspectRatio && options.thumbnailCoversBox {

@@ -108,7 +108,9 @@ final class AnimationFrameBuffer: Sendable {
                 case .success(let pixels):
                     if state.window.contains(index) { state.frames[index] = pixels }
                 case .failure(let error):
-                    state.failures[index] = error
+                    // Like a frame, a failure counts only while its frame is wanted: one
+                    // from a decode begun before `removeAll()` must not outlive it.
+                    if state.window.contains(index) { state.failures[index] = error }
                 }
                 return nextToDecode(&state)
             }

@@ -23,7 +23,11 @@ struct ResultDelivery<Target: ImageTarget>: Sendable {
     /// a replaced or cancelled load already completed with `.cancelled`.
     @MainActor
     func deliver(_ result: Result<ImageLoadResult, WebImageError>) {
-        let keepsOperation = options.contains(.refreshCached)
+        // Only a cached result of a `.refreshCached` load may be followed by another (the
+        // refresh's, when the image changed); a result from the network, or a failure, is
+        // the last, and the slot lets go of the operation and the completion.
+        let isCached = if case .success(let loaded) = result { loaded.cacheType != .none } else { false }
+        let keepsOperation = options.contains(.refreshCached) && isCached
         guard let target, let slot = target.webImageState.finish(key: key, generation: generation, keepsOperation: keepsOperation) else { return }
         switch result {
         case .success(let loaded):

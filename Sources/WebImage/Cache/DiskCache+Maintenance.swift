@@ -188,8 +188,6 @@ extension DiskCache {
         )
     }
 
-    /// Removes entry `name` and its sidecar; `true` when this call removed the entry (a
-    /// file another process removed first is not counted).
     /// Removes the oldest of `listed` (which total `total` bytes) until the total is under
     /// `target`; returns how many it removed and their bytes. An entry gone since the
     /// listing (another process's cleanup of the same folder took it) counts as removed
@@ -211,6 +209,8 @@ extension DiskCache {
         return removed
     }
 
+    /// Removes entry `name` and its sidecar; `true` when this call removed the entry (a
+    /// file another process removed first is not counted).
     private func remove(_ name: String) -> Bool {
         let removed = FileIO.remove(path + "/" + name)
         FileIO.remove(sidecarPath(directory: path, name: name))

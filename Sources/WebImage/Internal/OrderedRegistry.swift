@@ -46,9 +46,10 @@ final class OrderedRegistry<Entry: Sendable>: Sendable {
 
     /// Removes every entry for which `shouldRemove` returns `true`. The predicate runs on a
     /// snapshot outside the lock; when the list changed meanwhile, it runs again on the new
-    /// one.
+    /// one, a few times at most: after that (other threads changing the list without
+    /// pause, or a predicate that changes it itself) it runs under the lock, once.
     func removeAll(where shouldRemove: (Entry) -> Bool) {
-        while true {
+        for _ in 0..<4 {
             let (snapshot, version) = storage.withLock { ($0.entries, $0.version) }
             let doomed = snapshot.indices.filter { shouldRemove(snapshot[$0]) }
             let removed = storage.withLock { storage in
@@ -60,6 +61,7 @@ final class OrderedRegistry<Entry: Sendable>: Sendable {
             }
             if removed { return }
         }
+        storage.withLock { $0.change { $0.removeAll(where: shouldRemove) } }
     }
 
     /// The most recently added entry that satisfies `predicate`, if any.

@@ -161,7 +161,7 @@ public final class ImageServer: Sendable {
         // HEAD too: a load balancer's check may use it (the path's own route matches
         // first, so without one `HEAD /health` was a 404).
         routes.get("health") { _, _ in await self.healthResponse() }
-        routes.head("health") { _, _ in await self.healthResponse() }
+        routes.head("health") { _, _ in await self.healthResponse().createHeadResponse() }
         routes.get("**") { request, context in
             await self.respond(to: request, prefix: prefix, connection: context as? ImageRequestContext)
         }

@@ -232,14 +232,17 @@ import Testing
     /// closure) is let go with the final result. It used to stay in the view's state until
     /// the next load, a cycle (owner, view, state, completion, owner) that kept all of them
     /// alive, and so never cancelled their loads either.
-    @Test func aFinishedLoadLetsGoOfItsCompletion() async throws {
+    /// Also for `.refreshCached`, when the result came from the network: only a cached
+    /// result may be followed by the refresh's.
+    @Test(arguments: [ImageOptions(), .refreshCached])
+    func aFinishedLoadLetsGoOfItsCompletion(_ options: ImageOptions) async throws {
         final class Owner {}
         let url = Self.url("a")
         let view = TestImageView(manager: Self.manager(images: [url: TestImageManager.pixel()]) { _ in .init(delay: .milliseconds(5)) })
         var owner: Owner? = Owner()
         weak let released = owner
         var done = false
-        view.webImage.setImage(with: url) { [owner] _ in
+        view.webImage.setImage(with: url, options: options) { [owner] _ in
             _ = owner
             done = true
         }
