@@ -17,7 +17,7 @@ import Foundation
 /// let frame = try animation.frame(at: 12)
 /// ```
 public final class AnimatedImage: Sendable {
-    /// The coder types tried, in order, by ``init(data:options:)``.
+    /// The coder types tried, in order, by ``init(data:options:coder:)``.
     public static let coderTypes: [any AnimatedImageCoder.Type] = [
         GIFFrameSource.self, APNGFrameSource.self, WebPFrameSource.self, AVIFFrameSource.self,
     ]

@@ -15,7 +15,7 @@ import Foundation
 ///   URLs embedded in the document load, and external XML entities are refused;
 /// - an image embedded as a `data:` URL, which librsvg decodes at its full size, is measured
 ///   first, and the document refused when it would pass the pixel limit or cannot be
-///   measured (``SVGEmbeddedContent``);
+///   measured (`SVGEmbeddedContent`);
 /// - the input is capped at ``maxDataSize`` bytes, libxml2's limits on huge documents stay
 ///   on (librsvg's `RSVG_HANDLE_FLAG_UNLIMITED` is never set), librsvg's own limits bound
 ///   elements and references, and the render size is checked against
