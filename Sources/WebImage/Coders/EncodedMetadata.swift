@@ -39,9 +39,10 @@ struct EncodedMetadata: Equatable {
             }
         }
         if policy == .all {
-            // Without its thumbnail, which shows the source as it was (EXIFThumbnail).
+            // Without their thumbnails, which show the source as it was (EXIFThumbnail,
+            // XMPThumbnail).
             metadata.exif = image.metadata.exif.map(EXIFThumbnail.removed(from:))
-            metadata.xmp = image.metadata.xmp
+            metadata.xmp = image.metadata.xmp.map(XMPThumbnail.removed(from:))
         } else if options.keepsCopyright {
             metadata.exif = image.metadata.copyrightOnly.exif
         }

@@ -62,4 +62,30 @@ import Testing
         reading.readsMetadata = true
         #expect(try CodersManager.shared.decode(data, options: reading).metadata.exif != nil)
     }
+
+    /// XMP carries thumbnails too (`xmp:Thumbnails`, a base64 JPEG Photoshop writes): an
+    /// encoder that keeps the metadata writes the packet without them, and the rest of it.
+    @Test(arguments: [ImageFormat.jpeg, .png, .webp])
+    func anEncoderKeepingTheMetadataWritesNoXMPThumbnail(format: ImageFormat) throws {
+        let packet = Data("""
+        <x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">\
+        <rdf:Description xmlns:xmp="http://ns.adobe.com/xap/1.0/" xmlns:dc="http://purl.org/dc/elements/1.1/" dc:rights="Me">\
+        <xmp:Thumbnails><rdf:Alt><rdf:li><xmpGImg:image>U0VDUkVUVEhVTUI=</xmpGImg:image></rdf:li></rdf:Alt></xmp:Thumbnails>\
+        </rdf:Description></rdf:RDF></x:xmpmeta>
+        """.utf8)
+        let image = Image(frames: [ImageFrame(pixels: PixelBuffer(width: 8, height: 8, filling: .white))], hasAlpha: false,
+                          metadata: ImageMetadata(xmp: packet))
+        var options = ImageCoderOptions()
+        options.metadataPolicy = .all
+        let data = try CodersManager.shared.encode(image, as: format, options: options)
+        #expect(data.firstRange(of: Data("U0VDUkVUVEhVTUI=".utf8)) == nil, "the thumbnail was written")
+        #expect(data.firstRange(of: Data("dc:rights=\"Me\"".utf8)) != nil, "the rest of the packet was not")
+    }
+
+    @Test func anXMPPacketWithoutAClosedThumbnailIsLeftAsItIs() {
+        let packet = Data("<xmp:Thumbnails><rdf:Alt>".utf8)
+        #expect(XMPThumbnail.removed(from: packet) == packet)
+        let two = Data("a<xap:Thumbnails>1</xap:Thumbnails>b<xmp:Thumbnails>2</xmp:Thumbnails>c".utf8)
+        #expect(XMPThumbnail.removed(from: two) == Data("abc".utf8))
+    }
 }
