@@ -38,15 +38,21 @@ struct DiskCacheExpirationTests {
         #expect(always.totalCount == 0)
     }
 
-    @Test func maxSizeOfTenBytesRemovesOldestUntilUnderHalf() throws {
-        let directory = try TemporaryDirectory()
-        defer { directory.remove() }
+    /// A cache limited to 10 bytes holding five 4-byte entries, `k0` the oldest.
+    private func fiveAgedEntries(in directory: TemporaryDirectory) throws -> DiskCache {
         let cache = cache(in: directory) { $0.maxSize = 10 }
-        // Five 4-byte entries, k0 the oldest: 20 bytes > 10, trimmed oldest first to < 5.
         for i in 0..<5 {
             try cache.setData(Data([1, 2, 3, 4]), forKey: "k\(i)")
             age(cache.fileURL(forKey: "k\(i)").path, by: Double(100 - i * 10))
         }
+        return cache
+    }
+
+    @Test func maxSizeOfTenBytesRemovesOldestUntilUnderHalf() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        // Five 4-byte entries, k0 the oldest: 20 bytes > 10, trimmed oldest first to < 5.
+        let cache = try fiveAgedEntries(in: directory)
         let result = cache.removeExpiredData()
         #expect(result.trimmedCount == 4)
         #expect(result.removedSize == 16)
@@ -61,11 +67,7 @@ struct DiskCacheExpirationTests {
     @Test func entriesAnotherCleanupRemovedCountTowardTheTrim() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let cache = cache(in: directory) { $0.maxSize = 10 }
-        for i in 0..<5 {
-            try cache.setData(Data([1, 2, 3, 4]), forKey: "k\(i)")
-            age(cache.fileURL(forKey: "k\(i)").path, by: Double(100 - i * 10))
-        }
+        let cache = try fiveAgedEntries(in: directory)
         let listed = cache.entries().map { DiskCache.ListedEntry(name: $0.fileName, size: $0.size, date: $0.accessDate) }
         #expect(listed.count == 5)
         // The other cleanup removes the two oldest after this one listed them.
