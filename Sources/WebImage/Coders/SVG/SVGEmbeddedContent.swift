@@ -35,6 +35,13 @@ enum SVGEmbeddedContent {
     /// content that cannot be measured (see the type).
     static func check(_ document: Data, pixelLimit: Int) throws(WebImageError) {
         let bytes = [UInt8](document)
+        // libxml2 reads a document that does not start with `<` as it guesses (EBCDIC,
+        // whose `<` is 0x4C): only one whose markup this reading sees is rendered.
+        var first = bytes[...]
+        if first.starts(with: [0xEF, 0xBB, 0xBF]) { first = first.dropFirst(3) }
+        guard first.first(where: { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }) == UInt8(ascii: "<") else {
+            throw .badImageData("SVG: a document that does not start with markup")
+        }
         try checkEncoding(bytes)
         var scanner = SVGMarkupScanner(bytes: bytes)
         try scanner.scan()
@@ -58,22 +65,36 @@ enum SVGEmbeddedContent {
         return String(String.UnicodeScalarView(kept)).trimmingCharacters(in: spaceAndControls)
     }
 
-    /// One embedded image: a raster of a declared type its bytes agree with, measured
-    /// against `pixelLimit` (its share).
+    /// One embedded image: base64 of a raster of a declared type its bytes agree with,
+    /// measured against `pixelLimit` (its share). Read byte by byte, as librsvg's URL crates
+    /// read it: a comma joined to the character before it (U+0600 and other "prepend"
+    /// characters) is still the comma that ends the header. Only base64 is taken: in any
+    /// other payload libxml2 turns a literal tab or line break into a space this reading
+    /// would not see, and the bytes measured would not be the bytes decoded.
     private static func checkImage(_ url: String, pixelLimit: Int) throws(WebImageError) {
-        let header = url.dropFirst(5).prefix { $0 != "," }
-        let type = header.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
+        let bytes = Array(url.utf8)
+        guard let comma = bytes.firstIndex(of: UInt8(ascii: ",")), comma >= 5 else {
+            throw .badImageData("SVG: an embedded data: URL without a comma")
+        }
+        let header = String(decoding: bytes[5..<comma], as: UTF8.self).lowercased()
+        let parts = header.split(separator: ";", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+        let type = parts.first ?? ""
         guard let declared = rasterTypes[type] else {
             throw .badImageData("SVG: an embedded image of type \"\(type)\", which is not rendered")
         }
-        let payload: Data
-        do {
-            payload = try DataURLLoader.payload(of: url)
-        } catch {
+        guard parts.last == "base64" else { throw .badImageData("SVG: an embedded image that is not base64") }
+        // Base64 skips ASCII white space, in librsvg's decoder as here.
+        let body = bytes[(comma + 1)...].filter { ![0x20, 0x09, 0x0A, 0x0C, 0x0D].contains($0) }
+        guard let payload = Data(base64Encoded: Data(body)) else {
             throw .badImageData("SVG: an embedded data: URL that does not decode")
         }
         guard ImageFormat(sniffing: payload) == declared else {
             throw .badImageData("SVG: an embedded image whose bytes are not the \(type) it declares")
+        }
+        // gdk-pixbuf draws every scan of a progressive JPEG in full: its cost grows with the
+        // scans, far past what the library's one pass over them costs.
+        if declared == .jpeg, isProgressiveJPEG(payload) {
+            throw .badImageData("SVG: an embedded progressive JPEG, which is not rendered")
         }
         var options = ImageCoderOptions()
         options.pixelLimit = pixelLimit
@@ -90,9 +111,22 @@ enum SVGEmbeddedContent {
         }
     }
 
-    /// Refuses what libxml2 would read in an encoding whose `<` is not the ASCII byte: a
-    /// NUL byte (UTF-16 or UTF-32) or a declared encoding outside the ASCII-compatible ones.
-    /// The XML declaration is read whole, however much space it holds.
+    /// Whether the JPEG's frame header is progressive (SOF2, SOF6, SOF10, SOF14).
+    private static func isProgressiveJPEG(_ data: Data) -> Bool {
+        var index = data.startIndex + 2
+        while index + 4 <= data.endIndex, data[index] == 0xFF {
+            let marker = data[index + 1]
+            if [0xC2, 0xC6, 0xCA, 0xCE].contains(marker) { return true }
+            if [0xC0, 0xC1, 0xC3, 0xC5, 0xC7, 0xC9, 0xCB, 0xCD, 0xCF, 0xDA].contains(marker) { return false }
+            index += 2 + (Int(data[index + 2]) << 8 | Int(data[index + 3]))
+        }
+        return false
+    }
+
+    /// Refuses what libxml2 would read differently from this reading: a NUL byte (UTF-16 or
+    /// UTF-32), a declared encoding whose `<` is not the ASCII byte, and non-ASCII bytes in a
+    /// declared single-byte encoding (libxml2 transcodes them to UTF-8, changing the bytes
+    /// an embedded URL holds). The XML declaration is read whole, however long.
     private static func checkEncoding(_ bytes: [UInt8]) throws(WebImageError) {
         guard !bytes.contains(0) else { throw .badImageData("SVG: only UTF-8 and ASCII-compatible encodings are rendered") }
         var start = bytes[...]
@@ -103,9 +137,9 @@ enum SVGEmbeddedContent {
         guard let encoding = declaration.range(of: "encoding") else { return }
         let value = declaration[encoding.upperBound...].drop { " \t\r\n=\"'".contains($0) }
             .prefix { !" \t\r\n\"'".contains($0) }
-        let compatible = ["utf-8", "utf8", "us-ascii", "ascii", "latin1"]
-        guard compatible.contains(String(value)) || value.hasPrefix("iso-8859-") || value.hasPrefix("windows-125") else {
-            throw .badImageData("SVG: the encoding \(value) is not rendered")
+        if ["utf-8", "utf8", "us-ascii", "ascii"].contains(String(value)) { return }
+        guard value == "latin1" || value.hasPrefix("iso-8859-") || value.hasPrefix("windows-125"), bytes.allSatisfy({ $0 < 0x80 }) else {
+            throw .badImageData("SVG: the encoding \(value) is not rendered (only UTF-8, or ASCII text under another name)")
         }
     }
 }

@@ -56,36 +56,46 @@ struct SVGMarkupScanner {
     }
 
     /// How many times `data:` appears in the document as librsvg could read it: character
-    /// references and the document's entities expanded, CSS escapes decoded, every ASCII
-    /// space and control character dropped (a URL parser drops tabs and line breaks
-    /// anywhere), letters lower-cased. Wherever it stands (an attribute, CSS, a comment),
-    /// each is one more URL that must be accounted for.
+    /// references (of any length) and the document's entities expanded first, then CSS
+    /// escapes decoded in the result (a reference can spell a backslash), every ASCII space
+    /// and control character dropped (a URL parser drops tabs and line breaks anywhere),
+    /// letters lower-cased. Wherever it stands (an attribute, CSS, a comment), each is one
+    /// more URL that must be accounted for.
     func dataURLCount() throws(WebImageError) -> Int {
-        var view: [UInt8] = []
-        view.reserveCapacity(bytes.count)
+        // 1. XML references expanded, as libxml2 gives the text to librsvg.
+        var expanded: [UInt8] = []
+        expanded.reserveCapacity(bytes.count)
         var budget = expansionLimit
         var index = 0
-        func append(_ text: some Sequence<UInt8>) {
-            for byte in text where byte > 0x20 && byte != 0x7F { view.append(byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte) }
-        }
         while index < bytes.count {
             let byte = bytes[index]
-            if byte == UInt8(ascii: "&"), let end = bytes[index...].prefix(40).firstIndex(of: UInt8(ascii: ";")) {
+            if byte == UInt8(ascii: "&"), let end = Self.referenceEnd(in: bytes, from: index) {
                 let name = String(decoding: bytes[(index + 1)..<end], as: UTF8.self)
-                let replacement = (try? Self.characterReference(name)) ?? entities[name]
-                if let replacement {
+                if let replacement = (try? Self.characterReference(name)) ?? entities[name] {
                     budget -= replacement.utf8.count
                     guard budget >= 0 else { throw .badImageData("SVG: entities expand past the document's own size") }
-                    append(replacement.utf8)
+                    expanded += replacement.utf8
                     index = end + 1
                     continue
                 }
             }
-            if byte == UInt8(ascii: "\\"), index + 1 < bytes.count {
+            expanded.append(byte)
+            index += 1
+        }
+        // 2. CSS escapes decoded, spaces and controls dropped, letters lower-cased.
+        var view: [UInt8] = []
+        view.reserveCapacity(expanded.count)
+        func append(_ text: some Sequence<UInt8>) {
+            for byte in text where byte > 0x20 && byte != 0x7F { view.append(byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte) }
+        }
+        index = 0
+        while index < expanded.count {
+            let byte = expanded[index]
+            if byte == UInt8(ascii: "\\"), index + 1 < expanded.count {
                 // A CSS escape: up to six hex digits (and one space after them), or the next
                 // character as it is.
                 var digits = 0, value: UInt32 = 0, cursor = index + 1
-                while digits < 6, cursor < bytes.count, let digit = Self.hexValue(bytes[cursor]) {
+                while digits < 6, cursor < expanded.count, let digit = Self.hexValue(expanded[cursor]) {
                     value = value << 4 | UInt32(digit)
                     digits += 1
                     cursor += 1
@@ -108,6 +118,22 @@ struct SVGMarkupScanner {
             at += 1
         }
         return count
+    }
+
+    /// Where the reference that starts at `start` (an `&`) ends (its `;`), or `nil` when the
+    /// text there is no reference: a name or number of any length (libxml2 takes any
+    /// number of leading zeros), stopping at the first byte a reference cannot hold.
+    private static func referenceEnd(in bytes: [UInt8], from start: Int) -> Int? {
+        var index = start + 1
+        while index < bytes.count {
+            switch bytes[index] {
+            case UInt8(ascii: ";"): return index > start + 1 ? index : nil
+            case 0x00...0x20, UInt8(ascii: "&"), UInt8(ascii: "<"), UInt8(ascii: ">"), UInt8(ascii: "\""), UInt8(ascii: "'"):
+                return nil
+            default: index += 1
+            }
+        }
+        return nil
     }
 
     private static func hexValue(_ byte: UInt8) -> UInt8? {
@@ -244,6 +270,9 @@ struct SVGMarkupScanner {
         guard !value.contains("<"), !value.contains("&"), !value.contains("%") else {
             throw .badImageData("SVG: an entity whose text holds markup or a reference")
         }
+        // libxml2 expands a reference with the text the entity has at that point, this
+        // reading with its last: declared twice, the two could disagree.
+        guard entities[name] == nil else { throw .badImageData("SVG: an entity declared twice") }
         entities[name] = value
         skipSpace()
         guard position < bytes.count, bytes[position] == UInt8(ascii: ">") else {
