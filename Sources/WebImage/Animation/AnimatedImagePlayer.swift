@@ -44,6 +44,15 @@ public final class AnimatedImagePlayer: Sendable {
         var lastTick: Int64?
         var loops = 0
         var error: WebImageError?
+        /// What the buffer's window was last made from; `nil` when it must be made again.
+        var windowSource: WindowSource?
+    }
+
+    /// What the look-ahead window depends on: while it stays the same, so does the window.
+    private struct WindowSource: Equatable {
+        var position: Position
+        var mode: PlaybackMode
+        var isFinished: Bool
     }
 
     /// The animation played.
@@ -143,7 +152,7 @@ public final class AnimatedImagePlayer: Sendable {
                 state.mode = newValue
                 state.position.forward = Self.direction(at: state.position.index, mode: newValue,
                                                         frameCount: image.frameCount, current: state.position.forward)
-                refreshWindow(state)
+                refreshWindow(&state)
             }
         }
     }
@@ -159,7 +168,7 @@ public final class AnimatedImagePlayer: Sendable {
             state.isPlaying = true
             state.lastTick = now
             _ = showPendingIfReady(&state)
-            refreshWindow(state)
+            refreshWindow(&state)
         }
     }
 
@@ -179,6 +188,7 @@ public final class AnimatedImagePlayer: Sendable {
             state.isPlaying = false
             state.lastTick = nil
             buffer.removeAll()
+            state.windowSource = nil
             reset(&state)
             if state.pending { buffer.update(window: [state.position.index]) }
         }
@@ -198,7 +208,7 @@ public final class AnimatedImagePlayer: Sendable {
             state.finishOnShow = false
             if let loop { state.loops = max(0, loop) }
             _ = showPendingIfReady(&state)
-            refreshWindow(state)
+            refreshWindow(&state)
         }
     }
 
@@ -220,7 +230,7 @@ public final class AnimatedImagePlayer: Sendable {
                     changed = advance(&state, past: duration)
                 }
             }
-            refreshWindow(state)
+            refreshWindow(&state)
             return changed
         }
     }
@@ -286,8 +296,14 @@ public final class AnimatedImagePlayer: Sendable {
     }
 
     /// Keeps the frames the next steps need: the current (or awaited) one and those after
-    /// it in play order, up to the buffer's capacity. A finished player keeps none.
-    private func refreshWindow(_ state: State) {
+    /// it in play order, up to the buffer's capacity. A finished player keeps none. Made
+    /// again only when the position, the mode or the end changed: a tick that moves nothing
+    /// used to rebuild it, O(frames) on the display link's thread for an animation of many
+    /// tiny frames, whose window holds them all.
+    private func refreshWindow(_ state: inout State) {
+        let source = WindowSource(position: state.position, mode: state.mode, isFinished: state.isFinished)
+        guard source != state.windowSource else { return }
+        state.windowSource = source
         guard !state.isFinished else { return buffer.update(window: []) }
         var window = [state.position.index]
         // A set beside the list: the window can hold every frame of an animation of tiny

@@ -22,6 +22,8 @@ final class AnimationFrameBuffer: Sendable {
         /// tried again. Remembering only the last failure made two failing frames in the
         /// window alternate for good (a sequential format rewinds to its start for each).
         var failures: [Int: WebImageError] = [:]
+        /// How many times the window was set (for tests: a tick that moves nothing sets none).
+        var windowUpdates = 0
     }
 
     let image: AnimatedImage
@@ -51,6 +53,7 @@ final class AnimationFrameBuffer: Sendable {
     /// starts decoding the first missing one unless a decode is running.
     func update(window: [Int]) {
         let start: Int? = state.withLock { state in
+            state.windowUpdates += 1
             state.window = Array(window.prefix(capacity))
             let keep = Set(state.window)
             state.frames = state.frames.filter { keep.contains($0.key) }
@@ -71,6 +74,8 @@ final class AnimationFrameBuffer: Sendable {
 
     /// Frames held now.
     var count: Int { state.withLock { $0.frames.count } }
+    /// How many times ``update(window:)`` ran.
+    var windowUpdates: Int { state.withLock { $0.windowUpdates } }
     /// Bytes of pixels held now.
     var bytes: Int { state.withLock { $0.frames.values.reduce(0) { $0 + $1.memoryCost } } }
 

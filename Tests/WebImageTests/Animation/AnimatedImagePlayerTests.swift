@@ -210,6 +210,25 @@ import Testing
         }
     }
 
+    /// Ticks within one frame's time move nothing, and leave the look-ahead window as it
+    /// is: rebuilding it every tick cost O(frames) on the display link's thread for an
+    /// animation of many tiny frames, whose window holds them all.
+    @Test func ticksThatMoveNothingLeaveTheWindowAlone() throws {
+        let (player, clock) = try makePlayer(SyntheticFrameSource(durations: Array(repeating: 0.1, count: 2_000), size: 1))
+        player.play()
+        player.tick()
+        let updates = player.buffer.windowUpdates
+        for _ in 0..<9 {
+            clock.advance(by: .milliseconds(10))
+            player.tick()
+        }
+        #expect(player.buffer.windowUpdates == updates)
+        player.waitUntilIdle()
+        clock.advance(by: .milliseconds(10))
+        #expect(player.tick())
+        #expect(player.buffer.windowUpdates == updates + 1, "a frame's step sets the window once")
+    }
+
     @Test func waitsForALateFrameInsteadOfSkippingIt() throws {
         let source = SyntheticFrameSource(durations: [0.1, 0.2, 0.3], gatedFrom: 1)
         let (player, clock) = try makePlayer(source)
