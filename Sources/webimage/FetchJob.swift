@@ -124,7 +124,10 @@ struct FetchJob: Sendable {
         let temporary = (directory.isEmpty ? "." : directory) + "/.webimage-\(UUID().uuidString).tmp"
         do {
             try FileManager.default.copyItem(atPath: file.path, toPath: temporary)
-            guard rename(temporary, path) == 0 else { throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path]) }
+            guard rename(temporary, path) == 0 else {
+                // Named with the reason (a directory in the way, another file system).
+                throw InputFileError(reason: "cannot write \(path): \(String(cString: strerror(errno)))")
+            }
         } catch {
             try? FileManager.default.removeItem(atPath: temporary)
             throw error

@@ -174,6 +174,22 @@ import Testing
         }
     }
 
+    /// A raw copy that cannot be renamed into place says why (the errno was dropped).
+    @Test func aRawCopyThatCannotBeWrittenSaysWhy() async throws {
+        let png = try pngData(width: 8, height: 8)
+        let folder = try scratchFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let inTheWay = folder.appendingPathComponent("out.png")
+        try FileManager.default.createDirectory(at: inTheWay, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(at: inTheWay.appendingPathComponent("child"), withIntermediateDirectories: true)
+        let source = "data:image/png;base64," + png.base64EncodedString()
+        let result = try await run(["fetch", source, "--raw", "-o", inTheWay.path, "--cache-dir", folder.path])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("cannot write \(inTheWay.path): "), "\(result.stderr)")
+        // No temporary file is left beside it.
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).allSatisfy { !$0.hasSuffix(".tmp") })
+    }
+
     @Test func rawWithAThumbnailIsAUsageError() async throws {
         let result = try await run(["fetch", "https://example.test/a.jpg", "--raw", "--thumbnail", "64x64"])
         #expect(result.status == 64)

@@ -50,6 +50,7 @@ final class CountingCoder: ImageCoder {
     private let gate: DispatchSemaphore?
     private let counter = LockedValue(0)
     private let finished = LockedValue(0)
+    private let inTask = LockedValue<[Bool]>([])
 
     /// A coder whose decodes first sleep `delay`, and wait for `gate` when one is given (a
     /// decode that must outlast something whatever the machine's load).
@@ -65,8 +66,14 @@ final class CountingCoder: ImageCoder {
 
     func canDecode(_ data: Data) -> Bool { base.canDecode(data) }
 
+    /// For each decode, whether it ran inside a Swift task (the caller's) rather than on a
+    /// thread of the blocking-work queue.
+    var decodedInTask: [Bool] { inTask.withLock { $0 } }
+
     func decode(_ data: Data, options: ImageCoderOptions) throws -> Image {
         counter.withLock { $0 += 1 }
+        let task = withUnsafeCurrentTask { $0 != nil }
+        inTask.withLock { $0.append(task) }
         defer { finished.withLock { $0 += 1 } }
         if delay > 0 { Thread.sleep(forTimeInterval: delay) }
         gate?.wait()

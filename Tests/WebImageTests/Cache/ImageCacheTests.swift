@@ -112,14 +112,21 @@ struct ImageCacheTests {
         }
     }
 
+    /// With the option the decode runs on the caller's task; without it, off Swift's pool
+    /// on the blocking-work queue. (The results alone are the same either way: the test
+    /// used to pass without the option.)
     @Test func queryDiskDataSyncDecodesOnTheCallersTask() async throws {
-        let (cache, directory) = try makeImageCache()
+        let counter = CountingCoder()
+        let (cache, directory) = try makeImageCache(coder: counter)
         defer { directory.remove() }
         try cache.storeImageDataToDisk(try Corpus.data("TestImage.png"), forKey: "k")
         let result = try await cache.image(forKey: "k", options: .queryDiskDataSync)
         #expect(result.cacheType == .disk)
         #expect(result.image?.format == .png)
         #expect(cache.imageFromCache(forKey: "k") === result.image)
+        cache.memoryCache.removeAll()
+        _ = try await cache.image(forKey: "k")
+        #expect(counter.decodedInTask == [true, false])
     }
 
     /// A review's finding: the blocking `imageFromCache` returned the memory image whatever
