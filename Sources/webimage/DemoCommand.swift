@@ -50,7 +50,11 @@ struct DemoCommand: AsyncParsableCommand {
             let cacheDirectory = FileManager.default.temporaryDirectory
                 .appendingPathComponent("webimage-demo-\(UUID().uuidString)", isDirectory: true)
             let downloader = Downloader()
-            defer { try? FileManager.default.removeItem(at: cacheDirectory) }
+            let interrupt = InterruptCleanup(removing: cacheDirectory)
+            defer {
+                interrupt.cancel()
+                try? FileManager.default.removeItem(at: cacheDirectory)
+            }
             print("origin  http://127.0.0.1:\(origin.port)/ serving \(files.count) files from \(directory.path)")
             print("cache   \(cacheDirectory.path) (removed afterwards)")
             print("")
@@ -108,7 +112,11 @@ struct DemoCommand: AsyncParsableCommand {
     private func runSoak(loads: Int, files: [String: Data]) async throws {
         let cacheDirectory = FileManager.default.temporaryDirectory
             .appendingPathComponent("webimage-soak-\(UUID().uuidString)", isDirectory: true)
-        defer { try? FileManager.default.removeItem(at: cacheDirectory) }
+        let interrupt = InterruptCleanup(removing: cacheDirectory)
+        defer {
+            interrupt.cancel()
+            try? FileManager.default.removeItem(at: cacheDirectory)
+        }
         let configuration = DemoSoak.Configuration(
             loads: loads, urls: soakURLs, parallel: 4, memoryLimit: soakMemoryLimit * 1_048_576,
             thumbnail: thumbnail ?? ImageSize(width: 128, height: 128),

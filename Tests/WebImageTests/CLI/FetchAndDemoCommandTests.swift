@@ -137,6 +137,36 @@ import Testing
         #expect(run.stdout.isEmpty)
     }
 
+    /// Ctrl-C during a long soak removes its temporary cache (a `defer` does not run when a
+    /// signal ends the process: it was left behind, half a gigabyte after `make soak`), and
+    /// the status says the signal ended it.
+    @Test func anInterruptedSoakRemovesItsCache() async throws {
+        let corpus = try scratchFolder(), temporary = try scratchFolder()
+        defer {
+            try? FileManager.default.removeItem(at: corpus)
+            try? FileManager.default.removeItem(at: temporary)
+        }
+        try Corpus.data("TestImage.png").write(to: corpus.appendingPathComponent("TestImage.png"))
+        let process = Process()
+        process.executableURL = WebImageCommand.binary
+        process.arguments = ["demo", "--corpus", corpus.path, "--soak", "10000000", "--soak-urls", "20"]
+        var environment = ProcessInfo.processInfo.environment
+        for name in WebImageCommand.proxyVariables { environment[name] = nil }
+        environment["TMPDIR"] = temporary.path
+        process.environment = environment
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let soaking = { (try? FileManager.default.contentsOfDirectory(atPath: temporary.path))?.contains { $0.hasPrefix("webimage-soak-") } == true }
+        // Its cache exists once the loads have begun writing to it.
+        try #require(try await eventually { soaking() })
+        try await Task.sleep(for: .milliseconds(200))
+        process.interrupt()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 128 + SIGINT, "status \(process.terminationStatus)")
+        #expect(!soaking(), "the soak's cache was left behind")
+    }
+
     @Test func demoLoadsEveryImageFromNetworkThenDiskThenMemory() async throws {
         let corpus = try scratchFolder()
         defer { try? FileManager.default.removeItem(at: corpus) }
