@@ -92,13 +92,22 @@ public final class DiskCache: Sendable {
     /// cleanup; a changed ``Configuration/cleanupInterval`` restarts the background task).
     public var configuration: Configuration {
         get { state.withLock { $0.configuration } }
-        set {
-            let intervalChanged = state.withLock { state in
-                defer { state.configuration = newValue }
-                return state.configuration.cleanupInterval != newValue.cleanupInterval
-            }
-            if intervalChanged { scheduleCleanup(newValue.cleanupInterval) }
+        set { updateConfiguration { $0 = newValue } }
+    }
+
+    /// Changes the configuration in one step (a read and a write as one, so that a
+    /// concurrent change, such as ``addReadOnlyDirectory(_:)``, is not lost between them),
+    /// and restarts the background cleanup in that same step when its interval changed:
+    /// two changes at once used to leave the cleanup running at the interval of one and
+    /// the configuration saying the other's.
+    public func updateConfiguration(_ change: (inout Configuration) -> Void) {
+        let previous = state.withLock { state -> Task<Void, Never>?? in
+            let interval = state.configuration.cleanupInterval
+            change(&state.configuration)
+            guard state.configuration.cleanupInterval != interval else { return .none }
+            return .some(installCleanup(state.configuration.cleanupInterval, in: &state))
         }
+        if case .some(let task) = previous { task?.cancel() }
     }
 
     /// Adds a directory searched, read-only, after the main one (SDWebImage's
@@ -228,24 +237,28 @@ public final class DiskCache: Sendable {
     func scheduleCleanup(_ interval: Duration?) {
         // The generation is taken and the task installed under one lock, so two calls at
         // once cannot leave the older schedule installed with the newer generation.
-        let previous = state.withLock { state in
-            let previous = state.cleanupTask
-            state.cleanupGeneration &+= 1
-            let generation = state.cleanupGeneration
-            state.cleanupTask = interval.map { interval in
-                Task.detached(priority: .background) { [weak self] in
-                    while !Task.isCancelled {
-                        try? await Task.sleep(for: interval)
-                        guard !Task.isCancelled, let cache = self else { return }
-                        await BlockingIO.run {
-                            if cache.isCurrentCleanup(generation) { _ = cache.removeExpiredData() }
-                        }
+        let previous = state.withLock { installCleanup(interval, in: &$0) }
+        previous?.cancel()
+    }
+
+    /// Installs the cleanup schedule for `interval` in `state` (under its lock) and returns
+    /// the schedule it replaces, for the caller to cancel once the lock is released.
+    private func installCleanup(_ interval: Duration?, in state: inout State) -> Task<Void, Never>? {
+        let previous = state.cleanupTask
+        state.cleanupGeneration &+= 1
+        let generation = state.cleanupGeneration
+        state.cleanupTask = interval.map { interval in
+            Task.detached(priority: .background) { [weak self] in
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: interval)
+                    guard !Task.isCancelled, let cache = self else { return }
+                    await BlockingIO.run {
+                        if cache.isCurrentCleanup(generation) { _ = cache.removeExpiredData() }
                     }
                 }
             }
-            return previous
         }
-        previous?.cancel()
+        return previous
     }
 
     private func isCurrentCleanup(_ generation: UInt64) -> Bool {

@@ -62,7 +62,8 @@ public final class ImageCache: ImageCaching {
             memoryCache.totalCostLimit = newValue.maxMemoryCost
             memoryCache.countLimit = newValue.maxMemoryCount
             memoryCache.usesWeakTable = newValue.shouldUseWeakMemoryCache
-            diskCache.configuration = newValue.applying(to: diskCache.configuration)
+            // In one step: the read-only folders added meanwhile are kept.
+            diskCache.updateConfiguration { $0 = newValue.applying(to: $0) }
         }
     }
 

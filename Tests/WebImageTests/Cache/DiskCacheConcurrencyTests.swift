@@ -155,4 +155,26 @@ struct DiskCacheConcurrencyTests {
         let hidden = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasPrefix(".") }
         #expect(hidden.isEmpty)
     }
+
+    /// An image cache's configuration set while read-only folders are added: the set is
+    /// one step, so no folder added meanwhile is lost (it read the disk configuration, then
+    /// wrote it back in a second step, dropping what came in between).
+    @Test func settingTheConfigurationKeepsFoldersAddedMeanwhile() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let cache = ImageCache(namespace: "config", directory: directory.url)
+        await withTaskGroup(of: Void.self) { group in
+            for index in 0..<200 {
+                group.addTask {
+                    cache.diskCache.addReadOnlyDirectory(directory.url.appendingPathComponent("ro-\(index)"))
+                }
+                group.addTask {
+                    var config = cache.config
+                    config.maxDiskSize = index
+                    cache.config = config
+                }
+            }
+        }
+        #expect(cache.diskCache.configuration.readOnlyDirectories.count == 200)
+    }
 }
