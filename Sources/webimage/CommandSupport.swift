@@ -37,7 +37,7 @@ func downloaderTimeout(seconds: Double) -> Duration {
 /// decodes a page's images at their full size with no limit (``PDFCoder``). A file named on
 /// the command line is the user's choice; what `fetch` and `prefetch` load is not, and they
 /// keep the library's coders.
-let fileCoders = CodersManager(coders: CodersManager.builtInCodersWithPDF)
+let fileCoders = CodersManager(coders: CodersManager.builtInCodersWithDocuments)
 
 /// The largest input file a single-image command (`decode`, `encode`, `frames`, `info`)
 /// reads: 1 GiB, far above any image the decoders' pixel limits would let through.

@@ -49,7 +49,12 @@ struct DemoCommand: AsyncParsableCommand {
             let origin = try await DemoOrigin.start(serving: files)
             let cacheDirectory = FileManager.default.temporaryDirectory
                 .appendingPathComponent("webimage-demo-\(UUID().uuidString)", isDirectory: true)
-            let downloader = Downloader()
+            // The corpus is the repository's own: its SVG and PDF are trusted documents, so
+            // the demo decodes them as the file commands do (the library's shared coders
+            // leave both out).
+            var downloads = Downloader.Configuration()
+            downloads.coder = fileCoders
+            let downloader = Downloader(config: downloads)
             let interrupt = InterruptCleanup(removing: cacheDirectory)
             defer {
                 interrupt.cancel()
@@ -64,8 +69,8 @@ struct DemoCommand: AsyncParsableCommand {
             var context = ImageContext()
             context.thumbnailPixelSize = thumbnail
             let loader = LoadersManager(loaders: [downloader])
-            let cold = ImageManager(cache: ImageCache(namespace: "demo", directory: cacheDirectory), loader: loader)
-            let warm = ImageManager(cache: ImageCache(namespace: "demo", directory: cacheDirectory), loader: loader)
+            let cold = ImageManager(cache: ImageCache(namespace: "demo", directory: cacheDirectory, coder: fileCoders), loader: loader)
+            let warm = ImageManager(cache: ImageCache(namespace: "demo", directory: cacheDirectory, coder: fileCoders), loader: loader)
             var totals: [Duration] = []
             for manager in [cold, warm, warm] {
                 let passStart = ContinuousClock.now

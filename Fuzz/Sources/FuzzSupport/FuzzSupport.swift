@@ -20,7 +20,7 @@ public enum Fuzz {
     /// The library's coders and PDF's, which the library leaves out of its shared manager
     /// (poppler decodes a page's images at full size with no limit: for trusted documents
     /// only) but which every decoding run still feeds, for the memory errors it can find.
-    public static let coders = CodersManager(coders: CodersManager.builtInCodersWithPDF)
+    public static let coders = CodersManager(coders: CodersManager.builtInCodersWithDocuments)
 
     /// Decoding options with the fuzzing limit.
     public static var options: ImageCoderOptions {

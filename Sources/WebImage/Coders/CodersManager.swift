@@ -16,20 +16,23 @@ public final class CodersManager: ImageCoder {
 
     /// The built-in coders, in the order they are added (the last is asked first).
     /// Every one checks magic bytes, so the order only matters for user coders added later.
-    /// Asking the SVG coder costs nothing: librsvg loads on the first decode.
     ///
-    /// ``PDFCoder`` is not among them: poppler decodes every image a page draws at the
-    /// image's own full size and offers no limit on it, so a PDF of 1.4 KB drawing one
-    /// 30000 × 30000 image took 3.5 GB, and nothing from a stranger should reach it. Add it
-    /// where documents are trusted (`CodersManager.shared.addCoder(PDFCoder())`), as
-    /// SDWebImage's users add its PDF coder.
+    /// ``SVGCoder`` and ``PDFCoder`` are not among them: librsvg and poppler have no bound
+    /// on what a document makes them allocate, and nothing from a stranger should reach
+    /// them. poppler decodes every image a page draws at the image's full size (a 1.4 KB PDF
+    /// drawing one 30000 × 30000 image took 3.5 GB); librsvg does the same for an SVG's
+    /// embedded images, and sizes a pattern's tile by its scale with no clip (366 bytes took
+    /// 1.6 GB). Add them where documents are trusted (``builtInCodersWithDocuments``, or
+    /// `CodersManager.shared.addCoder(SVGCoder())`), as SDWebImage's users add its SVG and
+    /// PDF coders.
     public static var builtInCoders: [any ImageCoder] {
-        [JXLCoder(), SVGCoder(), BMPCoder(), TIFFCoder(), HEIFCoder(), AVIFCoder(), GIFCoder(), WebPCoder(), PNGCoder(), JPEGCoder()]
+        [JXLCoder(), BMPCoder(), TIFFCoder(), HEIFCoder(), AVIFCoder(), GIFCoder(), WebPCoder(), PNGCoder(), JPEGCoder()]
     }
 
-    /// ``builtInCoders`` and ``PDFCoder``: for documents that are trusted (see there).
-    public static var builtInCodersWithPDF: [any ImageCoder] {
-        [PDFCoder()] + builtInCoders
+    /// ``builtInCoders``, ``SVGCoder`` and ``PDFCoder``: for documents that are trusted (see
+    /// there). Asking the two costs nothing until they decode: their libraries load then.
+    public static var builtInCodersWithDocuments: [any ImageCoder] {
+        [PDFCoder(), SVGCoder()] + builtInCoders
     }
 
     private let registry: OrderedRegistry<any ImageCoder>

@@ -56,6 +56,10 @@ extension ImageServer {
         /// image a page draws at its full size, with no limit (see ``PDFCoder``): turn it on
         /// only when the sources are trusted (``allowedSources`` naming your own storage).
         public var allowsPDF = false
+        /// `WEBIMAGE_ALLOW_SVG`: render SVG sources; default off. librsvg has no bound on
+        /// what a document makes it allocate (see ``CodersManager/builtInCoders``): turn it
+        /// on only when the sources are trusted.
+        public var allowsSVG = false
         /// `WEBIMAGE_ALLOW_ORIGIN`: when set, image responses carry
         /// `Access-Control-Allow-Origin` with this value and `Access-Control-Allow-Methods:
         /// GET, OPTIONS` (imgproxy's `IMGPROXY_ALLOW_ORIGIN`); unset by default (no CORS
@@ -186,6 +190,7 @@ extension ImageServer {
             secret = reader.string("SECRET") ?? secret
             allowOrigin = reader.string("ALLOW_ORIGIN") ?? allowOrigin
             allowsPDF = try reader.bool("ALLOW_PDF") ?? allowsPDF
+            allowsSVG = try reader.bool("ALLOW_SVG") ?? allowsSVG
             workers = try reader.integer("WORKERS", in: 1...4_096) ?? workers
             if let size = try reader.integer("QUEUE_SIZE", in: 0...1_000_000) {
                 queueSize = size

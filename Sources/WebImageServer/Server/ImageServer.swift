@@ -83,7 +83,12 @@ public final class ImageServer: Sendable {
         processing.maxSourcePixels = Int(configuration.maxSourceResolution * 1_000_000)
         processing.maxAnimationFrames = configuration.maxAnimationFrames
         processing.maxResultDimension = configuration.maxResultDimension
-        if configuration.allowsPDF { processing.coder = CodersManager(coders: CodersManager.builtInCodersWithPDF) }
+        // SVG and PDF only when told: their libraries have no bound on what a document
+        // makes them allocate.
+        if configuration.allowsSVG || configuration.allowsPDF {
+            processing.coder = CodersManager(
+                coders: (configuration.allowsPDF ? [PDFCoder()] : []) + (configuration.allowsSVG ? [SVGCoder()] : []) + CodersManager.builtInCoders)
+        }
         processor = ImageProcessor(configuration: processing)
         if let fetcher {
             self.fetcher = fetcher

@@ -12,6 +12,9 @@ import Testing
         Data([0xEF, 0xBB, 0xBF]) + Data("\r\n\n  ".utf8) + (try Corpus.data("TestImage.svg"))
     }
 
+    /// The library's coders with SVG and PDF, which the shared manager leaves out.
+    static let documents = CodersManager(coders: CodersManager.builtInCodersWithDocuments)
+
     static func hinted(_ format: ImageFormat?) -> ImageCoderOptions {
         var options = ImageCoderOptions()
         options.formatHint = format
@@ -22,10 +25,10 @@ import Testing
         let data = try Self.markedSVG()
         #expect(ImageFormat(sniffing: data) == .undefined)
         #expect(throws: WebImageError.badImageData("unrecognised image format")) {
-            try CodersManager.shared.decode(data)
+            try Self.documents.decode(data)
         }
-        let image = try CodersManager.shared.decode(data, options: Self.hinted(.svg))
-        let plain = try CodersManager.shared.decode(Corpus.data("TestImage.svg"))
+        let image = try Self.documents.decode(data, options: Self.hinted(.svg))
+        let plain = try Self.documents.decode(Corpus.data("TestImage.svg"))
         #expect(image.format == .svg)
         #expect(image.size == ImageSize(width: 131, height: 76))
         #expect(image.pixels == plain.pixels)
@@ -45,11 +48,11 @@ import Testing
         let data = Data(repeating: 0x20, count: 100) + Data("junk\n".utf8) + pdf
         #expect(ImageFormat(sniffing: data) == .undefined)
         #expect(throws: WebImageError.badImageData("unrecognised image format")) {
-            try CodersManager(coders: CodersManager.builtInCodersWithPDF).decode(data)
+            try CodersManager(coders: CodersManager.builtInCodersWithDocuments).decode(data)
         }
-        let image = try CodersManager(coders: CodersManager.builtInCodersWithPDF).decode(data, options: Self.hinted(.pdf))
+        let image = try CodersManager(coders: CodersManager.builtInCodersWithDocuments).decode(data, options: Self.hinted(.pdf))
         #expect(image.format == .pdf)
-        #expect(image.pixels == (try CodersManager(coders: CodersManager.builtInCodersWithPDF).decode(pdf)).pixels)
+        #expect(image.pixels == (try CodersManager(coders: CodersManager.builtInCodersWithDocuments).decode(pdf)).pixels)
         // A header past the first kilobyte is not where readers look for it.
         let late = Data(repeating: 0x20, count: 1100) + pdf
         #expect(!PDFCoder().canDecode(late, hintedAs: .pdf))

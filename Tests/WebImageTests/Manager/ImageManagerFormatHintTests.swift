@@ -6,9 +6,12 @@ import Testing
 /// directory: an SVG served with a byte-order mark fails without the hint and loads with
 /// it, from the network and again from disk, where the bytes are kept as they came.
 @Suite struct ImageManagerFormatHintTests {
+    /// The hint, and a coder that has SVG (the shared one leaves it out: trusted documents
+    /// only).
     static var svgHint: ImageContext {
         var context = ImageContext()
         context.imageFormatHint = .svg
+        context.imageCoder = CodersManager(coders: CodersManager.builtInCodersWithDocuments)
         return context
     }
 

@@ -306,7 +306,7 @@ import Testing
         // Refused unless the server is told to render PDFs (`WEBIMAGE_ALLOW_PDF`).
         #expect(Self.status { _ = try processor.process(pdf, options: Self.options { $0.page = 2 }, format: .png) } == 422)
         var trusting = ImageProcessor.Configuration()
-        trusting.coder = CodersManager(coders: CodersManager.builtInCodersWithPDF)
+        trusting.coder = CodersManager(coders: CodersManager.builtInCodersWithDocuments)
         let pdfProcessor = ImageProcessor(configuration: trusting)
         let output = try pdfProcessor.process(pdf, options: Self.options { $0.page = 2 }, format: .png)
         let image = try PNGCoder().decode(output.data, options: ImageCoderOptions())
@@ -322,16 +322,21 @@ import Testing
     /// not a small one scaled up; the decoder is asked for the box in both cases.
     @Test func vectorSourcesAreDrawnAtTheBoxEnlargingOrNot() throws {
         let svg = try Corpus.data("TestImage.svg")
-        let plain = try processor.process(svg, options: Self.options { $0.width = 524 }, format: .png)
-        let enlarged = try processor.process(svg, options: Self.options { $0.width = 524; $0.enlarge = true }, format: .png)
+        // Refused unless the server is told to render SVGs (`WEBIMAGE_ALLOW_SVG`).
+        #expect(Self.status { _ = try processor.process(svg, options: Self.options { $0.width = 524 }, format: .png) } == 422)
+        var trusting = ImageProcessor.Configuration()
+        trusting.coder = CodersManager(coders: CodersManager.builtInCodersWithDocuments)
+        let vectorProcessor = ImageProcessor(configuration: trusting)
+        let plain = try vectorProcessor.process(svg, options: Self.options { $0.width = 524 }, format: .png)
+        let enlarged = try vectorProcessor.process(svg, options: Self.options { $0.width = 524; $0.enlarge = true }, format: .png)
         let plainImage = try PNGCoder().decode(plain.data, options: ImageCoderOptions())
         let enlargedImage = try PNGCoder().decode(enlarged.data, options: ImageCoderOptions())
         #expect(plainImage.size == ImageSize(width: 524, height: 304))
         #expect(enlargedImage.size == plainImage.size)
         #expect(enlargedImage.pixels == plainImage.pixels)
-        let vector = processor.decodeOptions(for: Self.options { $0.width = 524; $0.enlarge = true }, keepsAnimation: false, isVector: true)
+        let vector = vectorProcessor.decodeOptions(for: Self.options { $0.width = 524; $0.enlarge = true }, keepsAnimation: false, isVector: true)
         #expect(vector.thumbnailPixelSize == ImageSize(width: 524, height: Int(Int32.max)))
-        let raster = processor.decodeOptions(for: Self.options { $0.width = 524; $0.enlarge = true }, keepsAnimation: false)
+        let raster = vectorProcessor.decodeOptions(for: Self.options { $0.width = 524; $0.enlarge = true }, keepsAnimation: false)
         #expect(raster.thumbnailPixelSize == nil)
     }
 
@@ -342,6 +347,7 @@ import Testing
         let svg = try Corpus.data("TestImage.svg")
         func size(_ change: (inout ProcessingOptions) -> Void, limit: Int = 8_192) throws -> ImageSize {
             var configuration = ImageProcessor.Configuration()
+            configuration.coder = CodersManager(coders: CodersManager.builtInCodersWithDocuments)
             configuration.maxResultDimension = limit
             let output = try ImageProcessor(configuration: configuration).process(svg, options: Self.options(change), format: .png)
             return try PNGCoder().decode(output.data, options: ImageCoderOptions()).size

@@ -63,14 +63,25 @@ import Testing
         }
     }
 
-    /// A PDF source is rendered only with `WEBIMAGE_ALLOW_PDF`: poppler decodes every image
-    /// a page draws at its full size, so a PDF of 1.4 KB could take gigabytes.
-    @Test func pdfSourcesAreRenderedOnlyWhenAllowed() async throws {
+    /// PDF and SVG sources are rendered only with `WEBIMAGE_ALLOW_PDF` and
+    /// `WEBIMAGE_ALLOW_SVG`: poppler and librsvg have no bound on what a document makes them
+    /// allocate, so a PDF of 1.4 KB, or an SVG of 366 bytes, could take gigabytes.
+    @Test func documentSourcesAreRenderedOnlyWhenAllowed() async throws {
         let pdf = PDFDocuments.make(pages: [.init(width: 20, height: 10, color: PDFDocuments.color(of: 0))])
-        for allowed in [false, true] {
-            try await RunningImageServer.with(origin: ["/doc.pdf": .ok(pdf, contentType: "application/pdf")], .testing { $0.allowsPDF = allowed }) { origin, server in
-                let reply = try await server.request(ImageURL.plain(origin.url("/doc.pdf"), ["w:10"], extension: "png"))
-                #expect(reply.status == (allowed ? 200 : 422), "\(reply.text)")
+        let svg = try Corpus.data("TestImage.svg")
+        let routes: [String: LoopbackServer.Reply] = [
+            "/doc.pdf": .ok(pdf, contentType: "application/pdf"), "/logo.svg": .ok(svg, contentType: "image/svg+xml"),
+        ]
+        for (pdfAllowed, svgAllowed) in [(false, false), (true, false), (false, true)] {
+            let configuration = ImageServer.Configuration.testing {
+                $0.allowsPDF = pdfAllowed
+                $0.allowsSVG = svgAllowed
+            }
+            try await RunningImageServer.with(origin: routes, configuration) { origin, server in
+                let pdfReply = try await server.request(ImageURL.plain(origin.url("/doc.pdf"), ["w:10"], extension: "png"))
+                #expect(pdfReply.status == (pdfAllowed ? 200 : 422), "\(pdfReply.text)")
+                let svgReply = try await server.request(ImageURL.plain(origin.url("/logo.svg"), ["w:10"], extension: "png"))
+                #expect(svgReply.status == (svgAllowed ? 200 : 422), "\(svgReply.text)")
             }
         }
     }

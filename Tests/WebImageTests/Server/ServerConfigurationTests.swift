@@ -107,6 +107,7 @@ import Testing
             "WEBIMAGE_WRITE_RESPONSE_TIMEOUT": "3.5",
             "WEBIMAGE_ALLOW_ORIGIN": "*",
             "WEBIMAGE_ALLOW_PDF": "1",
+            "WEBIMAGE_ALLOW_SVG": "true",
             "WEBIMAGE_TTL": "60",
             "WEBIMAGE_MAX_SRC_RESOLUTION": "1.5",
             "WEBIMAGE_MAX_SRC_FILE_SIZE": "1000",
@@ -142,6 +143,7 @@ import Testing
         #expect(configuration.writeResponseTimeout == .milliseconds(3_500))
         #expect(configuration.allowOrigin == "*")
         #expect(configuration.allowsPDF)
+        #expect(configuration.allowsSVG)
         #expect(configuration.ttl == 60)
         #expect(configuration.maxSourceResolution == 1.5)
         #expect(configuration.maxSourceFileSize == 1_000)

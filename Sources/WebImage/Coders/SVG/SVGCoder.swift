@@ -9,7 +9,11 @@ import Foundation
 /// `viewBox`, else 300×150 (what browsers give an `<img>` of an SVG without a size). The
 /// result has straight alpha over a transparent background.
 ///
-/// Untrusted documents are safe to render:
+/// **Only for trusted documents**, and so not among ``CodersManager/builtInCoders``: librsvg
+/// has no bound on what a document makes it allocate (an embedded image decoded at its full
+/// size, a pattern's tile sized by its scale with no clip: a 366-byte document took 1.6 GB).
+/// Add it where the documents are yours (``CodersManager/builtInCodersWithDocuments``). What
+/// it does bound:
 /// - nothing outside the bytes is read: librsvg gets no base file or URL, so it refuses
 ///   every `href` (images, `<use>`, XInclude, CSS `@import`) to a file or a URL; only `data:`
 ///   URLs embedded in the document load, and external XML entities are refused;

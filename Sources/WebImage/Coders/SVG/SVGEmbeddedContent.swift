@@ -34,6 +34,8 @@ enum SVGEmbeddedContent {
     /// exceeds its share of `pixelLimit`, and ``WebImageError/badImageData(_:)`` for
     /// content that cannot be measured (see the type).
     static func check(_ document: Data, pixelLimit: Int) throws(WebImageError) {
+        // Nothing to read: the coder says the document is empty.
+        guard !document.isEmpty else { return }
         let bytes = [UInt8](document)
         // libxml2 reads a document that does not start with `<` as it guesses (EBCDIC,
         // whose `<` is 0x4C): only one whose markup this reading sees is rendered.
@@ -111,16 +113,24 @@ enum SVGEmbeddedContent {
         }
     }
 
-    /// Whether the JPEG's frame header is progressive (SOF2, SOF6, SOF10, SOF14).
+    /// Whether the JPEG's frame header is progressive (SOF2, SOF6, SOF10, SOF14). Fill bytes
+    /// and markers without a length (TEM, RSTn) are stepped over, as libjpeg steps over
+    /// them; a header this reading cannot follow counts as progressive (refused).
     private static func isProgressiveJPEG(_ data: Data) -> Bool {
         var index = data.startIndex + 2
-        while index + 4 <= data.endIndex, data[index] == 0xFF {
+        while index + 1 < data.endIndex {
+            guard data[index] == 0xFF else { return true }
             let marker = data[index + 1]
+            if marker == 0xFF || marker == 0x01 || (0xD0...0xD7).contains(marker) {
+                index += marker == 0xFF ? 1 : 2
+                continue
+            }
             if [0xC2, 0xC6, 0xCA, 0xCE].contains(marker) { return true }
-            if [0xC0, 0xC1, 0xC3, 0xC5, 0xC7, 0xC9, 0xCB, 0xCD, 0xCF, 0xDA].contains(marker) { return false }
+            if [0xC0, 0xC1, 0xC3, 0xC5, 0xC7, 0xC9, 0xCB, 0xCD, 0xCF].contains(marker) { return false }
+            guard marker != 0xDA, index + 3 < data.endIndex else { return true }
             index += 2 + (Int(data[index + 2]) << 8 | Int(data[index + 3]))
         }
-        return false
+        return true
     }
 
     /// Refuses what libxml2 would read differently from this reading: a NUL byte (UTF-16 or

@@ -41,6 +41,9 @@ struct SVGMarkupScanner {
                 position += 8
                 try skip(past: "]]>")
             } else if starts(with: "?") {
+                // librsvg reads a style sheet instruction's URL again with an HTML parser
+                // (`&colon;` is a colon there): none is rendered.
+                if starts(with: "?xml-stylesheet") { throw .badImageData("SVG: a style sheet instruction") }
                 position += 1
                 try skip(past: "?>")
             } else if starts(with: "!DOCTYPE") {

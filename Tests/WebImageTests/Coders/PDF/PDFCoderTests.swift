@@ -25,7 +25,7 @@ import Testing
         let data = try Corpus.data("TestImage.pdf")
         #expect(CodersManager.shared.decoder(for: data) == nil)
         #expect(throws: WebImageError.self) { try CodersManager.shared.decode(data) }
-        let trusting = CodersManager(coders: CodersManager.builtInCodersWithPDF)
+        let trusting = CodersManager(coders: CodersManager.builtInCodersWithDocuments)
         #expect(trusting.decoder(for: data) is PDFCoder)
         let image = try trusting.decode(data)
         #expect(image.format == .pdf)
