@@ -36,6 +36,9 @@ struct cjpeg_reader {
     size_t offset;             /* bytes libjpeg has consumed for good */
     size_t skip_pending;       /* bytes libjpeg asked to skip that had not arrived yet */
     int markers_saved;         /* jpeg_save_markers called (streams: on the first header read) */
+    size_t marker_scan_offset; /* where count_saved_markers goes on (streams: across calls) */
+    unsigned marker_scan_count;/* APP1 and APP2 markers it has met */
+    int marker_scan_done;      /* it reached the first SOS or EOI */
     int header_read;
     int started;
     int buffered;              /* buffered-image mode (a multi-scan file) */
@@ -102,6 +105,45 @@ static void install_error_manager(cjpeg_error_mgr *error) {
 }
 
 /* ---- Decoding: what the one-shot decoder and the incremental stream share --------- */
+
+/* Counts the APP1 and APP2 markers before the first SOS, finding markers the way libjpeg's
+ * next_marker does (extraneous bytes skipped, fill bytes skipped, a stuffed zero
+ * discarded), from where the last call stopped; -1 once there are more than
+ * CJPEG_MAX_SAVED_MARKERS. A stream offers its bytes so far on every call, so the walk
+ * resumes instead of starting over, and the whole walk is linear in the file. */
+static int count_saved_markers(cjpeg_reader *reader, const unsigned char *data, size_t size) {
+    size_t at = reader->marker_scan_offset < 2 ? 2 : reader->marker_scan_offset; /* after SOI */
+    while (!reader->marker_scan_done) {
+        while (at < size && data[at] != 0xFF) at++;
+        size_t first = at;
+        while (at < size && data[at] == 0xFF) at++;
+        if (at >= size) {
+            /* Fill bytes are interchangeable: resume at the last one. */
+            reader->marker_scan_offset = at > first ? at - 1 : at;
+            return 0;
+        }
+        unsigned code = data[at];
+        if (code == 0x00) { at++; continue; }
+        if (code == 0xDA || code == 0xD9) { reader->marker_scan_done = 1; break; } /* SOS, EOI */
+        if ((code >= 0xD0 && code <= 0xD8) || code == 0x01) { at++; continue; }   /* no length */
+        if (size - at < 3) {
+            reader->marker_scan_offset = at - 1; /* the length has not arrived: resume at 0xFF */
+            return 0;
+        }
+        size_t length = ((size_t)data[at + 1] << 8) | data[at + 2];
+        if ((code == 0xE1 || code == 0xE2) && ++reader->marker_scan_count > CJPEG_MAX_SAVED_MARKERS) return -1;
+        if (length < 2) { reader->marker_scan_done = 1; break; } /* libjpeg refuses it itself */
+        at += 1 + length;
+    }
+    reader->marker_scan_offset = at;
+    return 0;
+}
+
+static int fail_too_many_markers(cjpeg_reader *reader) {
+    snprintf(reader->error.message, sizeof reader->error.message,
+             "more than %d APP1/APP2 markers", CJPEG_MAX_SAVED_MARKERS);
+    return -1;
+}
 
 /* Makes `info` a libjpeg decompressor that reports through `error`; -1 when libjpeg
  * fails (out of memory), leaving `info` safe to destroy. The setjmp may live in this
@@ -178,6 +220,7 @@ cjpeg_reader *cjpeg_decoder_new(void) {
 
 int cjpeg_decoder_read_header(cjpeg_reader *decoder, const unsigned char *data, size_t size,
                               cjpeg_header *header) {
+    if (count_saved_markers(decoder, data, size) != 0) return fail_too_many_markers(decoder);
     if (setjmp(decoder->error.jump)) return -1;
     jpeg_mem_src(&decoder->info, data, (unsigned long)size);
     /* EXIF and XMP can each fill a whole marker, and an ICC profile is split over as many
@@ -189,6 +232,10 @@ int cjpeg_decoder_read_header(cjpeg_reader *decoder, const unsigned char *data, 
         snprintf(decoder->error.message, sizeof decoder->error.message, "no image in the JPEG stream");
         return -1;
     }
+    /* Metadata is read from the header's markers only; markers between later scans, which
+     * count_saved_markers did not see, are skipped instead of saved. */
+    jpeg_save_markers(&decoder->info, JPEG_APP0 + 1, 0);
+    jpeg_save_markers(&decoder->info, JPEG_APP0 + 2, 0);
     copy_header(&decoder->info, header);
     return 0;
 }
@@ -434,6 +481,10 @@ int cjpeg_stream_read_header(cjpeg_reader *stream, const unsigned char *data, si
         stream->markers_saved = 1;
     }
     if (!stream->header_read) {
+        if (count_saved_markers(stream, data, size) != 0) {
+            fail_too_many_markers(stream);
+            return stream_fail(stream);
+        }
         int result = jpeg_read_header(&stream->info, TRUE);
         if (result == JPEG_SUSPENDED) {
             stream_detach(stream);
@@ -444,6 +495,7 @@ int cjpeg_stream_read_header(cjpeg_reader *stream, const unsigned char *data, si
             return stream_fail(stream);
         }
         stream->header_read = 1;
+        jpeg_save_markers(&stream->info, JPEG_APP0 + 1, 0); /* as in cjpeg_decoder_read_header */
     }
     stream_detach(stream);
     copy_header(&stream->info, header);

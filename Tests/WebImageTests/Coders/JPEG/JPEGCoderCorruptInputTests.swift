@@ -136,6 +136,63 @@ import Testing
         }
     }
 
+    /// CJPEG_MAX_SAVED_MARKERS, which the tests cannot import.
+    static let savedMarkerLimit = 1000
+
+    /// `data` with `count` empty APP1 markers (`FF E1 00 02`) inserted at `offset`.
+    static func withEmptyAPP1Markers(_ data: Data, count: Int, at offset: Int) -> Data {
+        var bytes = [UInt8](data)
+        bytes.insert(contentsOf: Array(repeating: [0xFF, 0xE1, 0x00, 0x02] as [UInt8], count: count).joined(), at: offset)
+        return Data(bytes)
+    }
+
+    @Test func headerOfManyMetadataMarkersIsRefusedQuickly() throws {
+        // libjpeg appends each saved marker by walking its list, so 160,000 of them (640 KB)
+        // took 30 seconds before the count was bounded.
+        let hostile = Self.withEmptyAPP1Markers(try Corpus.data("TestImage.jpg"), count: 160_000, at: 2)
+        let started = ContinuousClock.now
+        let error = #expect(throws: WebImageError.self) { try coder.decode(hostile, options: ImageCoderOptions()) }
+        guard case .badImageData(let reason)? = error else {
+            Issue.record("expected badImageData, got \(String(describing: error))")
+            return
+        }
+        #expect(reason.contains("more than \(Self.savedMarkerLimit) APP1/APP2 markers"))
+        #expect(ContinuousClock.now - started < TestTime.prompt)
+    }
+
+    @Test func metadataMarkersUpToTheLimitStillDecode() throws {
+        // TestICCProfile.jpg already holds its profile in APP2 and an EXIF APP1; the count
+        // covers both markers, so this lands exactly on the limit.
+        let data = try Corpus.data("TestICCProfile.jpg")
+        var options = ImageCoderOptions()
+        options.keepsColorProfile = true
+        options.readsMetadata = true
+        let original = try coder.decode(data, options: options)
+        let bytes = [UInt8](data)
+        let existing = (2..<bytes.count - 1).count { bytes[$0] == 0xFF && (bytes[$0 + 1] == 0xE1 || bytes[$0 + 1] == 0xE2) }
+        let padded = Self.withEmptyAPP1Markers(data, count: Self.savedMarkerLimit - existing, at: 2)
+        let image = try coder.decode(padded, options: options)
+        #expect(image.pixels == original.pixels)
+        #expect(original.colorProfile != nil)
+        #expect(image.colorProfile == original.colorProfile)
+        #expect(image.metadata == original.metadata)
+        let over = Self.withEmptyAPP1Markers(padded, count: 1, at: 2)
+        #expect(throws: WebImageError.self) { try coder.decode(over, options: ImageCoderOptions()) }
+    }
+
+    @Test func metadataMarkersBetweenScansAreSkippedNotSaved() throws {
+        // The count stops at the first scan; markers after it must not reach libjpeg's
+        // list either, or the quadratic append comes back through a progressive file.
+        let data = try Corpus.data("MonochromeTestImage.jpg")
+        let bytes = [UInt8](data)
+        let lastScan = try #require((2..<bytes.count - 1).last { bytes[$0] == 0xFF && bytes[$0 + 1] == 0xDA })
+        let hostile = Self.withEmptyAPP1Markers(data, count: 160_000, at: lastScan)
+        let started = ContinuousClock.now
+        let image = try coder.decode(hostile, options: ImageCoderOptions())
+        #expect(image.pixels == (try coder.decode(data, options: ImageCoderOptions())).pixels)
+        #expect(ContinuousClock.now - started < TestTime.prompt)
+    }
+
     @Test func progressionWithTooManyScansIsAbandoned() throws {
         // Repeat the last scan of a progressive file 600 times: libjpeg only warns about
         // the bogus progression, so without a scan limit it would redo them all.

@@ -128,6 +128,27 @@ struct ProgressiveJPEGTests {
         #expect(ok)
     }
 
+    @Test func headerOfManyMetadataMarkersFailsAsItArrives() throws {
+        // The count resumes where the last call stopped, so a header fed in small pieces
+        // is walked once, not once per piece.
+        let data = try Corpus.data("TestImage.jpg")
+        let hostile = JPEGCoderCorruptInputTests.withEmptyAPP1Markers(data, count: 160_000, at: 2)
+        let decoder = JPEGProgressiveDecoder()
+        let started = ContinuousClock.now
+        let error = #expect(throws: WebImageError.self) {
+            _ = try ProgressiveFeeder.feed(decoder, hostile, chunks: Array(repeating: 997, count: hostile.count / 997 + 1), askEvery: 997)
+        }
+        guard case .badImageData(let reason)? = error else {
+            Issue.record("expected badImageData, got \(String(describing: error))")
+            return
+        }
+        #expect(reason.contains("APP1/APP2 markers"))
+        #expect(ContinuousClock.now - started < TestTime.prompt)
+        // A few hundred, split at every byte boundary, still decode to the one-shot image.
+        let tolerable = JPEGCoderCorruptInputTests.withEmptyAPP1Markers(data, count: 300, at: 2)
+        _ = try run(tolerable, chunks: Array(repeating: 1, count: 1_400) + [tolerable.count], askEvery: 100)
+    }
+
     @Test func hugeHeaderFailsQuicklyWithImageTooLarge() throws {
         var bytes = [UInt8](try Corpus.data("TestImage.jpg"))
         // The SOF0 marker's height and width fields: make them 60000 x 60000.
