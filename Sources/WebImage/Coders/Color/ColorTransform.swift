@@ -92,8 +92,12 @@ package final class ColorTransform: @unchecked Sendable {
             cmykTable = nil
             isIdentity = identity
         case (.rgba, cmsSigGrayData):
+            // Unoptimised: Little CMS would otherwise sample the curve at a few dozen points
+            // and interpolate between them, and a steep curve's dark end (linear light to
+            // sRGB) came out up to 10 levels dark. The table is made once, of 256 values.
             guard let made = cmsCreateTransform(
-                source, clcms_type_gray_8, sRGB, clcms_type_rgb_8, cmsUInt32Number(INTENT_PERCEPTUAL), flags)
+                source, clcms_type_gray_8, sRGB, clcms_type_rgb_8, cmsUInt32Number(INTENT_PERCEPTUAL),
+                flags | cmsUInt32Number(cmsFLAGS_NOOPTIMIZE))
             else { throw WebImageError.badImageData("ICC profile gives no grey transform") }
             defer { cmsDeleteTransform(made) }
             let greys = (0...255).map { UInt8($0) }

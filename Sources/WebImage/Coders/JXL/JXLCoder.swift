@@ -17,7 +17,8 @@ import Foundation
 /// first tone-mapped by libjxl to a 203-nit display, BT.2408's reference white for SDR.
 /// Lossless files keep their own colour space, and their profile is converted to sRGB (or
 /// kept) like any embedded profile; sRGB's primaries with a 1/2.2 gamma count as sRGB, as
-/// they do for PNG. Grey images come out as equal RGB.
+/// they do for PNG. Grey images come out as equal RGB, converted through their grey curve
+/// when it is not sRGB's.
 /// Debian 12's libjxl 0.7 is built to print lines on standard error for each corrupt or
 /// truncated file it refuses (`JXL_FAILURE` traces, and its API's own error lines, which
 /// every build prints): an internal function writes them to C's `stderr` stream, with no

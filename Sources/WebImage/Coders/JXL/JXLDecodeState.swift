@@ -130,8 +130,8 @@ struct JXLDecodeState {
             || (data.transfer_function == JXL_TRANSFER_FUNCTION_GAMMA && abs(data.gamma - 1 / 2.2) < 1e-4) {
             return nil
         }
-        // Grey pixels are delivered as equal RGB, which a grey profile does not describe.
-        guard !gray else { return nil }
+        // A grey file's profile is grey (libjxl gives one channel's curve); its pixels come
+        // out as equal RGB, which ColorConversion converts through that curve.
         var count = 0
         guard JxlDecoderGetICCProfileSize(decoder, nil, JXL_COLOR_PROFILE_TARGET_DATA, &count) == JXL_DEC_SUCCESS,
               count > 0, count <= ColorProfile.maximumSize else { return nil }

@@ -7,9 +7,9 @@ import Testing
 /// the decode keeps the picture it can trust, as libvips and browsers do, instead of
 /// converting through the wrong description.
 @Suite struct MismatchedProfileTests {
-    /// A grey profile with a 2.2 gamma, as Photoshop's "Gray Gamma 2.2".
-    static func greyProfile() throws -> ColorProfile {
-        let curve = try #require(cmsBuildGamma(nil, 2.2))
+    /// A grey profile with a 2.2 gamma, as Photoshop's "Gray Gamma 2.2", or another.
+    static func greyProfile(gamma: Double = 2.2) throws -> ColorProfile {
+        let curve = try #require(cmsBuildGamma(nil, gamma))
         defer { cmsFreeToneCurve(curve) }
         let profile = try #require(cmsCreateGrayProfile(cmsD50_xyY(), curve))
         defer { cmsCloseProfile(profile) }
@@ -73,6 +73,23 @@ import Testing
         _ = ColorConversion.apply(grey, to: &greys, options: ImageCoderOptions())
         #expect(greys.bytes[4] != 64, "a grey image is still converted through its grey profile")
         #expect(greys.bytes[4] == greys.bytes[5] && greys.bytes[5] == greys.bytes[6])
+    }
+
+    /// Every grey value goes through the profile's own curve. Little CMS's optimised 8-bit
+    /// transform sampled it at a few dozen points and interpolated: linear light, whose
+    /// sRGB curve is steepest at the dark end, came out up to 10 levels dark there (3 became
+    /// 19, not 28).
+    @Test func aGreyProfilesCurveIsFollowedAtEveryLevel() throws {
+        let linear = try Self.greyProfile(gamma: 1)
+        var ramp = try PixelBuffer(width: 256, height: 1, bytes: (0..<256).flatMap { [UInt8($0), UInt8($0), UInt8($0), 255] })
+        _ = ColorConversion.apply(linear, to: &ramp, options: ImageCoderOptions())
+        var worst = 0
+        for level in 0..<256 {
+            let light = Double(level) / 255
+            let srgb = light <= 0.0031308 ? 12.92 * light : 1.055 * pow(light, 1 / 2.4) - 0.055
+            worst = max(worst, abs(Int(ramp.bytes[level * 4]) - Int((srgb * 255).rounded())))
+        }
+        #expect(worst <= 1, "largest difference \(worst) levels")
     }
 
     /// A CMYK TIFF is converted to sRGB through its CMYK profile (or the default) while it

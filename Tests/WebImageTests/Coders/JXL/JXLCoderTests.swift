@@ -55,6 +55,28 @@ import Testing
         #expect(difference.mean <= 0.5)
     }
 
+    /// A lossless grey file in linear light keeps its encoding inside; its pixels must
+    /// reach sRGB through its own curve, as a grey PNG's gAMA does (they used to come out
+    /// unconverted, too dark in the midtones).
+    @Test func greyInLinearLightIsConvertedToSRGB() throws {
+        let image = try JXLCoder().decode(Self.fixture("grey-linear.jxl"), options: ImageCoderOptions())
+        #expect(image.size == ImageSize(width: 64, height: 16))
+        for x in [0, 8, 32, 63] {
+            let stored = Double(x * 4 + 3) / 255   // the gradient make_fixtures.py writes
+            let srgb = stored <= 0.0031308 ? 12.92 * stored : 1.055 * pow(stored, 1 / 2.4) - 0.055
+            let expected = Int((srgb * 255).rounded())
+            let offset = (5 * 64 + x) * 4
+            let pixel = image.pixels.bytes[offset..<offset + 3].map(Int.init)
+            #expect(pixel.allSatisfy { abs($0 - expected) <= 2 }, "column \(x): \(pixel), expected \(expected)")
+        }
+        // Kept profiles are RGB only: a grey one is converted even when asked to keep.
+        var keep = ImageCoderOptions()
+        keep.keepsColorProfile = true
+        let kept = try JXLCoder().decode(Self.fixture("grey-linear.jxl"), options: keep)
+        #expect(kept.colorProfile == nil)
+        #expect(kept.pixels == image.pixels)
+    }
+
     @Test func decodesEveryFrameOfAnAnimationLikeTheGIFItCameFrom() throws {
         let image = try JXLCoder().decode(Self.fixture("animated.jxl"), options: ImageCoderOptions())
         let gif = try GIFCoder().decode(Corpus.data("TestImage.gif"), options: ImageCoderOptions())
