@@ -14,11 +14,12 @@ enum WebImageCommand {
 
     static let binary: URL = Bundle.module.bundleURL.deletingLastPathComponent().appendingPathComponent("webimage")
 
-    /// Runs `webimage` with `arguments` and waits for it to exit.
-    /// One temporary cache home for every command a test run starts.
+    /// One temporary cache home for every command a test run starts, removed when the test
+    /// process exits (each pass used to leave one behind in /tmp).
     static let scratchCacheHome: URL = {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("webimage-tests-cache-\(ProcessInfo.processInfo.processIdentifier)")
         try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        atexit { try? FileManager.default.removeItem(at: WebImageCommand.scratchCacheHome) }
         return url
     }()
 

@@ -24,50 +24,63 @@ final class NginxProcess: Sendable {
 
     /// Starts nginx with the shipped configuration pointed at `nodes` (ports on 127.0.0.1)
     /// and waits until it accepts connections.
+    ///
+    /// The port is one the kernel just gave out and took back, so another test's listener
+    /// can take it before nginx binds it: nginx then exits at once, and a connection to the
+    /// port would reach that other listener. So nginx must still be running once the port
+    /// answers, and a start that lost the port is tried again on another.
     static func start(nodes: [Int]) async throws -> NginxProcess {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("webimage-nginx-\(UUID().uuidString)", isDirectory: true)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         // nginx's workers may run as another user (when the tests run as root): they must
         // be able to write their temporary files here.
         try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: directory.path)
-        let port = try freeLoopbackPort()
         let shipped = try String(contentsOf: Corpus.repositoryRoot.appendingPathComponent("deploy/nginx/webimage.conf"), encoding: .utf8)
-        let (site, replaced) = rewrite(shipped, nodes: nodes, port: port)
-        guard replaced else { throw Failure.noNodesInTheShippedConfiguration }
-        try site.write(to: directory.appendingPathComponent("webimage.conf"), atomically: true, encoding: .utf8)
-        let path = directory.path
-        let main = """
-            daemon off;
-            worker_processes 1;
-            pid \(path)/nginx.pid;
-            error_log \(path)/error.log warn;
-            events { worker_connections 512; }
-            http {
-                access_log off;
-                client_body_temp_path \(path)/body;
-                proxy_temp_path \(path)/proxy;
-                fastcgi_temp_path \(path)/fastcgi;
-                uwsgi_temp_path \(path)/uwsgi;
-                scgi_temp_path \(path)/scgi;
-                add_header X-Webimage-Node $upstream_addr always;
-                include \(path)/webimage.conf;
+        var log = ""
+        for _ in 1...5 {
+            let port = try freeLoopbackPort()
+            let (site, replaced) = rewrite(shipped, nodes: nodes, port: port)
+            guard replaced else { throw Failure.noNodesInTheShippedConfiguration }
+            try site.write(to: directory.appendingPathComponent("webimage.conf"), atomically: true, encoding: .utf8)
+            try configuration(in: directory.path).write(to: directory.appendingPathComponent("nginx.conf"), atomically: true, encoding: .utf8)
+            let process = Process()
+            process.executableURL = binary
+            process.arguments = ["-p", directory.path, "-c", directory.appendingPathComponent("nginx.conf").path, "-e", directory.path + "/error.log"]
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            let nginx = NginxProcess(port: port, directory: directory, process: process)
+            let settled = try await waitUntil { !process.isRunning || canConnect(port: port) }
+            if settled, process.isRunning { return nginx }
+            log = (try? String(contentsOf: directory.appendingPathComponent("error.log"), encoding: .utf8)) ?? ""
+            if process.isRunning {
+                process.terminate()
+                process.waitUntilExit()
             }
-            """
-        try main.write(to: directory.appendingPathComponent("nginx.conf"), atomically: true, encoding: .utf8)
-        let process = Process()
-        process.executableURL = binary
-        process.arguments = ["-p", path, "-c", directory.appendingPathComponent("nginx.conf").path, "-e", path + "/error.log"]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let nginx = NginxProcess(port: port, directory: directory, process: process)
-        let listening = try await waitUntil { canConnect(port: port) }
-        guard listening else {
-            nginx.stop()
-            let log = (try? String(contentsOf: directory.appendingPathComponent("error.log"), encoding: .utf8)) ?? ""
-            throw Failure.neverListened(log)
         }
-        return nginx
+        try? FileManager.default.removeItem(at: directory)
+        throw Failure.neverListened(log)
+    }
+
+    /// The main configuration: one worker, every file under `path`, the site included.
+    private static func configuration(in path: String) -> String {
+        """
+        daemon off;
+        worker_processes 1;
+        pid \(path)/nginx.pid;
+        error_log \(path)/error.log warn;
+        events { worker_connections 512; }
+        http {
+            access_log off;
+            client_body_temp_path \(path)/body;
+            proxy_temp_path \(path)/proxy;
+            fastcgi_temp_path \(path)/fastcgi;
+            uwsgi_temp_path \(path)/uwsgi;
+            scgi_temp_path \(path)/scgi;
+            add_header X-Webimage-Node $upstream_addr always;
+            include \(path)/webimage.conf;
+        }
+        """
     }
 
     /// The shipped configuration with its `server` lines in the upstream replaced by
