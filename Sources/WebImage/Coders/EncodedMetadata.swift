@@ -41,7 +41,7 @@ struct EncodedMetadata: Equatable {
         if policy == .all {
             // Without their thumbnails, which show the source as it was (EXIFThumbnail,
             // XMPThumbnail).
-            metadata.exif = image.metadata.exif.map(EXIFThumbnail.removed(from:))
+            metadata.exif = image.metadata.exif.flatMap(EXIFThumbnail.removed(from:))
             metadata.xmp = image.metadata.xmp.map(XMPThumbnail.removed(from:))
         } else if options.keepsCopyright {
             metadata.exif = image.metadata.copyrightOnly.exif

@@ -15,43 +15,99 @@ import Foundation
 /// ```
 enum EXIFThumbnail {
     /// `block` (TIFF-structured, optionally after JPEG's `Exif\0\0`) without its IFD1:
-    /// IFD0's link to it is cleared, and the directory and the thumbnail's bytes (by
-    /// `JPEGInterchangeFormat` and its length) are zeroed, so neither a reader nor a scan
-    /// for an embedded JPEG finds them. Unchanged when the block has no IFD1 or is not TIFF;
-    /// every offset is checked against the bytes present.
-    static func removed(from block: Data) -> Data {
+    /// IFD0's link to it is cleared, and the directory and the thumbnail's bytes are zeroed,
+    /// so neither a reader nor a scan for an embedded picture finds them. The thumbnail is
+    /// found as EXIF 2.32 stores it: a JPEG by `JPEGInterchangeFormat` and its length, or
+    /// uncompressed strips by `StripOffsets` and `StripByteCounts`, each SHORT or LONG.
+    /// Unchanged when the block has no IFD1, is not TIFF, or links to an IFD1 that would
+    /// overlap the header or IFD0 (a damaged link: no reader takes it for a thumbnail);
+    /// every offset is checked against the bytes present, and the header and IFD0 are
+    /// never zeroed. `nil` when the thumbnail cannot all be found (more than
+    /// ``maximumStrips`` strips): such a block is dropped rather than written with part of
+    /// a thumbnail in it.
+    static func removed(from block: Data) -> Data? {
         var bytes = [UInt8](block)
         let start = bytes.starts(with: ImageMetadata.jpegEXIFPrefix) ? ImageMetadata.jpegEXIFPrefix.count : 0
         var tiff = Array(bytes[start...])
-        guard removeIFD1(inTIFF: &tiff) else { return block }
-        bytes.replaceSubrange(start..., with: tiff)
-        return Data(bytes)
+        switch removeIFD1(inTIFF: &tiff) {
+        case .none: return block
+        case .unsafe: return nil
+        case .removed:
+            bytes.replaceSubrange(start..., with: tiff)
+            return Data(bytes)
+        }
     }
 
-    /// Clears IFD1 in the TIFF-structured `bytes`; `false` when there is none.
-    private static func removeIFD1(inTIFF bytes: inout [UInt8]) -> Bool {
-        guard let little = EXIFOrientationReader.byteOrder(ofTIFF: bytes) else { return false }
+    /// More strips than any thumbnail has (a 160 × 120 one has one to a few dozen), and few
+    /// enough that finding them all stays cheap.
+    static let maximumStrips = 4096
+
+    private enum Removal { case none, removed, unsafe }
+
+    /// Clears IFD1 in the TIFF-structured `bytes`.
+    private static func removeIFD1(inTIFF bytes: inout [UInt8]) -> Removal {
+        guard let little = EXIFOrientationReader.byteOrder(ofTIFF: bytes) else { return .none }
         let reader = EXIFOrientationReader.IntegerReader(bytes: bytes, littleEndian: little)
-        guard let ifd0 = reader.u32(4), let count0 = reader.u16(ifd0) else { return false }
+        guard let ifd0 = reader.u32(4), let count0 = reader.u16(ifd0) else { return .none }
         let link = ifd0 + 2 + count0 * 12
-        guard let ifd1 = reader.u32(link), ifd1 > 0, let count1 = reader.u16(ifd1) else { return false }
-        var thumbnailOffset: Int?, thumbnailLength: Int?
+        guard let ifd1 = reader.u32(link), ifd1 > 0, let count1 = reader.u16(ifd1) else { return .none }
+        let directory = ifd1..<ifd1 + 2 + count1 * 12 + 4
+        let protected = [0..<8, ifd0..<link + 4]
+        guard !protected.contains(where: { $0.overlaps(directory) }) else { return .none }
+        var jpeg: (offset: [Int], length: [Int]) = ([], [])
+        var strips: (offset: [Int], length: [Int]) = ([], [])
         for index in 0..<count1 {
             let entry = ifd1 + 2 + index * 12
             guard let tag = reader.u16(entry) else { break }
-            if tag == 0x0201 { thumbnailOffset = reader.u32(entry + 8) }
-            if tag == 0x0202 { thumbnailLength = reader.u32(entry + 8) }
+            switch tag {
+            case 0x0201, 0x0202, 0x0111, 0x0117:
+                guard let values = values(of: entry, reader) else { return .unsafe }
+                switch tag {
+                case 0x0201: jpeg.offset = values
+                case 0x0202: jpeg.length = values
+                case 0x0111: strips.offset = values
+                default: strips.length = values
+                }
+            default:
+                break
+            }
         }
-        func zero(_ range: Range<Int>) {
-            let clamped = range.clamped(to: 0..<bytes.count)
-            for index in clamped { bytes[index] = 0 }
+        var ranges: [Range<Int>] = []
+        for (offsets, lengths) in [jpeg, strips] {
+            for (offset, length) in zip(offsets, lengths) where offset < bytes.count {
+                ranges.append(offset..<offset + min(length, bytes.count - offset))
+            }
         }
-        if let offset = thumbnailOffset, let length = thumbnailLength, offset <= bytes.count {
-            zero(offset..<offset + min(length, bytes.count - offset))
+        ranges.append(directory.clamped(to: 0..<bytes.count))
+        // Sorted and merged, so overlapping strips are zeroed once; the header and IFD0 are
+        // cut out of every range.
+        var end = 0
+        for range in ranges.sorted(by: { $0.lowerBound < $1.lowerBound }) {
+            for index in max(range.lowerBound, end)..<max(range.upperBound, end)
+            where !protected.contains(where: { $0.contains(index) }) {
+                bytes[index] = 0
+            }
+            end = max(end, range.upperBound)
         }
-        // The directory: its count, its entries and its own link.
-        zero(ifd1..<ifd1 + min(2 + count1 * 12 + 4, bytes.count - min(ifd1, bytes.count)))
-        zero(link..<link + 4)
-        return true
+        for index in link..<min(link + 4, bytes.count) { bytes[index] = 0 }
+        return .removed
+    }
+
+    /// The values of a SHORT or LONG entry, inline when they fit its four bytes; `nil` for
+    /// another type or more than ``maximumStrips`` values. Values past the bytes present
+    /// are left out.
+    private static func values(of entry: Int, _ reader: EXIFOrientationReader.IntegerReader<[UInt8]>) -> [Int]? {
+        guard let type = reader.u16(entry + 2), let count = reader.u32(entry + 4), count <= maximumStrips else { return nil }
+        let width: Int
+        switch type {
+        case 3: width = 2
+        case 4: width = 4
+        default: return nil
+        }
+        let base = count * width <= 4 ? entry + 8 : reader.u32(entry + 8)
+        guard let base else { return [] }
+        return (0..<count).compactMap { index in
+            width == 2 ? reader.u16(base + index * 2) : reader.u32(base + index * 4)
+        }
     }
 }

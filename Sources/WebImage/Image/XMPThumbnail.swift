@@ -19,11 +19,18 @@ enum XMPThumbnail {
         var changed = false
         for prefix in ["xmp", "xap"] {
             let open = Array("<\(prefix):Thumbnails".utf8), close = Array("</\(prefix):Thumbnails>".utf8)
-            while let start = bytes.firstRange(of: open)?.lowerBound,
+            // Each search goes on from the last cut, never from the start again: a packet
+            // of padding and thousands of elements took minutes when every pass rescanned it.
+            var kept: [UInt8] = []
+            var cursor = 0
+            while let start = bytes[cursor...].firstRange(of: open)?.lowerBound,
                   let end = bytes[start...].firstRange(of: close)?.upperBound {
-                bytes.removeSubrange(start..<end)
-                changed = true
+                kept += bytes[cursor..<start]
+                cursor = end
             }
+            guard cursor > 0 else { continue }
+            bytes = kept + bytes[cursor...]
+            changed = true
         }
         return changed ? Data(bytes) : packet
     }

@@ -22,10 +22,10 @@ import Testing
     }
 
     @Test(arguments: [false, true])
-    func theThumbnailAndItsDirectoryAreGoneAndIFD0Stays(prefixed: Bool) {
+    func theThumbnailAndItsDirectoryAreGoneAndIFD0Stays(prefixed: Bool) throws {
         let original = Self.block(prefixed: prefixed)
         #expect(original.firstRange(of: Data(Self.secret)) != nil)
-        let kept = EXIFThumbnail.removed(from: original)
+        let kept = try #require(EXIFThumbnail.removed(from: original))
         #expect(kept.count == original.count)
         #expect(kept.firstRange(of: Data(Self.secret)) == nil)
         #expect(EXIFOrientationReader.orientation(inTIFF: kept) == .up)
@@ -45,7 +45,105 @@ import Testing
         #expect(EXIFThumbnail.removed(from: Data(pointingAway)) == Data(pointingAway))
         var hugeThumbnail = [UInt8](block)
         hugeThumbnail[48] = 0xFF; hugeThumbnail[49] = 0xFF; hugeThumbnail[50] = 0xFF; hugeThumbnail[51] = 0x7F
-        #expect(EXIFThumbnail.removed(from: Data(hugeThumbnail)).firstRange(of: Data(Self.secret)) == nil)
+        #expect(EXIFThumbnail.removed(from: Data(hugeThumbnail))?.firstRange(of: Data(Self.secret)) == nil)
+    }
+
+    /// A TIFF-structured block of either byte order: IFD0 at 8 with `ifd0` entries, its
+    /// link to `ifd1Offset` (IFD1 at the end of IFD0 when `nil`), IFD1 with `ifd1` entries,
+    /// then `tail`. An entry is (tag, type, count, value or offset); offsets into the tail
+    /// start at `tailStart`, which the closure is given.
+    static func tiff(
+        littleEndian: Bool, ifd0: [(Int, Int, Int, Int)], ifd1Offset: Int? = nil,
+        ifd1: (Int) -> [(Int, Int, Int, Int)], tail: [UInt8]
+    ) -> [UInt8] {
+        var out: [UInt8] = littleEndian ? [0x49, 0x49, 0x2A, 0] : [0x4D, 0x4D, 0, 0x2A]
+        func u16(_ v: Int) { out += littleEndian ? [UInt8(v & 0xFF), UInt8(v >> 8 & 0xFF)] : [UInt8(v >> 8 & 0xFF), UInt8(v & 0xFF)] }
+        func u32(_ v: Int) { if littleEndian { u16(v & 0xFFFF); u16(v >> 16) } else { u16(v >> 16); u16(v & 0xFFFF) } }
+        func entry(_ e: (Int, Int, Int, Int)) {
+            u16(e.0); u16(e.1); u32(e.2)
+            // A SHORT value sits in the first two bytes of the field.
+            if e.1 == 3, e.2 == 1 { u16(e.3); u16(0) } else { u32(e.3) }
+        }
+        u32(8)
+        let ifd1At = 8 + 2 + ifd0.count * 12 + 4
+        let entries1 = ifd1(0)
+        let tailStart = ifd1At + 2 + entries1.count * 12 + 4
+        u16(ifd0.count); ifd0.forEach(entry); u32(ifd1Offset ?? ifd1At)
+        u16(entries1.count); ifd1(tailStart).forEach(entry); u32(0)
+        return out + tail
+    }
+
+    static let artist = Array("ARTIST-IN-IFD0".utf8)
+
+    /// EXIF 2.32 allows an uncompressed thumbnail: strips by StripOffsets (0x0111) and
+    /// StripByteCounts (0x0117). Only the JPEG one was zeroed; these bytes stayed.
+    @Test(arguments: [true, false])
+    func anUncompressedThumbnailsStripsAreZeroed(littleEndian: Bool) throws {
+        // Two strips, their offsets and counts stored out of line (two LONGs each).
+        let half = Self.secret.count / 2
+        let block = Self.tiff(littleEndian: littleEndian, ifd0: [(0x0112, 3, 1, 1)], ifd1: { tail in
+            [(0x0103, 3, 1, 1), (0x0111, 4, 2, tail), (0x0117, 4, 2, tail + 8)]
+        }, tail: [])
+        let tailStart = block.count
+        func long(_ v: Int) -> [UInt8] {
+            littleEndian ? [UInt8(v & 0xFF), UInt8(v >> 8 & 0xFF), 0, 0] : [0, 0, UInt8(v >> 8 & 0xFF), UInt8(v & 0xFF)]
+        }
+        let strips = long(tailStart + 16) + long(tailStart + 16 + half) + long(half) + long(Self.secret.count - half)
+        let data = Data(block + strips + Self.secret)
+        let kept = try #require(EXIFThumbnail.removed(from: data))
+        #expect(kept.firstRange(of: Data(Self.secret.prefix(half))) == nil)
+        #expect(kept.firstRange(of: Data(Self.secret.suffix(Self.secret.count - half))) == nil)
+        #expect(EXIFOrientationReader.orientation(inTIFF: kept) == .up, "IFD0 stays")
+    }
+
+    /// JPEGInterchangeFormat and its length as SHORTs in a big-endian block: read as LONGs,
+    /// the offset landed past the end and the thumbnail stayed.
+    @Test func aThumbnailNamedBySHORTsInABigEndianBlockIsZeroed() throws {
+        let block = Self.tiff(littleEndian: false, ifd0: [(0x0112, 3, 1, 1)], ifd1: { tail in
+            [(0x0201, 3, 1, tail), (0x0202, 3, 1, Self.secret.count)]
+        }, tail: Self.secret)
+        let kept = try #require(EXIFThumbnail.removed(from: Data(block)))
+        #expect(kept.firstRange(of: Data(Self.secret)) == nil)
+    }
+
+    /// A damaged link that names IFD0 itself as IFD1, or a thumbnail at offset 0: the
+    /// header and IFD0 (Artist here) must survive.
+    @Test func theHeaderAndIFD0AreNeverZeroed() throws {
+        // IFD0: Orientation and Artist (ASCII, out of line in the tail).
+        func ifd0(_ tailStart: Int) -> [(Int, Int, Int, Int)] { [(0x0112, 3, 1, 1), (0x013B, 2, Self.artist.count, tailStart)] }
+        let probe = Self.tiff(littleEndian: true, ifd0: ifd0(0), ifd1: { _ in [] }, tail: [])
+        let selfLinked = Self.tiff(littleEndian: true, ifd0: ifd0(probe.count), ifd1Offset: 8, ifd1: { _ in [] }, tail: Self.artist)
+        #expect(EXIFThumbnail.removed(from: Data(selfLinked)) == Data(selfLinked))
+        let atZero = Self.tiff(littleEndian: true, ifd0: ifd0(probe.count + 24), ifd1: { _ in
+            [(0x0201, 4, 1, 0), (0x0202, 4, 1, 10_000)]
+        }, tail: [])
+        let withArtist = atZero + Self.artist
+        let kept = try #require(EXIFThumbnail.removed(from: Data(withArtist)))
+        #expect(kept.prefix(8) == Data(withArtist.prefix(8)), "the header stays")
+        #expect(kept.firstRange(of: Data(Self.artist)) == nil || EXIFOrientationReader.orientation(inTIFF: kept) == .up)
+        #expect(EXIFOrientationReader.orientation(inTIFF: kept) == .up, "IFD0 stays")
+    }
+
+    /// More strips than any thumbnail has cannot all be found cheaply: the block is dropped
+    /// rather than written with part of a thumbnail in it.
+    @Test func aThumbnailOfTooManyStripsDropsTheBlock() {
+        let count = EXIFThumbnail.maximumStrips + 1
+        let block = Self.tiff(littleEndian: true, ifd0: [(0x0112, 3, 1, 1)], ifd1: { tail in
+            [(0x0111, 4, count, tail), (0x0117, 4, count, tail)]
+        }, tail: Array(repeating: 0, count: count * 4))
+        #expect(EXIFThumbnail.removed(from: Data(block)) == nil)
+    }
+
+    /// Each search for the next `xmp:Thumbnails` starts after the last cut: starting over
+    /// at every element, a packet of half a megabyte of padding and thousands of elements
+    /// took minutes.
+    @Test func manyXMPThumbnailsAfterLongPaddingAreCutPromptly() {
+        let element = "<xmp:Thumbnails></xmp:Thumbnails>"
+        let packet = Data((String(repeating: " ", count: 512 * 1024) + String(repeating: element, count: 15_800) + "end").utf8)
+        let started = ContinuousClock.now
+        let kept = XMPThumbnail.removed(from: packet)
+        #expect(ContinuousClock.now - started < TestTime.prompt)
+        #expect(kept == Data((String(repeating: " ", count: 512 * 1024) + "end").utf8))
     }
 
     /// Through an encoder that keeps the metadata: the written file holds IFD0, not the
