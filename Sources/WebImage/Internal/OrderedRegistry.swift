@@ -16,13 +16,27 @@
 final class OrderedRegistry<Entry: Sendable>: Sendable {
     private struct Storage {
         var entries: [Entry]
-        /// Counts the changes, so that a removal decided on a snapshot applies only to the
-        /// list it looked at.
-        var version: UInt64 = 0
+        /// One number per entry, never reused, so that a removal decided on a snapshot
+        /// finds the entries it looked at however the list changed meanwhile.
+        var ids: [UInt64]
+        var nextID: UInt64
 
-        mutating func change(_ body: (inout [Entry]) -> Void) {
-            body(&entries)
-            version &+= 1
+        init(_ entries: [Entry]) {
+            self.entries = entries
+            ids = Array(0..<UInt64(entries.count))
+            nextID = UInt64(entries.count)
+        }
+
+        mutating func replace(with entries: [Entry]) {
+            self.entries = entries
+            ids = Array(nextID..<nextID + UInt64(entries.count))
+            nextID += UInt64(entries.count)
+        }
+
+        mutating func append(_ entry: Entry) {
+            entries.append(entry)
+            ids.append(nextID)
+            nextID += 1
         }
     }
 
@@ -30,38 +44,35 @@ final class OrderedRegistry<Entry: Sendable>: Sendable {
 
     /// Creates a registry holding `entries`, the last of which is searched first.
     init(_ entries: [Entry]) {
-        storage = LockedValue(Storage(entries: entries))
+        storage = LockedValue(Storage(entries))
     }
 
     /// The entries in the order they were added (the last is searched first).
     var entries: [Entry] {
         get { storage.withLock { $0.entries } }
-        set { storage.withLock { $0.change { $0 = newValue } } }
+        set { storage.withLock { $0.replace(with: newValue) } }
     }
 
     /// Adds `entry`, to be searched before every entry already present.
     func add(_ entry: Entry) {
-        storage.withLock { $0.change { $0.append(entry) } }
+        storage.withLock { $0.append(entry) }
     }
 
-    /// Removes every entry for which `shouldRemove` returns `true`. The predicate runs on a
-    /// snapshot outside the lock; when the list changed meanwhile, it runs again on the new
-    /// one, a few times at most: after that (other threads changing the list without
-    /// pause, or a predicate that changes it itself) it runs under the lock, once.
+    /// Removes every entry for which `shouldRemove` returns `true`. The predicate runs once
+    /// per entry, on a snapshot, outside the lock; the entries it chose are then removed
+    /// if they are still there. An entry added meanwhile stays, as if added just after the
+    /// removal: so a predicate may read or change the registry itself (it used to run
+    /// under the lock when the list kept changing, and such a predicate then took the lock
+    /// again and trapped).
     func removeAll(where shouldRemove: (Entry) -> Bool) {
-        for _ in 0..<4 {
-            let (snapshot, version) = storage.withLock { ($0.entries, $0.version) }
-            let doomed = snapshot.indices.filter { shouldRemove(snapshot[$0]) }
-            let removed = storage.withLock { storage in
-                guard storage.version == version else { return false }
-                storage.change { entries in
-                    for index in doomed.reversed() { entries.remove(at: index) }
-                }
-                return true
-            }
-            if removed { return }
+        let (snapshot, ids) = storage.withLock { ($0.entries, $0.ids) }
+        let doomed = Set(snapshot.indices.filter { shouldRemove(snapshot[$0]) }.map { ids[$0] })
+        guard !doomed.isEmpty else { return }
+        storage.withLock { storage in
+            let kept = storage.ids.indices.filter { !doomed.contains(storage.ids[$0]) }
+            storage.entries = kept.map { storage.entries[$0] }
+            storage.ids = kept.map { storage.ids[$0] }
         }
-        storage.withLock { $0.change { $0.removeAll(where: shouldRemove) } }
     }
 
     /// The most recently added entry that satisfies `predicate`, if any.

@@ -26,7 +26,9 @@ public enum AddressClass: String, Sendable, CaseIterable {
     case multicast
     /// `255.255.255.255`.
     case broadcast
-    /// `240.0.0.0/4` but broadcast: reserved, never a real origin.
+    /// `240.0.0.0/4` but broadcast, `192.0.0.0/24` (protocol assignments), `198.18.0.0/15`
+    /// (benchmarking), `100::/64` (discard) and `64:ff9b:1::/48` (local-use NAT64, whose
+    /// IPv4 address may sit at several places): reserved, never a real origin.
     case reserved
 
     /// The class of `address`.
@@ -50,7 +52,7 @@ public enum AddressClass: String, Sendable, CaseIterable {
         if within(0x0A00_0000, 8) || within(0xAC10_0000, 12) || within(0xC0A8_0000, 16) { return .private }
         if within(0x6440_0000, 10) { return .carrierGradeNAT }
         if within(0xE000_0000, 4) { return .multicast }
-        if within(0xF000_0000, 4) { return .reserved }
+        if within(0xF000_0000, 4) || within(0xC000_0000, 24) || within(0xC612_0000, 15) { return .reserved }
         return .public
     }
 
@@ -61,6 +63,7 @@ public enum AddressClass: String, Sendable, CaseIterable {
         if top16 & 0xFFC0 == 0xFE80 { return .linkLocal }
         if top16 & 0xFE00 == 0xFC00 || top16 & 0xFFC0 == 0xFEC0 { return .private }
         if top16 & 0xFF00 == 0xFF00 { return .multicast }
+        if value >> 64 == 0x0100_0000_0000_0000 || value >> 80 == 0x64_FF9B_0001 { return .reserved }
         return .public
     }
 }

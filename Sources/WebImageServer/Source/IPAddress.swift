@@ -54,17 +54,23 @@ public enum IPAddress: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// The IPv4 address an IPv6 address reaches when it carries one: IPv4-mapped
-    /// (`::ffff:a.b.c.d`), IPv4-compatible (`::a.b.c.d`, deprecated but still routed by
-    /// some stacks) and the NAT64 well-known prefix (`64:ff9b::a.b.c.d`). `nil` otherwise,
-    /// and for `::` and `::1`, which are IPv6's own unspecified and loopback addresses.
+    /// (`::ffff:a.b.c.d`), IPv4-translated (SIIT's `::ffff:0:a.b.c.d`), IPv4-compatible
+    /// (`::a.b.c.d`, deprecated but still routed by some stacks), the NAT64 well-known
+    /// prefix (`64:ff9b::a.b.c.d`), 6to4 (`2002:AABB:CCDD::`, the address in bits 16–47,
+    /// reached through a relay) and Teredo (`2001:0::`, the client's address inverted in
+    /// the last 32 bits). `nil` otherwise, and for `::` and `::1`, which are IPv6's own
+    /// unspecified and loopback addresses.
     public var embeddedIPv4: IPAddress? {
         guard case .v6(let value) = self else { return nil }
         let low = UInt32(truncatingIfNeeded: value)
         switch value >> 32 {
-        case 0xFFFF, 0x64_FF9B_0000_0000_0000_0000: return .v4(low)
+        case 0xFFFF, 0xFFFF_0000, 0x64_FF9B_0000_0000_0000_0000: return .v4(low)
         case 0 where value > 1: return .v4(low)
-        default: return nil
+        default: break
         }
+        if value >> 112 == 0x2002 { return .v4(UInt32(truncatingIfNeeded: value >> 80)) }
+        if value >> 96 == 0x2001_0000 { return .v4(~low) }
+        return nil
     }
 
     /// `inet_aton`: one to four parts, each decimal, octal (leading `0`) or hex (`0x`); the

@@ -19,9 +19,9 @@ import Testing
         #expect(registry.entries == [1, 3])
     }
 
-    /// A removal decided on a list that changed meanwhile is decided again on the new one,
-    /// so it never removes the wrong entries by position.
-    @Test func aListChangedDuringTheRemovalIsLookedAtAgain() {
+    /// A removal decided on a snapshot removes the entries the predicate looked at, never
+    /// others by position: a list replaced meanwhile is a list added after the removal.
+    @Test func aListChangedDuringTheRemovalLosesOnlyTheEntriesLookedAt() {
         let registry = OrderedRegistry([1, 2, 3])
         var looks = 0
         registry.removeAll { entry in
@@ -29,7 +29,21 @@ import Testing
             looks += 1
             return entry == 2
         }
+        #expect(registry.entries == [0, 2, 5, 2])
+        #expect(looks == 3)
+        registry.removeAll { $0 == 2 }
         #expect(registry.entries == [0, 5])
-        #expect(looks == 3 + 4)
+    }
+
+    /// A predicate that adds an entry each time it runs (the list never stays the same
+    /// between two looks) used to end up running under the lock, where its own `add`
+    /// took the lock again and trapped.
+    @Test func aPredicateThatChangesTheRegistryEveryTimeIsRunOutsideTheLock() {
+        let registry = OrderedRegistry([1, 2, 3, 4])
+        registry.removeAll { entry in
+            registry.add(10 + entry)
+            return entry % 2 == 0
+        }
+        #expect(registry.entries == [1, 3, 11, 12, 13, 14])
     }
 }

@@ -34,13 +34,20 @@ import Testing
         // Broadcast and reserved.
         ("255.255.255.255", .broadcast), ("0xffffffff", .broadcast), ("4294967295", .broadcast),
         ("::ffff:255.255.255.255", .broadcast), ("240.0.0.1", .reserved), ("255.255.255.254", .reserved),
+        ("192.0.0.170", .reserved), ("198.18.0.1", .reserved), ("198.19.255.255", .reserved), ("100::1", .reserved),
+        ("64:ff9b:1::7f00:1", .reserved),
+        // IPv6 forms that carry an IPv4 address elsewhere: SIIT, 6to4, Teredo (client inverted).
+        ("::ffff:0:7f00:1", .loopback), ("::ffff:0:10.0.0.1", .private), ("2002:7f00:1::", .loopback),
+        ("2002:a9fe:a9fe::1", .linkLocal), ("2002:808:808::1", .public), ("2001:0:4136:e378:8000:63bf:80ff:fffe", .loopback),
+        ("2001:0:4136:e378:8000:63bf:f7f7:f7f7", .public),
         // The public internet, including the addresses next to each closed range.
         ("8.8.8.8", .public), ("1.1.1.1", .public), ("172.15.255.255", .public), ("172.32.0.0", .public),
         ("192.169.0.1", .public), ("192.167.255.255", .public), ("100.63.255.255", .public), ("100.128.0.0", .public),
         ("169.253.255.255", .public), ("169.255.0.0", .public), ("9.255.255.255", .public), ("11.0.0.0", .public),
         ("126.255.255.255", .public), ("128.0.0.0", .public), ("223.255.255.255", .public), ("1.1", .public),
         ("2001:4860:4860::8888", .public), ("2606:4700::1111", .public), ("fbff::1", .public), ("2001:db8::1", .public),
-        ("::ffff:8.8.8.8", .public), ("64:ff9b::808:808", .public), ("1.0.0.0", .public),
+        ("::ffff:8.8.8.8", .public), ("64:ff9b::808:808", .public), ("1.0.0.0", .public), ("198.17.255.255", .public),
+        ("198.20.0.0", .public), ("192.0.1.0", .public), ("101::1", .public), ("2003::1", .public),
     ]
 
     @Test func tableHasAtLeastSixtySpellings() {
