@@ -29,8 +29,10 @@ extension ImageServer {
             metrics.recordResponse(status: response.status.code, errorLabel: nil)
         } catch {
             let failure = error as? ImageServerError ?? .internalFailure(String(describing: error))
-            if failure.status >= 500 {
-                logger.warning("\(failure.status) \(failure.label): \(failure.message)", metadata: ["path": "\(request.uri.path.prefix(300))"])
+            // Refusals the client is told less about than the operator (``ImageServerError/detail``)
+            // are logged too.
+            if failure.status >= 500 || failure.detail != nil {
+                logger.warning("\(failure)", metadata: ["path": "\(request.uri.path.prefix(300))"])
             }
             metrics.recordResponse(status: failure.status, errorLabel: failure.label)
             response = Self.failure(failure, isHead: request.method == .head)

@@ -23,15 +23,21 @@ public struct ImageServerError: Error, Sendable, Equatable, CustomStringConverti
     public let label: String
     /// One line for the response body and the log.
     public let message: String
+    /// What only the log gets: for a source, the address a name resolved to, the resolver's
+    /// or the connection's own words. Sent to a client, they would map the server's
+    /// network for whoever can name a source (split-horizon DNS answers, which ports
+    /// refuse), as imgproxy keeps them out of its answers too.
+    public let detail: String?
 
     /// Creates an error; prefer the named factories below. Line breaks and other control
     /// characters in `message` (a reason often quotes the request, whose percent-decoded
     /// parts can hold any character) are written as `\u{D}` escapes, so the reason stays
     /// one line in the body and the log.
-    public init(status: Int, label: String, message: String) {
+    public init(status: Int, label: String, message: String, detail: String? = nil) {
         self.status = status
         self.label = label
         self.message = Self.oneLine(message)
+        self.detail = detail.map(Self.oneLine)
     }
 
     /// `text` with each line break or control character escaped.
@@ -55,7 +61,7 @@ public struct ImageServerError: Error, Sendable, Equatable, CustomStringConverti
         }
     }
 
-    public var description: String { "\(status) \(label): \(message)" }
+    public var description: String { "\(status) \(label): \(message)" + (detail.map { " (\($0))" } ?? "") }
 
     /// 400: the URL or one of its options is malformed or not supported.
     public static func badOptions(_ message: String) -> Self { Self(status: 400, label: "options", message: message) }
@@ -66,10 +72,14 @@ public struct ImageServerError: Error, Sendable, Equatable, CustomStringConverti
     /// 404: the source is not one the server may fetch: outside `WEBIMAGE_ALLOWED_SOURCES`,
     /// or at an address the source-address policy closes. A 404 as imgproxy answers both
     /// (so the status tells a prober no more than a missing source would; the reason in the
-    /// body says which rule refused it, for the operator).
-    public static func sourceForbidden(_ message: String) -> Self { Self(status: 404, label: "source_forbidden", message: message) }
+    /// body says which rule refused it, and ``detail``, for the log only, where a name led).
+    public static func sourceForbidden(_ message: String, detail: String? = nil) -> Self {
+        Self(status: 404, label: "source_forbidden", message: message, detail: detail)
+    }
     /// 404: the origin has no such source.
-    public static func sourceMissing(_ message: String) -> Self { Self(status: 404, label: "source_missing", message: message) }
+    public static func sourceMissing(_ message: String, detail: String? = nil) -> Self {
+        Self(status: 404, label: "source_missing", message: message, detail: detail)
+    }
     /// 413: the source is larger than the byte limit.
     public static func sourceTooLarge(_ message: String) -> Self { Self(status: 413, label: "source_too_large", message: message) }
     /// 422: the source has more pixels than the limit allows, or is not an image
@@ -78,7 +88,9 @@ public struct ImageServerError: Error, Sendable, Equatable, CustomStringConverti
     /// 429: every worker is busy and the queue behind them is full.
     public static let queueFull = Self(status: 429, label: "queue_full", message: "too many requests: the processing queue is full")
     /// 502: the origin failed (a refused connection, a 5xx, a broken body).
-    public static func sourceFailed(_ message: String) -> Self { Self(status: 502, label: "source_failed", message: message) }
+    public static func sourceFailed(_ message: String, detail: String? = nil) -> Self {
+        Self(status: 502, label: "source_failed", message: message, detail: detail)
+    }
     /// 503: the request did not finish within the processing time-out (queue time included).
     public static let processingTimedOut = Self(status: 503, label: "timeout", message: "processing timed out")
     /// 504: the origin did not deliver the source within the download time-out.
@@ -104,7 +116,9 @@ public struct ImageServerError: Error, Sendable, Equatable, CustomStringConverti
         case .invalidURL(let url):
             return .badOptions("invalid source URL: \(url)")
         default:
-            return .sourceFailed(error.description)
+            // A refused connection, a TLS failure, a broken body: their words (errno, the
+            // address) go to the log only.
+            return .sourceFailed("the source could not be fetched", detail: error.description)
         }
     }
 

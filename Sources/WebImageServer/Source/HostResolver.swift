@@ -56,7 +56,7 @@ public enum HostResolver {
         do {
             result = try await pool.run { lookUp(lookup) }
         } catch {
-            throw .sourceFailed("the source host could not be resolved: \(error)")
+            throw .sourceFailed("the source host could not be resolved", detail: "\(error)")
         }
         return try result.get()
     }
@@ -117,7 +117,9 @@ public enum HostResolver {
         defer { if let list { freeaddrinfo(list) } }
         guard status == 0 else {
             let reason = gai_strerror(status).map { String(cString: $0) } ?? "error \(status)"
-            return .failure(.sourceFailed("the source host \(name.prefix(200)) does not resolve: \(reason)"))
+            // Whether an internal name resolves is for the log: the body is the same for
+            // every name.
+            return .failure(.sourceFailed("the source host could not be resolved", detail: "\(name.prefix(200)): \(reason)"))
         }
         var addresses: [IPAddress] = []
         var entry = list

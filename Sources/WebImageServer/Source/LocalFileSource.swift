@@ -60,11 +60,13 @@ public struct LocalFileSource: Sendable {
             return try read.get()
         } catch {
             // The library's reason names the file's absolute path: the client is told the
-            // path it asked for, not where the root lies on the server's disk.
+            // path it asked for, not where the root lies on the server's disk. A local read's
+            // reason (not a regular file, unreadable) says nothing about the network, so it
+            // is the answer, not only the log's.
             let answer = ImageServerError.fetching(error)
             throw ImageServerError(
                 status: answer.status, label: answer.label,
-                message: answer.message.replacingOccurrences(of: path, with: url.path)
+                message: (answer.detail ?? answer.message).replacingOccurrences(of: path, with: url.path)
             )
         }
     }
@@ -90,7 +92,9 @@ public struct LocalFileSource: Sendable {
             throw .sourceMissing("no such local source: \(path)")
         }
         guard resolved.hasPrefix(root.hasSuffix("/") ? root : root + "/") else {
-            throw .sourceForbidden("the local source leads out of WEBIMAGE_LOCAL_FILESYSTEM_ROOT")
+            // The same answer as a missing file: a link's target outside the root is
+            // nobody's business but the operator's, who finds it in the log.
+            throw .sourceMissing("no such local source: \(path)", detail: "it leads out of WEBIMAGE_LOCAL_FILESYSTEM_ROOT")
         }
         return resolved
     }

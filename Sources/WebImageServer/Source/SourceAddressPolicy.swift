@@ -48,13 +48,19 @@ public struct SourceAddressPolicy: Sendable, Equatable {
     /// every one of them is permitted. A name with any closed address is refused outright,
     /// as its owner is pointing it inside (choosing another of its addresses would still
     /// serve whoever controls that name's answers).
-    /// - Throws: ``ImageServerError/sourceForbidden(_:)`` naming the host and the class.
+    /// - Throws: ``ImageServerError/sourceForbidden(_:detail:)``, whose detail (for the log)
+    ///   names the host, the address and its class.
     public func checkedAddress(of host: String, among addresses: [IPAddress]) throws(ImageServerError) -> IPAddress {
         if let closed = addresses.first(where: { !permits($0) }) {
             let reached = closed.embeddedIPv4 ?? closed
-            throw .sourceForbidden("the source host \(host) is at \(closed), a \(AddressClass(reached).rawValue) address the server may not fetch from")
+            throw .sourceForbidden(
+                "the source's address is one the server may not fetch from (the server's log says which)",
+                detail: "the source host \(host) is at \(closed), a \(AddressClass(reached).rawValue) address"
+            )
         }
-        guard let first = addresses.first else { throw .sourceFailed("the source host \(host) has no address") }
+        guard let first = addresses.first else {
+            throw .sourceFailed("the source host could not be resolved", detail: "\(host) has no address")
+        }
         return first
     }
 }
