@@ -59,6 +59,11 @@ public final class ByteCache: Sendable {
     /// Whether entries read from disk get their ``Entry/etag`` (the file keeps only bytes
     /// and format).
     public let tagsEntries: Bool
+    /// What every disk key starts with: a digest of the settings the entries were made
+    /// under (see ``ImageServer/Configuration/resultCacheNamespace``). Files outlive the
+    /// process, and a server restarted under a stricter policy must not serve what only the
+    /// old one would have fetched. Memory keys go without: memory dies with its settings.
+    public let diskNamespace: String
     private let memory: MemoryCache<String, Entry>
     private let disk: DiskCache?
     /// Bytes written to disk since the last size check, and whether one is running.
@@ -71,16 +76,20 @@ public final class ByteCache: Sendable {
     /// (its size and age limits, checked every ``DiskCache/Configuration/cleanupInterval``
     /// and once now, in the background, so a server restarted more often than that still
     /// trims what earlier runs left). With `tagsEntries`, an entry read from disk has its
-    /// ``Entry/etag`` computed on the way in.
+    /// ``Entry/etag`` computed on the way in. Disk keys start with `diskNamespace`, so
+    /// entries stored under another namespace are never found (the size and age limits
+    /// remove them in time).
     public init(
         levels: ImageServer.Configuration.CacheLevels,
         directory: URL,
         memoryLimit: Int,
         disk diskConfiguration: DiskCache.Configuration = DiskCache.Configuration(),
-        tagsEntries: Bool = false
+        tagsEntries: Bool = false,
+        diskNamespace: String = ""
     ) {
         self.levels = levels
         self.tagsEntries = tagsEntries
+        self.diskNamespace = diskNamespace
         memory = MemoryCache(totalCostLimit: max(1, memoryLimit))
         let disk = levels.contains(.disk) ? DiskCache(directory: directory, configuration: diskConfiguration) : nil
         self.disk = disk
@@ -106,7 +115,7 @@ public final class ByteCache: Sendable {
         // One read of the entry and its extended data, from one open file: two lookups
         // could pair one version's bytes with another's format when a store or a trim
         // landed between them.
-        guard let disk, let stored = disk.entry(forKey: key) else { return nil }
+        guard let disk, let stored = disk.entry(forKey: diskNamespace + key) else { return nil }
         let data = stored.data
         // The extended data is the format, then (for a result) a line with the file name.
         let lines = stored.extendedData
@@ -139,7 +148,7 @@ public final class ByteCache: Sendable {
         guard let disk else { return true }
         do {
             let extended = entry.format.rawValue + (entry.filename.map { "\n" + $0 } ?? "")
-            try disk.setData(entry.data, forKey: key, extendedData: Data(extended.utf8))
+            try disk.setData(entry.data, forKey: diskNamespace + key, extendedData: Data(extended.utf8))
         } catch {
             return false
         }

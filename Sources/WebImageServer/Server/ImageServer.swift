@@ -116,7 +116,8 @@ public final class ImageServer: Sendable {
             directory: configuration.cacheDirectory.appendingPathComponent("results", isDirectory: true),
             memoryLimit: configuration.memoryCacheSize,
             disk: disk,
-            tagsEntries: configuration.useETag
+            tagsEntries: configuration.useETag,
+            diskNamespace: configuration.resultCacheNamespace
         )
         // A source may be as large as the fetch limit allows; the disk level must take it
         // back, or a source over its default entry size would be fetched and written again
@@ -127,7 +128,8 @@ public final class ImageServer: Sendable {
             levels: configuration.sourceCache,
             directory: configuration.cacheDirectory.appendingPathComponent("sources", isDirectory: true),
             memoryLimit: configuration.memoryCacheSize,
-            disk: sourceDisk
+            disk: sourceDisk,
+            diskNamespace: configuration.sourceCacheNamespace
         )
         queue = JobQueue(workers: configuration.workers, queueSize: configuration.effectiveQueueSize)
         // Decoding and encoding block a thread for milliseconds at a time: they get threads

@@ -375,7 +375,7 @@ import Testing
         #expect(Self.status { _ = try processor.process(data, options: Self.options { $0.width = 100 }, format: nil) } == 422)
         #expect(ContinuousClock.now - start < TestTime.prompt)
         if let after = residentBytes() {
-            #expect(after - before < 200 << 20, "resident memory grew by \(after - before) bytes")
+            #expect(after - before < residentGrowthBoundForARefusal, "resident memory grew by \(after - before) bytes")
         }
     }
 

@@ -299,4 +299,81 @@ import Testing
             #expect(origin.requestCount("/a.png") == 1)
         }
     }
+
+    /// Disk entries are keyed under the policy that stored them: a node restarted with
+    /// loopback sources closed again refuses a source it cached while they were open, for
+    /// the URL it cached a result for and for new options on it (a source-cache hit), and
+    /// the origin is not asked. Back under the first policy, both caches serve again.
+    @Test func aStricterPolicyFindsNothingAnOpenerOneCached() async throws {
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let open = ImageServer.Configuration.testing {
+            $0.resultCache = .disk
+            $0.sourceCache = .disk
+            $0.cacheDirectory = directory
+        }
+        var strict = open
+        strict.sourceAddresses.allowsLoopback = false
+        try await LoopbackServer.with(["/a.png": .ok(try Self.png.get())]) { origin in
+            let cached = ImageURL.plain(origin.url("/a.png"), ["w:10"])
+            let other = ImageURL.plain(origin.url("/a.png"), ["w:20"])
+            try await RunningImageServer.with(open) { server async throws in
+                #expect(try await server.request(cached).status == 200)
+            }
+            #expect(origin.requestCount("/a.png") == 1)
+            try await RunningImageServer.with(strict) { server async throws in
+                ImageServerSourcePolicyTests.expectAddressRefused(try await server.request(cached), hiding: [])
+                ImageServerSourcePolicyTests.expectAddressRefused(try await server.request(other), hiding: [])
+            }
+            #expect(origin.requestCount("/a.png") == 1)
+            try await RunningImageServer.with(open) { server async throws in
+                #expect(try await server.request(cached).status == 200)
+                #expect(try await server.request(other).status == 200)
+            }
+            #expect(origin.requestCount("/a.png") == 1, "the same settings share the folder's entries")
+        }
+    }
+
+    /// Each setting that decides what may be fetched changes both namespaces; a setting that
+    /// changes only results (the default quality) changes only the results'; the same
+    /// settings give the same namespaces (every node of a deployment shares its folder).
+    @Test func cacheNamespacesFollowTheSettingsThatDecideTheBytes() throws {
+        let base = ImageServer.Configuration.testing()
+        #expect(base.sourceCacheNamespace == ImageServer.Configuration.testing().sourceCacheNamespace)
+        #expect(base.resultCacheNamespace == ImageServer.Configuration.testing().resultCacheNamespace)
+        #expect(base.sourceCacheNamespace != base.resultCacheNamespace)
+        let policyChanges: [(String, (inout ImageServer.Configuration) throws -> Void)] = [
+            ("allowed sources", { $0.allowedSources = [try SourcePattern(parsing: "https://images.example/")] }),
+            ("loopback", { $0.sourceAddresses.allowsLoopback = false }),
+            ("link-local", { $0.sourceAddresses.allowsLinkLocal = true }),
+            ("private", { $0.sourceAddresses.allowsPrivate = true }),
+            ("networks", { $0.sourceAddresses.allowedNetworks = [try IPNetwork(parsing: "10.1.0.0/16")] }),
+            ("local root", { $0.localFilesystemRoot = "/srv/images" }),
+            ("data URLs", { $0.allowsDataSources = true }),
+            ("file size", { $0.maxSourceFileSize = 1 << 20 }),
+            ("redirects", { $0.maxRedirects = 0 }),
+        ]
+        for (name, change) in policyChanges {
+            var changed = base
+            try change(&changed)
+            #expect(changed.sourceCacheNamespace != base.sourceCacheNamespace, "\(name)")
+            #expect(changed.resultCacheNamespace != base.resultCacheNamespace, "\(name)")
+        }
+        let resultChanges: [(String, (inout ImageServer.Configuration) -> Void)] = [
+            ("quality", { $0.quality = 50 }),
+            ("format quality", { $0.formatQuality[.webp] = 50 }),
+            ("preferred formats", { $0.preferredFormats = [.png] }),
+            ("SVG", { $0.allowsSVG = true }),
+            ("PDF", { $0.allowsPDF = true }),
+            ("resolution", { $0.maxSourceResolution = 1 }),
+            ("frames", { $0.maxAnimationFrames = 1 }),
+            ("dimension", { $0.maxResultDimension = 100 }),
+        ]
+        for (name, change) in resultChanges {
+            var changed = base
+            change(&changed)
+            #expect(changed.sourceCacheNamespace == base.sourceCacheNamespace, "\(name)")
+            #expect(changed.resultCacheNamespace != base.resultCacheNamespace, "\(name)")
+        }
+    }
 }

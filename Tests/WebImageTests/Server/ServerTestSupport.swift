@@ -241,6 +241,13 @@ func prometheusValue(_ text: String, _ sample: String) -> Double? {
     return nil
 }
 
+/// How much the process's resident memory may grow while a gigapixel claim is refused.
+/// The measure is the whole process's, and the other suites run beside the test: under
+/// AddressSanitizer (its shadow memory and quarantine) their growth alone reached 203 MB
+/// in one CI run. Decoding the 30000×30000 claim would take 3.6 GB, so a bound of 1 GiB
+/// still tells a refusal from a decode.
+let residentGrowthBoundForARefusal = 1 << 30
+
 /// The resident set size of this process, from `/proc/self/statm`.
 func residentBytes() -> Int? {
     guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return nil }

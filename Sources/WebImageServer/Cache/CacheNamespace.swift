@@ -1,0 +1,63 @@
+import Crypto
+import Foundation
+import WebImage
+
+extension ImageServer.Configuration {
+    /// The prefix of the source cache's disk keys: a digest of every setting that decides
+    /// whether a source may be fetched and how much of it.
+    ///
+    /// A disk entry outlives the server that stored it. Keyed by URL alone, a node
+    /// restarted with a narrower allow-list, with private addresses closed again, or with a
+    /// smaller size limit would still answer from what the old policy fetched: a policy
+    /// change would reach only sources not yet cached. Under its own namespace the new
+    /// policy finds none of the old entries, and the cache's age and size limits remove
+    /// them. Nodes with the same settings share one namespace, so a shared folder still
+    /// serves them all.
+    public var sourceCacheNamespace: String {
+        Self.namespace(sourcePolicyDescription)
+    }
+
+    /// The prefix of the result cache's disk keys: the source policy's settings (a result
+    /// is made from a source) and every setting that changes a result's bytes for the same
+    /// URL (default qualities, preferred formats, the size, frame and dimension limits, SVG
+    /// and PDF rendering). A server restarted with a new default quality makes its results
+    /// again instead of serving the old ones for as long as they last.
+    public var resultCacheNamespace: String {
+        let qualities = formatQuality.sorted { $0.key.rawValue < $1.key.rawValue }
+            .map { "\($0.key.rawValue)=\($0.value)" }
+        let result = [
+            "svg=\(allowsSVG)",
+            "pdf=\(allowsPDF)",
+            "resolution=\(maxSourceResolution)",
+            "frames=\(maxAnimationFrames)",
+            "dimension=\(maxResultDimension)",
+            "quality=\(quality)",
+            "qualities=\(qualities.joined(separator: ","))",
+            "preferred=\(preferredFormats.map(\.rawValue).joined(separator: ","))",
+        ]
+        return Self.namespace(([sourcePolicyDescription] + result).joined(separator: "\n"))
+    }
+
+    /// The source policy as one line per setting: each value spelled out, in a fixed
+    /// order, so the same settings give the same text in every process.
+    private var sourcePolicyDescription: String {
+        let addresses = sourceAddresses
+        return [
+            "sources=\(allowedSources.map(\.description).joined(separator: " "))",
+            "loopback=\(addresses.allowsLoopback)",
+            "link-local=\(addresses.allowsLinkLocal)",
+            "private=\(addresses.allowsPrivate)",
+            "networks=\(addresses.allowedNetworks.map(\.description).joined(separator: " "))",
+            "local-root=\(localFilesystemRoot ?? "")",
+            "data=\(allowsDataSources)",
+            "file-size=\(maxSourceFileSize)",
+            "redirects=\(maxRedirects)",
+        ].joined(separator: "\n")
+    }
+
+    /// The first 8 bytes of the text's SHA-256 in hex, and a separator: short enough to cost
+    /// nothing in a key, long enough that two policies never meet.
+    private static func namespace(_ text: String) -> String {
+        String(hex: SHA256.hash(data: Data(text.utf8)).prefix(8)) + ":"
+    }
+}
