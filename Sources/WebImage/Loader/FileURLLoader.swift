@@ -49,19 +49,30 @@ public struct FileURLLoader: ImageLoader {
 
     /// Reads at most `limit` bytes of a regular file; a longer file (even one that grew
     /// since it was opened) is refused rather than truncated. Anything else is refused
-    /// before a byte is read: a FIFO could block forever, a device (`/dev/zero`) reports no
-    /// size and never ends, a directory has no bytes.
+    /// before it is opened: a FIFO could block forever, a device (`/dev/zero`) reports no
+    /// size and never ends (and opening some devices acts: a tape rewinds), a directory has
+    /// no bytes.
     package static func read(_ url: URL, limit: Int) throws -> Data {
-        // Non-blocking, so opening a FIFO with no writer returns at once instead of waiting
-        // for one; it changes nothing for the regular files read below.
-        let fd = open(url.path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        let path = url.path
+        var named = stat()
+        guard stat(path, &named) == 0 else {
+            throw WebImageError.network("cannot open \(path): \(String(cString: strerror(errno)))")
+        }
+        guard (named.st_mode & S_IFMT) == S_IFREG else {
+            throw WebImageError.network("cannot read \(path): not a regular file")
+        }
+        // Non-blocking, so a FIFO put in the file's place since the check cannot hold the
+        // open; it changes nothing for a regular file.
+        let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
         guard fd >= 0 else {
-            throw WebImageError.network("cannot open \(url.path): \(String(cString: strerror(errno)))")
+            throw WebImageError.network("cannot open \(path): \(String(cString: strerror(errno)))")
         }
         let handle = FileHandle(fileDescriptor: fd, closeOnDealloc: true)
-        var info = stat()
-        guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
-            throw WebImageError.network("cannot read \(url.path): not a regular file")
+        // The file opened must be the one checked, not one renamed into its place since.
+        var opened = stat()
+        guard fstat(fd, &opened) == 0, (opened.st_mode & S_IFMT) == S_IFREG,
+              opened.st_dev == named.st_dev, opened.st_ino == named.st_ino else {
+            throw WebImageError.network("cannot read \(path): it changed while it was opened")
         }
         do {
             // `Int.max` (no limit) must not overflow below, nor a negative one trap.
@@ -76,7 +87,7 @@ public struct FileURLLoader: ImageLoader {
         } catch let error as WebImageError {
             throw error
         } catch {
-            throw WebImageError.network("cannot read \(url.path): \((error as NSError).localizedDescription)", underlying: error)
+            throw WebImageError.network("cannot read \(path): \((error as NSError).localizedDescription)", underlying: error)
         }
     }
 }

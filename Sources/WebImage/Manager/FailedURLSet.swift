@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 
 /// The URLs that failed for a reason a retry would not fix (SDWebImage's `failedURLs`),
@@ -9,13 +10,28 @@ import Foundation
 /// without end) and each for ``ImageManager/FailedURLLimits/expiry`` (a 404 that is
 /// fixed on the server loads again later without anyone calling `removeFailedURL`).
 ///
+/// A URL is held by its text, or by a digest of it when the text is long: a failed `data:`
+/// URL is the whole image (up to the loader's 100 MiB), and ten thousand of them held whole
+/// would be gigabytes.
+///
 /// Thread-safe. A lookup on an empty set takes the lock and nothing else, so the common
 /// case costs no URL hashing.
 final class FailedURLSet: Sendable {
     private let limits: ImageManager.FailedURLLimits
     private let now: @Sendable () -> ContinuousClock.Instant
-    /// URL → when it failed, most recent failure first.
-    private let failures = LockedValue(LRUList<URL, ContinuousClock.Instant>())
+    /// ``key(for:)`` → when its URL failed, most recent failure first.
+    private let failures = LockedValue(LRUList<String, ContinuousClock.Instant>())
+
+    /// URLs whose text is longer than this, in bytes, are held by their digest.
+    static let longestURLHeldWhole = 2_048
+
+    /// What `url` is held by: its text, or for a text over ``longestURLHeldWhole`` bytes
+    /// the SHA-256 of it (a prefix that no URL's text has keeps the two kinds apart).
+    static func key(for url: URL) -> String {
+        let text = url.absoluteString
+        guard text.utf8.count > longestURLHeldWhole else { return text }
+        return " sha256:" + String(hex: SHA256.hash(data: Data(text.utf8)))
+    }
 
     /// A set within `limits`; `now` is the clock (tests pass their own).
     init(limits: ImageManager.FailedURLLimits, now: @escaping @Sendable () -> ContinuousClock.Instant = { .now }) {
@@ -27,9 +43,11 @@ final class FailedURLSet: Sendable {
     /// dropped here).
     func contains(_ url: URL) -> Bool {
         failures.withLock { failures in
-            guard failures.count > 0, let failedAt = failures.peek(url) else { return false }
+            guard failures.count > 0 else { return false }
+            let key = Self.key(for: url)
+            guard let failedAt = failures.peek(key) else { return false }
             guard now() - failedAt < limits.expiry else {
-                failures.remove(url)
+                failures.remove(key)
                 return false
             }
             return true
@@ -40,8 +58,9 @@ final class FailedURLSet: Sendable {
     func insert(_ url: URL) {
         guard limits.capacity > 0 else { return }
         let failedAt = now()
+        let key = Self.key(for: url)
         failures.withLock { failures in
-            failures.set(failedAt, forKey: url, cost: 1)
+            failures.set(failedAt, forKey: key, cost: 1)
             while failures.count > limits.capacity { _ = failures.removeLeastRecent() }
         }
     }
@@ -49,7 +68,7 @@ final class FailedURLSet: Sendable {
     /// Forgets `url` (after a success, or when asked).
     func remove(_ url: URL) {
         failures.withLock { failures in
-            if failures.count > 0 { failures.remove(url) }
+            if failures.count > 0 { failures.remove(Self.key(for: url)) }
         }
     }
 

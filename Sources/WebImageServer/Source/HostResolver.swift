@@ -16,12 +16,15 @@ import Darwin
 /// client itself would use), so it obeys `/etc/hosts` and `nsswitch.conf` the way a plain
 /// fetch would.
 ///
-/// Lookups run on threads of their own, at most ``maximumPendingLookups`` at a time. A name
-/// server that drops queries keeps `getaddrinfo` blocked for 10 to 30 seconds (5 s per
-/// attempt and server), past any download timeout: the request gives up, the lookup does
-/// not. On NIO's shared blocking pool (a thread per core, which also reads and writes the
-/// disk caches) such lookups stalled every disk hit behind them, and queued without end;
-/// here they stall only other lookups, and past the bound a source fails at once.
+/// Lookups run on threads of their own, at most ``maximumPendingLookups`` at a time, each
+/// on a thread of its own. A name server that drops queries keeps `getaddrinfo` blocked
+/// for 10 to 30 seconds (5 s per attempt and server), past any download timeout: the
+/// request gives up, the lookup does not. On NIO's shared blocking pool (a thread per core,
+/// which also reads and writes the disk caches) such lookups stalled every disk hit behind
+/// them, and queued without end. With fewer threads than admitted lookups, a few slow names
+/// (eight, with eight threads) stalled every other source's lookup behind them; with a
+/// thread for each, a slow name holds up only itself, and past the bound a source fails at
+/// once.
 ///
 /// ```swift
 /// let addresses = try await HostResolver.addresses(of: "localhost")   // [::1, 127.0.0.1]
@@ -61,8 +64,9 @@ public enum HostResolver {
         return try result.get()
     }
 
-    /// Lookups waiting for a resolver thread or running, beyond which a source fails at
-    /// once with a 502: eight threads' worth of queue behind each thread.
+    /// Lookups running at once, beyond which a source fails at once with a 502. Each has a
+    /// thread (an idle one costs its stack's address space, not memory), so none waits for
+    /// another.
     public static let maximumPendingLookups = 64
 
     /// A count of lookups waiting or running, held to a maximum. Thread-safe.
@@ -95,13 +99,13 @@ public enum HostResolver {
         }
     }
 
-    /// The resolver's threads, for the life of the process, as NIO's own singletons are.
+    /// The resolver's threads, for the life of the process, as NIO's own singletons are: one
+    /// for each lookup the shared bound admits.
     private static let pool: NIOThreadPool = {
-        let pool = NIOThreadPool(numberOfThreads: 8)
+        let pool = NIOThreadPool(numberOfThreads: maximumPendingLookups)
         pool.start()
         return pool
     }()
-
 
     /// `getaddrinfo` for stream sockets of either family; blocks.
     static func lookUp(_ name: String) -> Result<[IPAddress], ImageServerError> {

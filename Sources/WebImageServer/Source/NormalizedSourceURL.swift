@@ -51,8 +51,28 @@ public struct NormalizedSourceURL: Sendable, Equatable {
     /// separating (as Windows servers read it) and a `;parameter` ignored (as Java servers
     /// read `/..;/`). Such a path climbs out of the folder an allow-list pattern names
     /// (`/public/%2e%2e/private/x.png` matches `/public/`), and no image URL needs one.
+    ///
+    /// Every layer of encoding is looked through, since an origin behind a proxy or a
+    /// framework may decode twice (`%252e%252e` is `%2e%2e` after one decoding and `..`
+    /// after two). A path still encoded after ``maximumEncodingLayers`` decodings counts as
+    /// having one: no image URL is, and peeling `%2525…` one layer at a time would take
+    /// time quadratic in its length.
     static func hasDotSegment(_ percentEncodedPath: String) -> Bool {
-        let bytes = Array(percentEncodedPath.utf8)
+        var layer = Array(percentEncodedPath.utf8)
+        for _ in 0...maximumEncodingLayers {
+            if layerHasDotSegment(layer) { return true }
+            let decoded = decodedOnce(layer)
+            if decoded == layer { return false }
+            layer = decoded
+        }
+        return true
+    }
+
+    /// Decodings of a path looked through (see ``hasDotSegment(_:)``).
+    static let maximumEncodingLayers = 4
+
+    /// ``hasDotSegment(_:)`` for one decoding of `bytes`.
+    private static func layerHasDotSegment(_ bytes: [UInt8]) -> Bool {
         var segment: [UInt8] = []
         var index = 0
         while index <= bytes.count {
@@ -73,6 +93,24 @@ public struct NormalizedSourceURL: Sendable, Equatable {
             segment.removeAll(keepingCapacity: true)
         }
         return false
+    }
+
+    /// `bytes` with each well-formed `%XX` replaced by its byte, once.
+    private static func decodedOnce(_ bytes: [UInt8]) -> [UInt8] {
+        var decoded: [UInt8] = []
+        decoded.reserveCapacity(bytes.count)
+        var index = 0
+        while index < bytes.count {
+            if bytes[index] == UInt8(ascii: "%"), index + 2 < bytes.count,
+               let high = bytes[index + 1].hexDigitValue, let low = bytes[index + 2].hexDigitValue {
+                decoded.append(high << 4 | low)
+                index += 3
+            } else {
+                decoded.append(bytes[index])
+                index += 1
+            }
+        }
+        return decoded
     }
 
     /// `scheme://host:port/path?query`, what allow-list patterns are matched against.

@@ -43,6 +43,25 @@ import Testing
         #expect(!set.contains(url(9_989)))
     }
 
+    /// A review's finding: a failed `data:` URL was held whole, and ten thousand of them (each
+    /// up to the loader's 100 MiB) had no bound in bytes. A long URL is held by its digest:
+    /// found again, told apart from one that differs in its last byte, and removed.
+    @Test func aLongURLIsHeldByItsDigest() throws {
+        let payload = Data(repeating: 0x41, count: 1 << 20).base64EncodedString()
+        let long = try #require(URL(string: "data:image/png;base64," + payload))
+        let other = try #require(URL(string: "data:image/png;base64," + payload.dropLast() + "B"))
+        let key = FailedURLSet.key(for: long)
+        #expect(key.utf8.count < 100, "held by \(key.utf8.count) bytes")
+        #expect(key != FailedURLSet.key(for: other))
+        #expect(FailedURLSet.key(for: url(1)) == url(1).absoluteString, "a short URL is held as it is")
+        let set = FailedURLSet(limits: .init())
+        set.insert(long)
+        #expect(set.contains(long))
+        #expect(!set.contains(other))
+        set.remove(long)
+        #expect(!set.contains(long) && set.count == 0)
+    }
+
     @Test func aFailureExpiresAndFailingAgainRestartsItsTime() {
         let clock = ManualClock()
         let set = FailedURLSet(limits: .init(expiry: .seconds(60)), now: clock.now)

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Testing
+@testable import WebImage
 @testable import WebImageServer
 
 /// The source-host resolver: addresses as written need no lookup, names go to the system
@@ -48,5 +49,43 @@ import Testing
         }
         #expect(bound.current == 0)
         #expect(try await HostResolver.addresses(of: "again.test", within: bound) { _ in .success([]) } == [])
+    }
+
+    /// A review's finding: eight threads served up to 64 admitted lookups, so eight names
+    /// whose server drops queries stalled every other source's lookup for up to 30 s. Each
+    /// admitted lookup has a thread now: with more stalled lookups than the old pool had
+    /// threads, a name that answers is answered at once.
+    @Test func aStalledLookupHoldsUpNoOther() async throws {
+        let release = DispatchSemaphore(value: 0)
+        let stuck: @Sendable (String) -> Result<[IPAddress], ImageServerError> = { _ in
+            release.wait()
+            return .success([])
+        }
+        let stalled = 12
+        let bound = HostResolver.PendingLookups(maximum: stalled + 1)
+        let answered = Flag()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for index in 0..<stalled {
+                group.addTask { _ = try await HostResolver.addresses(of: "stuck-\(index).test", within: bound, lookingUpWith: stuck) }
+            }
+            #expect(try await waitUntil { bound.current == stalled })
+            group.addTask {
+                _ = try await HostResolver.addresses(of: "answers.test", within: bound) { _ in .success([]) }
+                answered.set()
+            }
+            // Long, for a loaded machine; the stalled lookups are released either way, so
+            // the old pool fails here instead of hanging.
+            #expect(try await waitUntil(.seconds(5)) { answered.isSet }, "a lookup waited behind stalled ones")
+            for _ in 0..<stalled { release.signal() }
+            try await group.waitForAll()
+        }
+        #expect(answered.isSet)
+    }
+
+    /// A flag one task sets and another polls.
+    private final class Flag: Sendable {
+        private let value = LockedValue(false)
+        var isSet: Bool { value.withLock { $0 } }
+        func set() { value.withLock { $0 = true } }
     }
 }

@@ -93,6 +93,9 @@ import Testing
         "/public/../private/x.png", "/public/%2e%2e/private/x.png", "/public/%2E%2e/private/x.png",
         "/public/.%2e/private/x.png", "/public/..%2fprivate/x.png", "/public/..%5Cprivate/x.png",
         "/public/..;/private/x.png", "/public/./x.png", "/public/%2e/x.png", "/public/x/..",
+        // Encoded twice or more, for an origin that decodes again (a review's finding).
+        "/public/%252e%252e/private/x.png", "/public/%25252E%25252e/private/x.png",
+        "/public/..%252fprivate/x.png", "/public/%252e/x.png",
     ])
     func dotSegmentsAreRefused(_ path: String) throws {
         #expect(NormalizedSourceURL.hasDotSegment(path))
@@ -102,9 +105,25 @@ import Testing
     }
 
     /// Dots that are not a whole segment are a name like any other.
-    @Test(arguments: ["/a..b/x.png", "/.../x.png", "/.hidden/x.png", "/x/%2e%2ex.png", "/x..png", "/%2525e%2525e/x.png", "/a%zz/x.png", "/x.png%"])
+    @Test(arguments: [
+        "/a..b/x.png", "/.../x.png", "/.hidden/x.png", "/x/%2e%2ex.png", "/x..png", "/%2525e%2525e/x.png", "/a%zz/x.png", "/x.png%",
+        "/100%25.png", "/a%2520b.png", "/x/%252e%252ex.png",
+    ])
     func dotsInsideANameAreKept(_ path: String) throws {
         #expect(!NormalizedSourceURL.hasDotSegment(path))
+    }
+
+    /// A path still percent-encoded after the layers looked through is refused as if it had
+    /// a dot segment (no image URL is encoded five times over); four layers are looked
+    /// through.
+    @Test func aPathEncodedPastTheLayersLookedThroughIsRefused() {
+        let layers = NormalizedSourceURL.maximumEncodingLayers
+        let name = { (percents: Int) in "/x/%" + String(repeating: "25", count: percents) + "41.png" }
+        #expect(!NormalizedSourceURL.hasDotSegment(name(layers - 1)))
+        #expect(NormalizedSourceURL.hasDotSegment(name(layers)))
+        // Long runs of `%25` are refused without peeling each.
+        let longRunIsRefused = NormalizedSourceURL.hasDotSegment(name(5_000))
+        #expect(longRunIsRefused)
     }
 
     @Test func locationIsNormalised() throws {
