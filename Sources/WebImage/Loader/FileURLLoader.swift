@@ -53,9 +53,21 @@ public struct FileURLLoader: ImageLoader {
     /// size and never ends (and opening some devices acts: a tape rewinds), a directory has
     /// no bytes.
     package static func read(_ url: URL, limit: Int) throws -> Data {
-        let path = url.path
+        try read(path: url.path, limit: limit)
+    }
+
+    /// ``read(_:limit:)`` for `path`, opened with `O_NOFOLLOW` added when `followsLinks` is
+    /// false; `isOpenedFileAllowed` judges the file by its open descriptor before a byte is
+    /// read (the image server checks there where the file opened lies, which no check
+    /// of the path before the open can settle).
+    package static func read(
+        path: String,
+        limit: Int,
+        followsLinks: Bool = true,
+        isOpenedFileAllowed: (Int32) -> Bool = { _ in true }
+    ) throws -> Data {
         var named = stat()
-        guard stat(path, &named) == 0 else {
+        guard (followsLinks ? stat(path, &named) : lstat(path, &named)) == 0 else {
             throw WebImageError.network("cannot open \(path): \(String(cString: strerror(errno)))")
         }
         guard (named.st_mode & S_IFMT) == S_IFREG else {
@@ -63,7 +75,7 @@ public struct FileURLLoader: ImageLoader {
         }
         // Non-blocking, so a FIFO put in the file's place since the check cannot hold the
         // open; it changes nothing for a regular file.
-        let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | (followsLinks ? 0 : O_NOFOLLOW))
         guard fd >= 0 else {
             throw WebImageError.network("cannot open \(path): \(String(cString: strerror(errno)))")
         }
@@ -71,7 +83,7 @@ public struct FileURLLoader: ImageLoader {
         // The file opened must be the one checked, not one renamed into its place since.
         var opened = stat()
         guard fstat(fd, &opened) == 0, (opened.st_mode & S_IFMT) == S_IFREG,
-              opened.st_dev == named.st_dev, opened.st_ino == named.st_ino else {
+              opened.st_dev == named.st_dev, opened.st_ino == named.st_ino, isOpenedFileAllowed(fd) else {
             throw WebImageError.network("cannot read \(path): it changed while it was opened")
         }
         do {

@@ -8,8 +8,10 @@ import WebImage
 /// `IMGPROXY_LOCAL_FILESYSTEM_ROOT`): a URL chosen by a stranger must never reach any other
 /// file. So a path is refused before it is opened when it has a `..` segment, a NUL byte, or
 /// a host; and after the symbolic links in it are resolved, the file must still lie inside
-/// the root (a link that points out of the folder is refused, not followed). What is read
-/// is bounded like a download: only regular files (a FIFO or a device is refused before a
+/// the root (a link that points out of the folder is refused, not followed). The file
+/// opened is checked again by its descriptor: a folder on the path swapped for a link
+/// between the check and the open (by whoever may write inside the root) would otherwise
+/// lead the open out of the root. What is read is bounded like a download: only regular files (a FIFO or a device is refused before a
 /// byte is read), at most the byte limit, off Swift's cooperative pool.
 ///
 /// ```swift
@@ -48,13 +50,7 @@ public struct LocalFileSource: Sendable {
         // on a network file system can take long), so both run off the event loop.
         let (path, read) = try await BlockingIO.run { () throws(ImageServerError) -> (String, Result<Data, WebImageError>) in
             let path = try resolvedPath(of: url)
-            return (path, Result { () throws(WebImageError) -> Data in
-                do {
-                    return try FileURLLoader.read(URL(fileURLWithPath: path), limit: maxBytes)
-                } catch {
-                    throw WebImageError(error)
-                }
-            })
+            return (path, Result { () throws(WebImageError) -> Data in try Self.readResolved(path, maxBytes: maxBytes) })
         }
         do {
             return try read.get()
@@ -97,6 +93,20 @@ public struct LocalFileSource: Sendable {
             throw .sourceMissing("no such local source: \(path)", detail: "it leads out of WEBIMAGE_LOCAL_FILESYSTEM_ROOT")
         }
         return resolved
+    }
+
+    /// The bytes of the file at `resolvedPath` (a path from ``resolvedPath(of:)``, which has
+    /// no links), refused unless the file opened is the one at that path: the open follows
+    /// no link at the end, and the descriptor's own path (`/proc/self/fd`) must be the same
+    /// path, so a folder on it replaced by a link since it was resolved is caught.
+    static func readResolved(_ resolvedPath: String, maxBytes: Int) throws(WebImageError) -> Data {
+        do {
+            return try FileURLLoader.read(path: resolvedPath, limit: maxBytes, followsLinks: false) { descriptor in
+                realPath("/proc/self/fd/\(descriptor)") == resolvedPath
+            }
+        } catch {
+            throw WebImageError(error)
+        }
     }
 
     /// `path` absolute with every symbolic link resolved, or `nil` when it does not exist.

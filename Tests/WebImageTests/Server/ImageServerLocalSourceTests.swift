@@ -94,6 +94,32 @@ import Testing
         }
     }
 
+    /// A review's finding: the path was resolved, checked against the root, then opened by
+    /// name, so a folder on it replaced by a link in between (by whoever may write inside
+    /// the root) led the open out of the root. The open is checked by its descriptor now:
+    /// here the folder is swapped after the path is resolved, and the read is refused.
+    @Test func aFolderSwappedForALinkAfterTheCheckIsNotFollowed() async throws {
+        try await Self.withFolder { outside in
+            try await Self.withFolder { root in
+                let folder = root.appendingPathComponent("cats")
+                try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+                try Self.png.get().write(to: folder.appendingPathComponent("a.png"))
+                let source = try LocalFileSource(root: root.path)
+                let resolved = try source.resolvedPath(of: try #require(URL(string: "local:///cats/a.png")))
+                #expect(try LocalFileSource.readResolved(resolved, maxBytes: 1 << 20) == Self.png.get(), "unswapped, it reads")
+
+                try FileManager.default.removeItem(at: folder)
+                try FileManager.default.createSymbolicLink(atPath: folder.path, withDestinationPath: outside.path)
+                #expect(throws: WebImageError.self) { try LocalFileSource.readResolved(resolved, maxBytes: 1 << 20) }
+                // The file itself swapped for a link is refused too.
+                try FileManager.default.removeItem(at: folder)
+                try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+                try FileManager.default.createSymbolicLink(atPath: resolved, withDestinationPath: outside.appendingPathComponent("a.png").path)
+                #expect(throws: WebImageError.self) { try LocalFileSource.readResolved(resolved, maxBytes: 1 << 20) }
+            }
+        }
+    }
+
     @Test func aFIFOOrAnOversizedFileIsRefusedWithoutHanging() async throws {
         try await Self.withFolder { root in
             #expect(mkfifo(root.appendingPathComponent("pipe.png").path, 0o600) == 0)
