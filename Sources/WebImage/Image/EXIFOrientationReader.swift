@@ -39,9 +39,12 @@ public enum EXIFOrientationReader {
     /// in place, in the block's own byte order: what a kept EXIF must say once the decoder
     /// turned the pixels. Leaves the block alone when it has no orientation tag, or one
     /// that is neither the single SHORT the standard defines nor a single little-endian
-    /// LONG (which reads as the orientation it holds, so the decoder applied it).
-    static func resetOrientation(inTIFF bytes: inout [UInt8]) {
-        guard let value = orientationValue(inTIFF: bytes) else { return }
+    /// LONG (which reads as the orientation it holds, so the decoder applied it). With
+    /// `anyIntegerType`, any single integer is reset (BYTE, SBYTE, SHORT, SSHORT, LONG,
+    /// SLONG, in either byte order): libtiff reads the tag from all of them, so the TIFF
+    /// decoder turned the pixels by any of them.
+    static func resetOrientation(inTIFF bytes: inout [UInt8], anyIntegerType: Bool = false) {
+        guard let value = orientationValue(inTIFF: bytes, anyIntegerType: anyIntegerType) else { return }
         // 1 in the field's own width and byte order.
         let one: [UInt8] = value.littleEndian ? [1] + Array(repeating: 0, count: value.width - 1)
             : Array(repeating: 0, count: value.width - 1) + [1]
@@ -52,14 +55,22 @@ public enum EXIFOrientationReader {
     /// Where the orientation's value lies and its width, when the entry is one SHORT (or
     /// one LONG). A function of its own so that the reader's reference to the bytes is gone
     /// before the caller writes them (no copy-on-write of the whole block).
-    private static func orientationValue(inTIFF bytes: [UInt8]) -> (offset: Int, width: Int, littleEndian: Bool)? {
+    private static func orientationValue(
+        inTIFF bytes: [UInt8],
+        anyIntegerType: Bool = false
+    ) -> (offset: Int, width: Int, littleEndian: Bool)? {
         guard let entry = orientationEntry(inTIFF: bytes), entry.reader.u32(entry.offset + 4) == 1 else { return nil }
+        let little = entry.reader.littleEndian
         switch entry.reader.u16(entry.offset + 2) {
-        case 3: return (entry.offset + 8, 2, entry.reader.littleEndian)
+        case 3: return (entry.offset + 8, 2, little)
         // A LONG is not the standard's type. A little-endian one reads as the orientation
-        // it holds (its low 16 bits come first), so the decoder turned the pixels by it; a
-        // big-endian one reads as 0, no orientation, and nothing was applied to undo.
-        case 4 where entry.reader.littleEndian: return (entry.offset + 8, 4, true)
+        // it holds (its low 16 bits come first), so a JPEG decoder turned the pixels by it;
+        // a big-endian one reads as 0, no orientation, and nothing was applied to undo.
+        case 4 where little || anyIntegerType: return (entry.offset + 8, 4, little)
+        // BYTE, SBYTE; SSHORT; SLONG: what libtiff also reads the tag from.
+        case 1 where anyIntegerType, 6 where anyIntegerType: return (entry.offset + 8, 1, little)
+        case 8 where anyIntegerType: return (entry.offset + 8, 2, little)
+        case 9 where anyIntegerType: return (entry.offset + 8, 4, little)
         default: return nil
         }
     }

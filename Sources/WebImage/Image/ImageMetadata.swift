@@ -45,19 +45,33 @@ public struct ImageMetadata: Sendable, Hashable {
     /// header; either block dropped when empty or over ``maximumBlockSize``. With
     /// `resetOrientation` (the decoder turned the pixels upright) the EXIF orientation tag
     /// and XMP's `tiff:Orientation`, when present, are rewritten to 1.
-    package static func read(exif: UnsafeRawBufferPointer?, xmp: UnsafeRawBufferPointer?, resetOrientation: Bool) -> ImageMetadata {
+    /// - Parameters:
+    ///   - exifOrientationOfAnyIntegerType: reset an EXIF orientation of any integer type,
+    ///     not only those a JPEG decoder reads (TIFF: libtiff reads them all).
+    ///   - resetsXMPOrientation: whether XMP's orientation is reset too; default
+    ///     `resetOrientation` (a JPEG decoder applies XMP's orientation when EXIF has none; a
+    ///     TIFF decoder never does, so it resets XMP's only when it turned the pixels).
+    package static func read(
+        exif: UnsafeRawBufferPointer?,
+        xmp: UnsafeRawBufferPointer?,
+        resetOrientation: Bool,
+        exifOrientationOfAnyIntegerType: Bool = false,
+        resetsXMPOrientation: Bool? = nil
+    ) -> ImageMetadata {
         var metadata = ImageMetadata()
         if let exif, exif.count <= maximumBlockSize + 6 {
             var bytes = [UInt8](exif)
             if bytes.starts(with: Self.jpegEXIFPrefix) { bytes.removeFirst(Self.jpegEXIFPrefix.count) }
             if bytes.count <= maximumBlockSize, EXIFOrientationReader.byteOrder(ofTIFF: bytes) != nil {
-                if resetOrientation { EXIFOrientationReader.resetOrientation(inTIFF: &bytes) }
+                if resetOrientation {
+                    EXIFOrientationReader.resetOrientation(inTIFF: &bytes, anyIntegerType: exifOrientationOfAnyIntegerType)
+                }
                 metadata.exif = Data(bytes)
             }
         }
         if let xmp, !xmp.isEmpty, xmp.count <= maximumBlockSize {
             var bytes = [UInt8](xmp)
-            if resetOrientation {
+            if resetsXMPOrientation ?? resetOrientation {
                 // XMP's copy of the orientation says the same as EXIF's, or stands alone
                 // (a JPEG decoder applies it then): either way it is 1 now. One digit for
                 // another, so the packet keeps its length and padding.

@@ -107,7 +107,9 @@ public struct TIFFCoder: DecodeOnlyCoder {
             hasAlpha: hasAlpha,
             isThumbnail: target.pixelCount < upright.pixelCount,
             colorProfile: kept,
-            metadata: options.readsMetadata ? TIFFCoder.metadata(tiff, file: stream.bytes, options: options) : ImageMetadata()
+            metadata: options.readsMetadata
+                ? TIFFCoder.metadata(tiff, file: stream.bytes, turned: options.applyOrientation && orientation != .up, options: options)
+                : ImageMetadata()
         )
     }
 
@@ -166,14 +168,18 @@ public struct TIFFCoder: DecodeOnlyCoder {
 
     /// The EXIF (IFD0's descriptive tags and the EXIF and GPS sub-directories, gathered
     /// into a block by ``TIFFEXIFBlock``) and the XMP packet (tag 700), for
-    /// ``ImageCoderOptions/readsMetadata``; orientations reset to 1 when the decode turned
-    /// the pixels upright.
-    private static func metadata(_ tiff: OpaquePointer, file: UnsafeRawBufferPointer, options: ImageCoderOptions) -> ImageMetadata {
+    /// ``ImageCoderOptions/readsMetadata``; orientations reset to 1 when the decode applied
+    /// the orientation: EXIF's of whatever integer type libtiff read it from, and XMP's only
+    /// when the pixels were `turned` (libtiff reads no XMP: an XMP orientation beside an
+    /// upright TIFF was never applied, and set to 1 it would be lost).
+    private static func metadata(_ tiff: OpaquePointer, file: UnsafeRawBufferPointer, turned: Bool, options: ImageCoderOptions) -> ImageMetadata {
         let xmp = bytesField(tiff, UInt32(TIFFTAG_XMLPACKET))
-        guard let exif = TIFFEXIFBlock.make(fromFile: file) else {
-            return ImageMetadata.read(exif: nil, xmp: xmp, resetOrientation: options.applyOrientation)
+        let exif = TIFFEXIFBlock.make(fromFile: file)
+        return (exif ?? []).withUnsafeBytes { bytes in
+            ImageMetadata.read(
+                exif: exif == nil ? nil : bytes, xmp: xmp, resetOrientation: options.applyOrientation,
+                exifOrientationOfAnyIntegerType: true, resetsXMPOrientation: turned)
         }
-        return exif.withUnsafeBytes { ImageMetadata.read(exif: $0, xmp: xmp, resetOrientation: options.applyOrientation) }
     }
 
     /// A counted byte tag (ICC profile, XMP) through libtiff's `va_list` getter; the bytes
