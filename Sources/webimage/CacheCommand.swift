@@ -24,6 +24,21 @@ struct CacheCommand: ParsableCommand {
             return base.appendingPathComponent(namespace, isDirectory: true)
         }
 
+        /// Whether the cache's directory exists; throws when the path is something else, or
+        /// a directory the user may not read, which would otherwise list as empty.
+        func checkedExists() throws -> Bool {
+            var info = stat()
+            guard stat(url.path, &info) == 0 else {
+                guard errno == ENOENT else { throw Failure("cannot read \(url.path): \(String(cString: strerror(errno)))") }
+                return false
+            }
+            guard (info.st_mode & S_IFMT) == S_IFDIR else { throw Failure("\(url.path) is not a directory") }
+            guard access(url.path, R_OK | X_OK) == 0 else {
+                throw Failure("cannot read \(url.path): \(String(cString: strerror(errno)))")
+            }
+            return true
+        }
+
         /// One folder name: `clear` removes every file of the folder it names, and
         /// `--namespace ../..` named the home folder.
         func validate() throws {
@@ -49,6 +64,8 @@ struct CacheCommand: ParsableCommand {
         /// The JSON contract; keys are stable.
         struct Summary: Encodable {
             let directory: String
+            /// `false` when the directory does not exist (count and size are then 0).
+            let exists: Bool
             let count: Int
             let size: Int
             let oldest: Entry?
@@ -64,6 +81,9 @@ struct CacheCommand: ParsableCommand {
         func run() throws {
             try reportingFailures {
                 let cache = DiskCache(directory: location.url)
+                // A missing directory is a cache nobody has written yet, not an error; it is
+                // said as such, where it used to read as an existing empty cache.
+                let exists = try location.checkedExists()
                 let type = expireType.type
                 let entries = cache.entries().sorted { $0.date(for: type) < $1.date(for: type) }
                 let formatter = ISO8601DateFormatter()
@@ -72,19 +92,24 @@ struct CacheCommand: ParsableCommand {
                 }
                 let summary = Summary(
                     directory: cache.directory.path,
+                    exists: exists,
                     count: entries.count,
                     size: entries.reduce(0) { $0 + $1.size },
                     oldest: entry(entries.first),
                     newest: entry(entries.last)
                 )
                 try output.emit(summary) {
-                    print("directory: \(summary.directory)")
-                    print("entries:   \(summary.count)")
-                    print("size:      \(summary.size) bytes (\(ByteCountFormatter.string(fromByteCount: Int64(summary.size), countStyle: .file)))")
+                    guard summary.exists else { return ["directory: \(summary.directory) (does not exist: no cache there yet)"] }
+                    var lines = [
+                        "directory: \(summary.directory)",
+                        "entries:   \(summary.count)",
+                        "size:      \(summary.size) bytes (\(ByteCountFormatter.string(fromByteCount: Int64(summary.size), countStyle: .file)))",
+                    ]
                     if let oldest = summary.oldest, let newest = summary.newest {
-                        print("oldest:    \(oldest.date)  \(oldest.file)  \(oldest.size) bytes")
-                        print("newest:    \(newest.date)  \(newest.file)  \(newest.size) bytes")
+                        lines.append("oldest:    \(oldest.date)  \(oldest.file)  \(oldest.size) bytes")
+                        lines.append("newest:    \(newest.date)  \(newest.file)  \(newest.size) bytes")
                     }
+                    return lines
                 }
             }
         }
@@ -98,11 +123,23 @@ struct CacheCommand: ParsableCommand {
 
         func run() throws {
             try reportingFailures {
+                guard try location.checkedExists() else {
+                    return StandardStreams.output("nothing removed: \(location.url.path) does not exist\n")
+                }
                 let cache = DiskCache(directory: location.url)
-                let count = cache.totalCount
-                let size = cache.totalSize
+                // The library removes what it can and says nothing of what it could not (a
+                // folder the user may not write): the report compares the entries before and
+                // after, where it used to count them before and claim them all.
+                let before = cache.entries()
                 cache.removeAllData()
-                print("removed \(count) entries, \(size) bytes")
+                let remaining = Set(cache.entries().map(\.fileName))
+                let removed = before.filter { !remaining.contains($0.fileName) }
+                let kept = before.count - removed.count
+                StandardStreams.output("removed \(removed.count) entries, \(removed.reduce(0) { $0 + $1.size }) bytes\n")
+                guard kept == 0 else {
+                    let reason = access(location.url.path, W_OK) == 0 ? "" : ": \(String(cString: strerror(errno)))"
+                    throw Failure("cannot remove \(kept) of \(before.count) entries in \(location.url.path)\(reason)")
+                }
             }
         }
     }
@@ -139,8 +176,17 @@ struct CacheCommand: ParsableCommand {
                 configuration.expireType = expireType.type
                 let cache = DiskCache(directory: location.url, configuration: configuration)
                 let result = cache.removeExpiredData()
-                print("removed \(result.expiredCount) expired and \(result.trimmedCount) over-size entries, \(result.removedSize) bytes; \(cache.totalCount) entries, \(cache.totalSize) bytes remain")
+                StandardStreams.output("removed \(result.expiredCount) expired and \(result.trimmedCount) over-size entries, \(result.removedSize) bytes; \(cache.totalCount) entries, \(cache.totalSize) bytes remain\n")
             }
+        }
+    }
+
+    /// A cache the command cannot read or empty, worded for the user.
+    struct Failure: Error, CustomStringConvertible {
+        let description: String
+
+        init(_ description: String) {
+            self.description = description
         }
     }
 

@@ -15,7 +15,9 @@ func reportingFailures(_ body: () throws -> Void) throws {
     }
 }
 
-private func describe(_ error: any Error) -> String {
+/// `error` as one line for the user: the library's errors and ours by their description,
+/// Foundation's file errors by the path and reason (never `Error Domain=...` text).
+func describe(_ error: any Error) -> String {
     if let error = error as? WebImageError { return error.description }
     if let error = error as? CocoaError, let path = error.userInfo[NSFilePathErrorKey] as? String {
         return "cannot access \(path): \(error.code == .fileReadNoSuchFile ? "no such file" : error.localizedDescription)"
@@ -65,13 +67,6 @@ struct InputFileError: Error, CustomStringConvertible {
     var description: String { reason }
 }
 
-/// Writes an output file atomically, so a failed run never leaves half a file; `-` is
-/// standard output.
-func writeOutput(_ data: Data, to path: String) throws {
-    if path == "-" { return StandardStreams.output(data) }
-    try data.write(to: URL(fileURLWithPath: path), options: .atomic)
-}
-
 extension ImageSize: ExpressibleByArgument {
     /// Parses `WxH` (or a single `N` for a square).
     public init?(argument: String) {
@@ -85,14 +80,28 @@ extension ImageSize: ExpressibleByArgument {
 }
 
 extension ImageFormat: ExpressibleByArgument {
-    /// Parses a format name (`jpeg`, `jpg`, `png`, `webp`, `avif`, ...).
+    /// Every name a format argument takes, in the order help lists them: the formats' own
+    /// names, `jpg` and `tif` as file extensions spell them, and `jxl` for JPEG XL. The
+    /// case names are not all names a user types (`jpegXL`; `undefined` is no format), and
+    /// help listing them offered values the parser refused.
+    static let argumentNames: [(name: String, format: ImageFormat)] = [
+        ("jpeg", .jpeg), ("jpg", .jpeg), ("png", .png), ("gif", .gif), ("webp", .webp), ("avif", .avif),
+        ("heic", .heic), ("heif", .heif), ("jxl", .jpegXL), ("bmp", .bmp), ("tiff", .tiff), ("tif", .tiff),
+        ("svg", .svg), ("pdf", .pdf),
+    ]
+
+    /// Parses a format name of ``argumentNames``, in any case.
     public init?(argument: String) {
         let name = argument.lowercased()
-        if name == "jpg" { self = .jpeg; return }
-        if name == "tif" { self = .tiff; return }
-        guard let format = ImageFormat(rawValue: name == "jxl" ? "jpegXL" : name), format != .undefined else { return nil }
+        guard let format = Self.argumentNames.first(where: { $0.name == name })?.format else { return nil }
         self = format
     }
+
+    /// The names ``init(argument:)`` takes, for help and the usage error.
+    public static var allValueStrings: [String] { argumentNames.map(\.name) }
+
+    /// The same names, for shell completion.
+    public static var defaultCompletionKind: CompletionKind { .list(allValueStrings) }
 }
 
 // `--transform SPEC` for the commands that take one (the grammar is documented on

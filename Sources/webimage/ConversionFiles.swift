@@ -14,8 +14,8 @@ struct ConversionFiles: ParsableArguments {
         try input.read()
     }
 
-    /// Writes `data` to the output file, atomically (see `writeOutput`).
+    /// Writes `data` to the output file (see ``OutputFile``).
     func write(_ data: Data) throws {
-        try writeOutput(data, to: output)
+        try OutputFile(path: output).write(data)
     }
 }

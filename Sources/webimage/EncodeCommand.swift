@@ -11,8 +11,9 @@ struct EncodeCommand: ParsableCommand {
 
     @OptionGroup var files: ConversionFiles
 
-    @Option(help: "Output format: jpeg, png, gif, webp, avif, heic, jxl or bmp.")
-    var format: ImageFormat
+    // The values are listed by the help from `EncodableFormat`, the parser's own list.
+    @Option(help: "Output format.")
+    var format: EncodableFormat
 
     @Option(help: "Quality from 0 to 100 for lossy formats (default 100).")
     var quality: Double = 100
@@ -44,7 +45,7 @@ struct EncodeCommand: ParsableCommand {
             options.lossless = lossless
             options.maxFileSize = maxFileSize
             options.maxPixelSize = maxPixelSize
-            try files.write(CodersManager.shared.encode(image, as: format, options: options))
+            try files.write(CodersManager.shared.encode(image, as: format.format, options: options))
         }
     }
 }

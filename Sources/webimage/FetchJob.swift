@@ -68,7 +68,7 @@ struct FetchJob: Sendable {
             }
             display.loaded(bytes: result.data?.count ?? 0, line: FetchCommand.line(for: result, elapsed: elapsed))
         } catch {
-            display.failed(line: "failed   \(text): \(error)")
+            display.failed(line: "failed   \(text): \(describe(error))")
         }
     }
 
@@ -116,36 +116,28 @@ struct FetchJob: Sendable {
         return "\(index)-\(stem).\(ext.isEmpty ? "bin" : ext)"
     }
 
-    /// Copies `file` to `path` through a hidden temporary file beside it and a rename, so a
-    /// failed run never leaves half a file; Foundation copies in buffers, not whole.
+    /// Copies `file` to `path` (see ``OutputFile``), in buffers, never whole.
     private static func copy(_ file: URL, to path: String, creatingDirectory: Bool) throws {
-        let directory = (path as NSString).deletingLastPathComponent
-        if creatingDirectory { try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true) }
-        let temporary = (directory.isEmpty ? "." : directory) + "/.webimage-\(UUID().uuidString).tmp"
-        do {
-            try FileManager.default.copyItem(atPath: file.path, toPath: temporary)
-            guard rename(temporary, path) == 0 else {
-                // Named with the reason (a directory in the way, another file system).
-                throw InputFileError(reason: "cannot write \(path): \(String(cString: strerror(errno)))")
-            }
-        } catch {
-            try? FileManager.default.removeItem(atPath: temporary)
-            throw error
-        }
+        if creatingDirectory { try createDirectory(of: path) }
+        try OutputFile(path: path).copy(from: file)
+    }
+
+    /// The folder that receives `path` when `-o` names a directory, created if missing.
+    private static func createDirectory(of path: String) throws {
+        try FileManager.default.createDirectory(atPath: OutputFile.directory(of: path), withIntermediateDirectories: true)
     }
 
     private static func write(_ image: Image, to path: String, creatingDirectory: Bool) throws {
-        if creatingDirectory {
-            try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-        }
+        if creatingDirectory { try createDirectory(of: path) }
         // The extension names the format; one that names none is refused rather than
         // written as PNG bytes under a name that says otherwise.
         let fileExtension = (path as NSString).pathExtension
-        guard let format = fileExtension.isEmpty ? .png : ImageFormat(argument: fileExtension) else {
-            throw InputFileError(reason: "\(path): .\(fileExtension) names no image format (use .png, .jpg, .webp, .avif, .heic, .jxl, .gif or .bmp)")
+        guard let format = fileExtension.isEmpty ? .png : EncodableFormat(argument: fileExtension)?.format else {
+            let names = EncodableFormat.allValueStrings.map { "." + $0 }.joined(separator: ", ")
+            throw InputFileError(reason: "\(path): .\(fileExtension) names no image format this command writes (use one of \(names))")
         }
         var options = ImageCoderOptions()
         options.encodeFirstFrameOnly = !image.isAnimated
-        try writeOutput(CodersManager.shared.encode(image, as: format, options: options), to: path)
+        try OutputFile(path: path).write(CodersManager.shared.encode(image, as: format, options: options))
     }
 }

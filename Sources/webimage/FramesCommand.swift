@@ -29,9 +29,9 @@ struct FramesCommand: ParsableCommand {
             for index in 0..<animation.frameCount {
                 let image = Image(pixels: try animation.frame(at: index), format: animation.format)
                 let name = "frame-" + String(repeating: "0", count: max(0, digits - String(index).count)) + "\(index).png"
-                try writeOutput(CodersManager.shared.encode(image, as: .png), to: directory.appendingPathComponent(name).path)
+                try OutputFile(path: directory.appendingPathComponent(name).path).write(CodersManager.shared.encode(image, as: .png))
             }
-            print("\(animation.frameCount) frames written to \(output)")
+            StandardStreams.output("\(animation.frameCount) frames written to \(output)\n")
         }
     }
 }

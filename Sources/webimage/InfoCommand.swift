@@ -88,21 +88,22 @@ struct InfoCommand: ParsableCommand {
                 metadata: metadata
             )
             try output.emit(info) {
-                print("""
-                format:      \(info.format)
-                size:        \(info.width)x\(info.height)
-                frames:      \(info.frameCount)
-                loop count:  \(info.loopCount)\(info.loopCount == 0 ? " (forever)" : "")
-                alpha:       \(info.hasAlpha ? "yes" : "no")
-                orientation: \(info.orientation)
-                """)
+                var lines = [
+                    "format:      \(info.format)",
+                    "size:        \(info.width)x\(info.height)",
+                    "frames:      \(info.frameCount)",
+                    "loop count:  \(info.loopCount)\(info.loopCount == 0 ? " (forever)" : "")",
+                    "alpha:       \(info.hasAlpha ? "yes" : "no")",
+                    "orientation: \(info.orientation)",
+                ]
                 if let durations = info.durations {
-                    print("durations:   " + durations.map { String(format: "%.3f", $0) }.joined(separator: " "))
+                    lines.append("durations:   " + durations.map { String(format: "%.3f", $0) }.joined(separator: " "))
                 }
-                print("colour:      " + (info.colorProfile.map { "\($0.description ?? "unnamed") profile" } ?? "sRGB"))
+                lines.append("colour:      " + (info.colorProfile.map { "\($0.description ?? "unnamed") profile" } ?? "sRGB"))
                 let blocks = [("exif", info.metadata.exif), ("xmp", info.metadata.xmp), ("icc", info.metadata.icc)]
                     .compactMap { name, bytes in bytes.map { "\(name) \($0) bytes" } }
-                print("metadata:    " + (blocks.isEmpty ? "none" : blocks.joined(separator: ", ")))
+                lines.append("metadata:    " + (blocks.isEmpty ? "none" : blocks.joined(separator: ", ")))
+                return lines
             }
         }
     }

@@ -22,11 +22,13 @@ struct JSONOutputFlag: ParsableArguments {
     @Flag(help: "Print one JSON object instead of text.")
     var json = false
 
-    /// Prints `value` as JSON when `--json` was given, else runs `printText`.
-    func emit<Value: Encodable>(_ value: Value, orText printText: () -> Void) throws {
-        guard json else { return printText() }
+    /// Writes `value` as JSON when `--json` was given, else the lines `text` returns, to
+    /// standard output through ``StandardStreams``: `print` left a failed write unnoticed, so
+    /// `info x.png > /dev/full` exited 0.
+    func emit<Value: Encodable>(_ value: Value, orText text: () -> [String]) throws {
+        guard json else { return StandardStreams.output(text().map { $0 + "\n" }.joined()) }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
-        Swift.print(String(decoding: try encoder.encode(value), as: UTF8.self))
+        StandardStreams.output(String(decoding: try encoder.encode(value), as: UTF8.self) + "\n")
     }
 }

@@ -20,6 +20,7 @@ import Testing
 
         let clear = try WebImageCommand.run("cache", "clear", "--directory", base.path, "--namespace", "photos")
         #expect(clear.status == 0, "\(clear.stderr)")
+        #expect(clear.stdout == "removed 2 entries, 5 bytes\n")
         #expect(cache.totalCount == 0)
     }
 
@@ -40,5 +41,58 @@ import Testing
             #expect(run.stderr.contains("--namespace"))
         }
         #expect(FileManager.default.fileExists(atPath: bystander.path))
+    }
+
+    /// `info` on a directory that does not exist read as an empty cache ("entries: 0");
+    /// it says the directory does not exist, and `--json` says `"exists": false`.
+    @Test func infoSaysWhenTheDirectoryDoesNotExist() throws {
+        let base = try TemporaryDirectory()
+        defer { base.remove() }
+        let missing = base.url.appendingPathComponent("never", isDirectory: true).appendingPathComponent("default").path
+
+        let text = try WebImageCommand.run("cache", "info", "--directory", base.url.appendingPathComponent("never").path)
+        #expect(text.status == 0, "\(text.stderr)")
+        #expect(text.stdout == "directory: \(missing) (does not exist: no cache there yet)\n", "\(text.stdout)")
+        let json = try WebImageCommand.run("cache", "info", "--directory", base.url.appendingPathComponent("never").path, "--json")
+        let summary = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        #expect(summary["exists"] as? Bool == false)
+
+        try FileManager.default.createDirectory(at: base.url.appendingPathComponent("default"), withIntermediateDirectories: true)
+        let empty = try WebImageCommand.run("cache", "info", "--directory", base.path, "--json")
+        let emptySummary = try #require(try JSONSerialization.jsonObject(with: Data(empty.stdout.utf8)) as? [String: Any])
+        #expect(emptySummary["exists"] as? Bool == true)
+        #expect(emptySummary["count"] as? Int == 0)
+    }
+
+    /// `clear` counted the entries, asked the library to remove them, and reported the
+    /// count whatever happened: in a folder the user may not change it said "removed 2
+    /// entries" and exited 0 with both still there. Root may change any folder, so as root
+    /// the command runs as `nobody`.
+    @Test(.enabled(if: WebImageCommand.canRunUnprivileged))
+    func clearReportsOnlyWhatItRemoved() throws {
+        let base = try TemporaryDirectory()
+        defer {
+            chmod(base.url.appendingPathComponent("photos").path, 0o755)
+            base.remove()
+        }
+        let cache = DiskCache(directory: base.url.appendingPathComponent("photos"))
+        try cache.setData(Data([1, 2, 3]), forKey: "https://a.example/1.png")
+        try cache.setData(Data([4, 5]), forKey: "https://a.example/2.png")
+        try #require(chmod(base.url.appendingPathComponent("photos").path, 0o555) == 0)
+
+        let clear = try WebImageCommand.run(["cache", "clear", "--directory", base.path, "--namespace", "photos"], unprivileged: true)
+        #expect(clear.status == 1)
+        #expect(clear.stdout == "removed 0 entries, 0 bytes\n", "\(clear.stdout)")
+        #expect(clear.stderr.contains("cannot remove 2 of 2 entries"), "\(clear.stderr)")
+        #expect(cache.totalCount == 2)
+    }
+
+    @Test func clearOfAMissingDirectorySaysSo() throws {
+        let base = try TemporaryDirectory()
+        defer { base.remove() }
+        let clear = try WebImageCommand.run("cache", "clear", "--directory", base.path, "--namespace", "none")
+        #expect(clear.status == 0, "\(clear.stderr)")
+        #expect(clear.stdout == "nothing removed: \(base.url.appendingPathComponent("none").path) does not exist\n", "\(clear.stdout)")
+        #expect(!FileManager.default.fileExists(atPath: base.url.appendingPathComponent("none").path))
     }
 }

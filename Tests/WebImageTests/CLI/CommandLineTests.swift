@@ -278,4 +278,52 @@ import Testing
         #expect(result.status == 1)
         #expect(result.stderr.contains("too large"))
     }
+
+    /// `info`, `frames` and `cache` printed with `print`, whose failure nobody saw: with
+    /// standard output on a full device they exited 0 having written nothing.
+    @Test(arguments: [
+        ["info", "TestImage.png"], ["info", "TestImage.png", "--json"], ["frames", "TestImage.gif", "-o", "FOLDER"],
+        ["cache", "info", "--directory", "FOLDER"], ["cache", "info", "--directory", "FOLDER", "--json"],
+        ["cache", "clear", "--directory", "FOLDER"], ["cache", "trim", "--directory", "FOLDER"],
+    ])
+    func aFailedWriteToStandardOutputIsAnError(_ template: [String]) throws {
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        // The cache commands get an existing (empty) cache to describe.
+        try FileManager.default.createDirectory(at: folder.url.appendingPathComponent("default"), withIntermediateDirectories: true)
+        let arguments = template.map { $0 == "FOLDER" ? folder.path : $0.hasPrefix("Test") ? corpusPath($0) : $0 }
+        // Writing to /dev/full fails with ENOSPC; it is only written to, never replaced.
+        let full = try #require(FileHandle(forWritingAtPath: "/dev/full"))
+        defer { try? full.close() }
+        let result = try WebImageCommand.run(arguments, standardOutput: full)
+        #expect(result.status == 1, "\(template): \(result.stderr)")
+        #expect(result.stderr.contains("cannot write to standard output: No space left on device"), "\(template): \(result.stderr)")
+    }
+
+    /// `encode --format` listed the case names (`jpegXL`, which the parser refused, and
+    /// `undefined`) and not `jxl`; the list is now the parser's own, and every name on it
+    /// is taken.
+    @Test func encodeHelpListsExactlyTheFormatsItTakes() throws {
+        let help = try WebImageCommand.run("encode", "--help")
+        let text = help.stdout.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        let listed = try #require(text.firstRange(of: "Output format. (values: ").map { text[$0.upperBound...] }?
+            .prefix { $0 != ")" })
+        let names = listed.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        #expect(names == ["jpeg", "jpg", "png", "gif", "webp", "avif", "heic", "jxl", "bmp"])
+
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        for name in names {
+            let result = try WebImageCommand.run("encode", corpusPath("TestImage.png"), "-o", folder.url.appendingPathComponent("out").path,
+                                                 "--format", name, "--max-pixel-size", "16")
+            #expect(result.status == 0, "--format \(name): \(result.stderr)")
+        }
+        // A name the parser refuses is a usage error that lists the same names.
+        for name in ["jpegXL", "undefined", "tiff", "svg"] {
+            let result = try WebImageCommand.run("encode", corpusPath("TestImage.png"), "-o", folder.url.appendingPathComponent("out").path,
+                                                 "--format", name)
+            #expect(result.status == 64, "--format \(name): \(result.stderr)")
+            #expect(result.stderr.contains("- jxl"), "--format \(name): \(result.stderr)")
+        }
+    }
 }

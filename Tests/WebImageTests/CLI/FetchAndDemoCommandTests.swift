@@ -97,6 +97,22 @@ import Testing
         #expect(ImageFormat(sniffing: try Data(contentsOf: webp)) == .webp)
     }
 
+    /// A failed URL's line showed Foundation's raw error ("Error Domain=NSCocoaErrorDomain
+    /// Code=516 ... UserInfo={...}") when `-o` named a file where the folder of several
+    /// URLs should be; it is worded as every other error.
+    @Test func fetchWordsAFileErrorForTheUser() async throws {
+        let sources = try [8, 9].map { "data:image/png;base64," + (try pngData(width: $0, height: 8)).base64EncodedString() }
+        let folder = try scratchFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("not-a-folder")
+        try Data("mine".utf8).write(to: file)
+        let run = try await run(["fetch"] + sources + ["-o", file.path, "--cache-dir", folder.path])
+        #expect(run.status == 1)
+        #expect(!run.stderr.contains("Error Domain"), "\(run.stderr)")
+        #expect(run.stderr.contains("cannot access \(file.path): "), "\(run.stderr)")
+        #expect(try Data(contentsOf: file) == Data("mine".utf8))
+    }
+
     @Test func fetchRefusesATimeoutThatIsNotANumberOfSeconds() async throws {
         let run = try await run("fetch", "http://127.0.0.1:9/a.png", "--timeout", "nan")
         #expect(run.status == 64)

@@ -32,15 +32,40 @@ enum WebImageCommand {
     /// developer's proxy settings cannot route the loopback tests elsewhere.
     static let proxyVariables = ["http_proxy", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY", "no_proxy", "NO_PROXY"]
 
+    /// `setpriv`, which ``run(_:input:environment:standardOutput:unprivileged:directory:)`` uses to
+    /// run the command as `nobody` when the tests run as root.
+    static let setpriv = "/usr/bin/setpriv"
+
+    /// Whether the command can run as a user who is refused what file permissions refuse:
+    /// the tests' own user unless it is root (whom they never stop), else `nobody` through
+    /// ``setpriv``, when `nobody` may run the binary at all (a clone under a folder only
+    /// root may enter, such as `/root`, keeps it out: tried once, with `--help`).
+    static let canRunUnprivileged: Bool = {
+        guard geteuid() == 0 else { return true }
+        guard FileManager.default.isExecutableFile(atPath: setpriv) else { return false }
+        return (try? run(["--help"], unprivileged: true).status) == 0
+    }()
+
     /// Runs `webimage` with `arguments` and waits for it to exit. `input`, when given, is
     /// written to its standard input (then closed); otherwise standard input is empty.
     /// `environment` is added to the inherited one (without its proxy variables).
     /// Standard output and standard error are read at the same time, so a command that
     /// writes much to one while the test waits on the other never blocks on a full pipe.
-    static func run(_ arguments: [String], input: Data? = nil, environment extra: [String: String] = [:]) throws -> Run {
+    /// `standardOutput`, when given, replaces the standard output pipe (the run's `stdout`
+    /// is then empty). `unprivileged` runs the command as `nobody` when the tests run as
+    /// root (see ``canRunUnprivileged``); the files it reads and writes must allow that user.
+    /// `directory` is the working directory, for relative paths (the test's by default).
+    static func run(_ arguments: [String], input: Data? = nil, environment extra: [String: String] = [:],
+                    standardOutput: FileHandle? = nil, unprivileged: Bool = false, directory: URL? = nil) throws -> Run {
         let process = Process()
-        process.executableURL = binary
-        process.arguments = arguments
+        if let directory { process.currentDirectoryURL = directory }
+        if unprivileged, geteuid() == 0 {
+            process.executableURL = URL(fileURLWithPath: setpriv)
+            process.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", binary.path] + arguments
+        } else {
+            process.executableURL = binary
+            process.arguments = arguments
+        }
         // Commands that use the default disk cache write under XDG_CACHE_HOME: keep them
         // in a throwaway folder, never in the user's ~/.cache.
         var environment = ProcessInfo.processInfo.environment
@@ -49,7 +74,7 @@ enum WebImageCommand {
         environment.merge(extra) { $1 }
         process.environment = environment
         let out = Pipe(), err = Pipe(), stdin = Pipe()
-        process.standardOutput = out
+        process.standardOutput = standardOutput ?? out
         process.standardError = err
         process.standardInput = stdin
         try process.run()
@@ -68,7 +93,7 @@ enum WebImageCommand {
             errorOutput.set(errorHandle.readDataToEndOfFile())
             done.signal()
         }.start()
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
+        let stdout = standardOutput == nil ? out.fileHandleForReading.readDataToEndOfFile() : Data()
         done.wait()
         process.waitUntilExit()
         return Run(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),

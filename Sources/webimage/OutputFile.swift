@@ -1,0 +1,198 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// The file a command writes its result to (`-o`), written as `cp` and ImageMagick's
+/// `convert` write theirs, and never left half written.
+///
+/// Every command that writes a file goes through it. What the path names decides how:
+/// - `-`: standard output (``StandardStreams``);
+/// - a symbolic link: the file at the end of the link, so the link stays a link;
+/// - a character or block device or a FIFO: written straight into, opened without creating
+///   or truncating it;
+/// - a directory or a socket: an error;
+/// - an existing regular file: a temporary file beside it, renamed over it once whole, with
+///   the old file's permission bits; refused when the user may not write to the file;
+/// - nothing yet: a temporary file renamed into place.
+///
+/// A rename used to be the only way: it needs only the directory's permission, so it
+/// replaced `/dev/null` (as root) with a regular file, a symbolic link or a FIFO with a
+/// copy, and a read-only file the user could not write, with the mode lost.
+///
+/// ```swift
+/// try OutputFile(path: output).write(png)
+/// try OutputFile(path: output).copy(from: cacheEntry)
+/// ```
+///
+/// Blocking: call it off the cooperative pool. Writing to a FIFO waits for a reader, as a
+/// shell's `>` does.
+struct OutputFile {
+    /// The path as the user gave it, used in messages.
+    let path: String
+
+    /// A failure to write, worded for the user: "cannot write PATH: REASON".
+    struct WriteError: Error, CustomStringConvertible {
+        let description: String
+
+        init(_ path: String, _ reason: String) {
+            description = "cannot write \(path): \(reason)"
+        }
+
+        init(_ path: String, errno code: Int32) {
+            self.init(path, String(cString: strerror(code)))
+        }
+    }
+
+    /// Writes `data` as the whole content of the file.
+    func write(_ data: Data) throws {
+        try withDestination { sink in try data.withUnsafeBytes(sink) }
+    }
+
+    /// Writes the content of the file at `source` through a small buffer, so a large file is
+    /// never held in memory whole.
+    func copy(from source: URL) throws {
+        let input = open(source.path, O_RDONLY | O_CLOEXEC)
+        guard input >= 0 else {
+            throw InputFileError(reason: "cannot read \(source.path): \(String(cString: strerror(errno)))")
+        }
+        defer { close(input) }
+        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        try withDestination { sink in
+            while true {
+                let count = buffer.withUnsafeMutableBytes { read(input, $0.baseAddress, $0.count) }
+                if count < 0 {
+                    if errno == EINTR { continue }
+                    throw InputFileError(reason: "cannot read \(source.path): \(String(cString: strerror(errno)))")
+                }
+                if count == 0 { return }
+                try buffer.withUnsafeBytes { try sink(UnsafeRawBufferPointer(rebasing: $0[..<count])) }
+            }
+        }
+    }
+
+    /// The content's consumer: takes bytes in order until the content ends.
+    private typealias Sink = (UnsafeRawBufferPointer) throws -> Void
+
+    /// Writes all of `bytes`, retrying after interruptions and short writes.
+    private func writeAll(_ bytes: UnsafeRawBufferPointer, to descriptor: Int32) throws {
+        var offset = 0
+        while offset < bytes.count {
+            let written = Glibc.write(descriptor, bytes.baseAddress.map { $0 + offset }, bytes.count - offset)
+            if written < 0 {
+                if errno == EINTR { continue }
+                throw WriteError(path, errno: errno)
+            }
+            offset += written
+        }
+    }
+
+    /// Opens the destination as the type says, lets `produce` pass the content to the sink
+    /// it is given, and puts the result in place. `-` goes through ``StandardStreams``, so a
+    /// failed write to standard output ends the process as every command's does.
+    private func withDestination(_ produce: (Sink) throws -> Void) throws {
+        if path == "-" { return try produce { StandardStreams.output(Data($0)) } }
+        let target = try resolvedTarget()
+        var info = stat()
+        guard stat(target, &info) == 0 else {
+            guard errno == ENOENT else { throw WriteError(path, errno: errno) }
+            return try replace(target, keeping: nil, produce)
+        }
+        switch info.st_mode & S_IFMT {
+        case S_IFREG:
+            // The rename needs only the directory's permission: without this check a file
+            // the user made read-only was replaced anyway.
+            guard access(target, W_OK) == 0 else { throw WriteError(path, errno: errno) }
+            try replace(target, keeping: info, produce)
+        case S_IFDIR:
+            throw WriteError(path, "is a directory")
+        case S_IFSOCK:
+            // open(2) cannot open a socket (ENXIO, "No such device or address").
+            throw WriteError(path, "is a socket")
+        default:
+            try writeInPlace(target, produce)
+        }
+    }
+
+    /// A device or a FIFO: no O_CREAT (it exists) and no O_TRUNC (a device has no length
+    /// to cut); O_NOCTTY so that writing to a terminal never makes it ours.
+    private func writeInPlace(_ target: String, _ produce: (Sink) throws -> Void) throws {
+        let descriptor = open(target, O_WRONLY | O_NOCTTY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw WriteError(path, errno: errno) }
+        do {
+            try produce { try writeAll($0, to: descriptor) }
+        } catch {
+            close(descriptor)
+            throw error
+        }
+        guard close(descriptor) == 0 || errno == EINTR else { throw WriteError(path, errno: errno) }
+    }
+
+    /// Writes a hidden temporary file beside `target` and renames it over `target`, so a
+    /// failed run leaves either the old file or none, never half of the new one. `existing`
+    /// is the status of the file replaced: the new one gets its permission bits, and its
+    /// owner when we may give it (root writing into a user's file leaves it theirs, as `cp`
+    /// does; anyone else cannot give a file away, and the file is theirs as after any rename).
+    private func replace(_ target: String, keeping existing: stat?, _ produce: (Sink) throws -> Void) throws {
+        let directory = Self.directory(of: target)
+        let temporary = (directory.isEmpty ? "." : directory) + "/.webimage-\(UUID().uuidString).tmp"
+        // 0666 less the umask for a new file, as any program's; an existing file's bits are
+        // set below with fchmod, which the umask does not touch.
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, existing == nil ? 0o666 : 0o600)
+        guard descriptor >= 0 else { throw WriteError(path, errno: errno) }
+        do {
+            if let existing {
+                if existing.st_uid != geteuid() || existing.st_gid != getegid() {
+                    _ = fchown(descriptor, existing.st_uid, existing.st_gid)
+                }
+                guard fchmod(descriptor, existing.st_mode & 0o777) == 0 else { throw WriteError(path, errno: errno) }
+            }
+            try produce { try writeAll($0, to: descriptor) }
+        } catch {
+            close(descriptor)
+            unlink(temporary)
+            throw error
+        }
+        // A full disk on a network file system is reported only at close.
+        guard close(descriptor) == 0 || errno == EINTR else {
+            let code = errno
+            unlink(temporary)
+            throw WriteError(path, errno: code)
+        }
+        guard rename(temporary, target) == 0 else {
+            let code = errno
+            unlink(temporary)
+            throw WriteError(path, errno: code)
+        }
+    }
+
+    /// `path` with the symbolic links of its last component followed, so that the rename
+    /// replaces the file the link names and the link stays. A link to nothing gives the path
+    /// it names, where the file is then created.
+    private func resolvedTarget() throws -> String {
+        var target = path
+        // Linux's own limit on links followed in one lookup (MAXSYMLINKS).
+        for _ in 0..<40 {
+            var info = stat()
+            guard lstat(target, &info) == 0, (info.st_mode & S_IFMT) == S_IFLNK else { return target }
+            var buffer = [CChar](repeating: 0, count: Int(PATH_MAX))
+            let count = readlink(target, &buffer, buffer.count)
+            guard count >= 0 else { throw WriteError(path, errno: errno) }
+            let destination = String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            let directory = Self.directory(of: target)
+            target = destination.hasPrefix("/") || directory.isEmpty ? destination : directory + "/" + destination
+        }
+        throw WriteError(path, errno: ELOOP)
+    }
+
+    /// The folder part of `path`: "" for a bare name, "/" for a name at the root. Not
+    /// `NSString.deletingLastPathComponent`, which traps on a one-character bare name ("m")
+    /// in swift-corelibs-foundation 6.3.
+    static func directory(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "" }
+        return slash == path.startIndex ? "/" : String(path[..<slash])
+    }
+}
