@@ -58,13 +58,15 @@ extension Downloader {
     }
 
     /// The `async` form of ``downloadFile(with:to:options:progress:completion:)``;
-    /// cancelling the calling task cancels this caller's token.
+    /// cancelling the calling task cancels this caller's token, and from a task already
+    /// cancelled it throws ``WebImageError/cancelled`` without sending a request.
     public func loadFile(
         from url: URL?,
         to destination: any DownloadDestination,
         options: DownloadRequestOptions = DownloadRequestOptions(),
         progress: LoadProgressHandler? = nil
     ) async throws(WebImageError) -> DownloadedFile {
+        guard !Task.isCancelled else { throw .cancelled }
         let result: Result<DownloadedFile, WebImageError> = await PendingCancellation.awaitCallback { completion in
             guard let token = downloadFile(with: url, to: destination, options: options, progress: progress, completion: completion) else { return nil }
             return { token.cancel() }

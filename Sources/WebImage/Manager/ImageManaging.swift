@@ -71,13 +71,15 @@ extension ImageManaging {
     /// load and returns its first result; cancelling the calling task cancels the returned
     /// operation. With `.refreshCached` the first result is the cached image when there is
     /// one (``ImageManager`` implements its own `async` form, which returns the fresh one).
+    /// From a task already cancelled it throws ``WebImageError/cancelled`` without starting.
     public func loadImage(
         with url: URL?,
         options: ImageOptions,
         context: ImageContext,
         progress: LoadProgressHandler?
     ) async throws(WebImageError) -> ImageLoadResult {
-        try await PendingCancellation.awaitCallback { completion in
+        guard !Task.isCancelled else { throw .cancelled }
+        return try await PendingCancellation.awaitCallback { completion in
             // Only the first result is returned; a refresh's second one is dropped.
             let once = CompletionOnce(completion)
             let operation = loadImage(with: url, options: options, context: context, progress: progress) { once.final($0) }

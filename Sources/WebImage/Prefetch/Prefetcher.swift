@@ -184,7 +184,8 @@ extension Prefetcher {
 /// The `async` face of the prefetcher: one list per call, cancelled with the calling task.
 extension Prefetcher {
     /// Prefetches `urls` as one list and returns how it ended. Cancelling the calling task
-    /// cancels the list (the URLs not done count as skipped) and returns at once.
+    /// cancels the list (the URLs not done count as skipped) and returns at once; from a
+    /// task already cancelled, no load starts and every URL is skipped.
     public func prefetch(
         urls: [URL],
         options: ImageOptions? = nil,
@@ -192,6 +193,8 @@ extension Prefetcher {
         progress: ProgressHandler? = nil
     ) async -> PrefetchResult {
         let total = urls.count
+        // The list would start its loads and cancel them at once, requests sent and all.
+        guard !Task.isCancelled else { return PrefetchResult(finished: total, skipped: total, total: total) }
         return await PendingCancellation.awaitCallback { completion in
             let token = prefetch(urls: urls, options: options, context: context, progress: progress) { finished, skipped in
                 completion(PrefetchResult(finished: finished, skipped: skipped, total: total))

@@ -71,6 +71,30 @@ import Testing
         }
     }
 
+    /// From a task already cancelled, no request is sent: the download used to start and be
+    /// cancelled at once.
+    @Test func aTaskCancelledBeforehandSendsNoRequest() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let disk = DiskCache(directory: directory.url)
+        try await LoopbackServer.with(["/a.bin": .ok(Self.bytes(1_000))]) { server in
+            try await LoaderTesting.withDownloader { downloader in
+                let url = server.url("/a.bin")
+                let result = await Task {
+                    withUnsafeCurrentTask { $0?.cancel() }
+                    return await Self.load(url, into: disk, key: url.absoluteString, with: downloader)
+                }.value
+                guard case .failure(.cancelled) = result else {
+                    Issue.record("the download gave \(result)")
+                    return
+                }
+                // Long enough for a request already sent to arrive.
+                try await Task.sleep(for: .milliseconds(200))
+                #expect(server.requestCount("/a.bin") == 0)
+            }
+        }
+    }
+
     @Test func aBodyOverTheLimitFailsAndLeavesNothing() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }

@@ -72,6 +72,31 @@ import Testing
         #expect(prefetcher.runningListCount == 0)
     }
 
+    /// A review's finding: from a task already cancelled, the list started its loads and
+    /// cancelled them at once. Now none starts, and every URL is skipped; the manager's own
+    /// `async` load (the protocol's form, which this manager does not replace) likewise.
+    @Test func aTaskCancelledBeforehandStartsNoLoad() async {
+        let manager = TestImageManager()
+        let prefetcher = Prefetcher(manager: manager)
+        let outcome = await Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            let prefetched = await prefetcher.prefetch(urls: Self.urls(3))
+            let loaded: Result<ImageLoadResult, WebImageError>
+            do throws(WebImageError) {
+                loaded = .success(try await manager.loadImage(with: Self.urls(1)[0], options: [], context: ImageContext(), progress: nil))
+            } catch {
+                loaded = .failure(error)
+            }
+            return (prefetched, loaded)
+        }.value
+        #expect(outcome.0 == PrefetchResult(finished: 3, skipped: 3, total: 3))
+        guard case .failure(.cancelled) = outcome.1 else {
+            Issue.record("the load gave \(outcome.1)")
+            return
+        }
+        #expect(manager.loadCount == 0)
+    }
+
     @Test func cancellingMidPrefetchReportsTheRestAsSkippedAndCompletesOnce() async throws {
         let urls = Self.urls(8)
         let fast = Set(urls.prefix(2))
