@@ -60,9 +60,9 @@ struct DemoCommand: AsyncParsableCommand {
                 interrupt.cancel()
                 try? FileManager.default.removeItem(at: cacheDirectory)
             }
-            print("origin  http://127.0.0.1:\(origin.port)/ serving \(files.count) files from \(directory.path)")
-            print("cache   \(cacheDirectory.path) (removed afterwards)")
-            print("")
+            StandardStreams.output("origin  http://127.0.0.1:\(origin.port)/ serving \(files.count) files from \(directory.path)\n")
+            StandardStreams.output("cache   \(cacheDirectory.path) (removed afterwards)\n")
+            StandardStreams.output("\n")
 
             let names = files.keys.sorted()
             var rows = names.map { Row(name: $0) }
@@ -81,7 +81,7 @@ struct DemoCommand: AsyncParsableCommand {
             }
             try await downloader.shutdown()
             try await origin.stop()
-            print(Self.table(rows, totals: totals))
+            StandardStreams.output(Self.table(rows, totals: totals) + "\n")
             // The table says which loads failed; the status says that one did, as fetch's does.
             let failed = rows.filter { $0.cells.contains { if case .failure = $0 { true } else { false } } }.count
             if failed > 0 {

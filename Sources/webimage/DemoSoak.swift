@@ -73,13 +73,13 @@ struct DemoSoak {
         let urls = (0..<configuration.urls).compactMap { index in
             origin.url(names[index % names.count]).flatMap { URL(string: "\($0.absoluteString)?v=\(index / names.count)") }
         }
-        print("origin  http://127.0.0.1:\(origin.port)/ serving \(names.count) decodable files of \(files.count)")
-        print("soak    \(configuration.loads) loads over \(urls.count) URLs (/NAME?v=K), \(configuration.parallel) at a time, "
+        StandardStreams.output("origin  http://127.0.0.1:\(origin.port)/ serving \(names.count) decodable files of \(files.count)\n")
+        StandardStreams.output("soak    \(configuration.loads) loads over \(urls.count) URLs (/NAME?v=K), \(configuration.parallel) at a time, "
               + "memory limit \(configuration.memoryLimit / 1024) KiB, thumbnail \(configuration.thumbnail.width)x\(configuration.thumbnail.height), "
-              + "transform '\(configuration.transform.text)'")
+              + "transform '\(configuration.transform.text)'\n")
 
         let before = Sample.now(after: 0)
-        print("before  resident \(Self.mebibytes(before.residentBytes)), open files \(before.openFiles)")
+        StandardStreams.output("before  resident \(Self.mebibytes(before.residentBytes)), open files \(before.openFiles)\n")
         var samples: [Sample] = []
         var tally = Tally()
         let start = ContinuousClock.now
@@ -90,15 +90,15 @@ struct DemoSoak {
             done = passEnd
             let sample = Sample.now(after: done)
             samples.append(sample)
-            print("\(String(format: "%6d", done)) loads  resident \(Self.mebibytes(sample.residentBytes)), open files \(sample.openFiles), "
-                  + "\(tally.summary), \(FetchCommand.elapsedText(ContinuousClock.now - start))")
+            StandardStreams.output("\(String(format: "%6d", done)) loads  resident \(Self.mebibytes(sample.residentBytes)), open files \(sample.openFiles), "
+                  + "\(tally.summary), \(FetchCommand.elapsedText(ContinuousClock.now - start))\n")
         }
         try await downloader.shutdown()
         try await origin.stop()
 
         guard let first = samples.first, let last = samples.last else { return }
         let growth = Double(last.residentBytes - first.residentBytes) / Double(max(1, first.residentBytes))
-        print(String(format: "result  resident after %d loads %@, after %d loads %@ (%+.1f %%); open files %d then %d",
+        StandardStreams.output(String(format: "result  resident after %d loads %@, after %d loads %@ (%+.1f %%); open files %d then %d\n",
                      first.loads, Self.mebibytes(first.residentBytes), last.loads, Self.mebibytes(last.residentBytes),
                      growth * 100, first.openFiles, last.openFiles))
         var failures: [String] = []
@@ -106,7 +106,7 @@ struct DemoSoak {
         if last.openFiles > first.openFiles { failures.append("\(last.openFiles - first.openFiles) file descriptor(s) more than after the first pass") }
         if tally.failed > 0 { failures.append("\(tally.failed) load(s) failed") }
         guard failures.isEmpty else { throw SoakFailure(description: failures.joined(separator: "; ")) }
-        print("soak    passed: memory within 10 % of the first pass, no descriptor leaked, no load failed")
+        StandardStreams.output("soak    passed: memory within 10 % of the first pass, no descriptor leaked, no load failed\n")
     }
 
     /// Loads `urls`, at most ``Configuration/parallel`` at a time.

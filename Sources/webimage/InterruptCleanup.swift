@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import WebImage
 
 #if canImport(Glibc)
 import Glibc
@@ -13,13 +14,19 @@ import Musl
 /// A `defer` does not run when a signal ends the process, so `demo` left its cache (half a
 /// gigabyte after a long `--soak`, perhaps in a RAM-backed /tmp) behind. The signals are
 /// taken from their default action only while the folder exists: ``cancel()`` gives them
-/// back.
+/// back. The folder is removed too when a failed write to standard output ends the process
+/// (``StandardStreams``, which exits without unwinding either).
 final class InterruptCleanup {
     private let sources: [any DispatchSourceSignal]
+    private let folder: URL
     private static let signals = [SIGINT, SIGTERM]
+    /// The folders of every cleanup not yet cancelled, for ``removeWatchedFolders()``.
+    private static let watched = LockedValue<[URL]>([])
 
     /// Watches for the signals until ``cancel()``; on one, removes `folder` and exits.
     init(removing folder: URL) {
+        self.folder = folder
+        Self.watched.withLock { $0.append(folder) }
         sources = Self.signals.map { number in
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
@@ -36,5 +43,12 @@ final class InterruptCleanup {
     func cancel() {
         for source in sources { source.cancel() }
         for number in Self.signals { signal(number, SIG_DFL) }
+        Self.watched.withLock { folders in folders.removeAll { $0 == folder } }
+    }
+
+    /// Removes the folder of every cleanup not yet cancelled: for a process about to exit
+    /// with `exit(3)`, which runs no `defer`.
+    static func removeWatchedFolders() {
+        for folder in watched.withLock({ $0 }) { try? FileManager.default.removeItem(at: folder) }
     }
 }
