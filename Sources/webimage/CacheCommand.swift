@@ -170,6 +170,11 @@ struct CacheCommand: ParsableCommand {
 
         func run() throws {
             try reportingFailures {
+                // "0 entries remain" would read as a trim of an empty cache; a mistyped
+                // directory or namespace should be seen as one.
+                guard try location.checkedExists() else {
+                    return StandardStreams.output("nothing removed: \(location.url.path) does not exist\n")
+                }
                 var configuration = DiskCache.Configuration()
                 configuration.maxAge = maxAge
                 configuration.maxSize = maxSize

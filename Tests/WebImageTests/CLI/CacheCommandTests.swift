@@ -87,12 +87,13 @@ import Testing
         #expect(cache.totalCount == 2)
     }
 
-    @Test func clearOfAMissingDirectorySaysSo() throws {
+    @Test(arguments: ["clear", "trim"])
+    func clearOrTrimOfAMissingDirectorySaysSo(_ command: String) throws {
         let base = try TemporaryDirectory()
         defer { base.remove() }
-        let clear = try WebImageCommand.run("cache", "clear", "--directory", base.path, "--namespace", "none")
-        #expect(clear.status == 0, "\(clear.stderr)")
-        #expect(clear.stdout == "nothing removed: \(base.url.appendingPathComponent("none").path) does not exist\n", "\(clear.stdout)")
+        let run = try WebImageCommand.run("cache", command, "--directory", base.path, "--namespace", "none")
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout == "nothing removed: \(base.url.appendingPathComponent("none").path) does not exist\n", "\(run.stdout)")
         #expect(!FileManager.default.fileExists(atPath: base.url.appendingPathComponent("none").path))
     }
 }
