@@ -1,3 +1,5 @@
+import CPNG
+
 /// The chunk layer of PNG and APNG: finds chunks in untrusted bytes and writes new ones.
 ///
 /// libpng never sees APNG's frames (Debian's libpng has no APNG patch), so the coder walks
@@ -39,25 +41,47 @@ enum PNGChunks {
     /// The `iTXt` keyword under which XMP is stored (Adobe's XMP specification, part 3).
     static let xmpKeyword = "XML:com.adobe.xmp"
 
-    /// The XMP packet of the first uncompressed `iTXt` chunk keyed `XML:com.adobe.xmp`
-    /// (a compressed one is skipped: inflating untrusted text is not worth it for a block
-    /// writers store uncompressed).
-    static func xmpPacket(in layout: Layout, bytes: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer? {
+    /// Calls `body` with the XMP packet of the first `iTXt` chunk keyed
+    /// `XML:com.adobe.xmp`, or `nil` when there is none, and returns what it returns.
+    ///
+    /// A compressed packet (flag 1, zlib) is inflated, as Pillow and exiftool read it, into
+    /// at most ``ImageMetadata/maximumBlockSize`` bytes: a packet that inflates past that
+    /// (or a damaged stream) counts as none, as an uncompressed one that large is dropped,
+    /// and the work is bounded by the limit, never by what the stream would make. It used to
+    /// be skipped, so a compressed packet's orientation and contents were lost.
+    static func withXMPPacket<T>(in layout: Layout, bytes: UnsafeRawBufferPointer, _ body: (UnsafeRawBufferPointer?) -> T) -> T {
         let keyword = Array(xmpKeyword.utf8) + [0]
         for chunk in layout.chunks where chunk.type == iTXt {
             let payload = UnsafeRawBufferPointer(rebasing: bytes[chunk.payload])
             guard payload.starts(with: keyword), payload.count >= keyword.count + 2,
-                  payload[keyword.count] == 0 else { continue }
+                  payload[keyword.count + 1] == 0 else { continue }
+            let isCompressed = payload[keyword.count] == 1
             // Skip the compression flag and method, then the language tag and the
             // translated keyword, each ending at a NUL.
             var at = keyword.count + 2
             for _ in 0..<2 {
-                guard let end = payload[at...].firstIndex(of: 0) else { return nil }
+                guard let end = payload[at...].firstIndex(of: 0) else { return body(nil) }
                 at = end + 1
             }
-            return UnsafeRawBufferPointer(rebasing: payload[at...])
+            let text = UnsafeRawBufferPointer(rebasing: payload[at...])
+            guard isCompressed else { return body(text) }
+            guard let inflated = inflated(text, limit: ImageMetadata.maximumBlockSize) else { return body(nil) }
+            return inflated.withUnsafeBytes(body)
         }
-        return nil
+        return body(nil)
+    }
+
+    /// The zlib stream `compressed` inflated, or `nil` when it is damaged or makes more than
+    /// `limit` bytes (one byte of room past the limit tells the two apart).
+    private static func inflated(_ compressed: UnsafeRawBufferPointer, limit: Int) -> [UInt8]? {
+        guard let input = compressed.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return nil }
+        var output = [UInt8](repeating: 0, count: limit + 1)
+        let written = output.withUnsafeMutableBufferPointer { out in
+            cpng_inflate(input, compressed.count, out.baseAddress, out.count)
+        }
+        guard written >= 0, written <= limit else { return nil }
+        output.removeSubrange(Int(written)...)
+        return output
     }
 
     /// Walks the chunks of a PNG stream. Throws when the signature is missing; a chunk

@@ -123,7 +123,7 @@ public struct PNGCoder: SingleFormatCoder {
     private func orientation(exif: UnsafeRawBufferPointer?, layout: PNGChunks.Layout, bytes: UnsafeRawBufferPointer) -> ImageOrientation {
         if let exif, let orientation = EXIFOrientationReader.orientation(inTIFF: exif) { return orientation }
         // No EXIF orientation: XMP's, as Pillow's exif_transpose (and our JPEG decode) read it.
-        return PNGChunks.xmpPacket(in: layout, bytes: bytes).flatMap(ImageMetadata.xmpOrientation(in:)) ?? .up
+        return PNGChunks.withXMPPacket(in: layout, bytes: bytes) { $0.flatMap(ImageMetadata.xmpOrientation(in:)) } ?? .up
     }
 
     /// The EXIF block and the XMP `iTXt` packet, read only with
@@ -132,8 +132,9 @@ public struct PNGCoder: SingleFormatCoder {
         exif: UnsafeRawBufferPointer?, layout: PNGChunks.Layout, bytes: UnsafeRawBufferPointer, options: ImageCoderOptions
     ) -> ImageMetadata {
         guard options.readsMetadata else { return ImageMetadata() }
-        return ImageMetadata.read(
-            exif: exif, xmp: PNGChunks.xmpPacket(in: layout, bytes: bytes), resetOrientation: options.applyOrientation)
+        return PNGChunks.withXMPPacket(in: layout, bytes: bytes) { xmp in
+            ImageMetadata.read(exif: exif, xmp: xmp, resetOrientation: options.applyOrientation)
+        }
     }
 
     /// Whether a tRNS chunk comes before the image data (where it must be to count).
