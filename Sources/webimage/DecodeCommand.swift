@@ -31,6 +31,13 @@ struct DecodeCommand: ParsableCommand {
     var page: Int?
 
     func validate() throws {
+        // The bytes are PNG whatever the name says: `-o x.jpg` made a PNG called x.jpg.
+        // The name's extension (none for a hidden file's leading dot).
+        let name = files.output.split(separator: "/").last ?? ""
+        let suffix = name.lastIndex(of: ".").map { dot in dot > name.startIndex ? name[name.index(after: dot)...].lowercased() : "" } ?? ""
+        if suffix != "png", ImageFormat(argument: suffix) != nil {
+            throw ValidationError("decode writes PNG, not \(suffix): name the output .png, or use encode --format for another format")
+        }
         // 0 or less used to mean no limit, quietly (`encode --max-file-size 0` is refused).
         if let scaleDownLimit, scaleDownLimit <= 0 { throw ValidationError("--scale-down-limit must be a positive number of bytes") }
         if let frame, frame < 0 { throw ValidationError("--frame must be 0 or more") }

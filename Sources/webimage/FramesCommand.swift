@@ -17,6 +17,13 @@ struct FramesCommand: ParsableCommand {
     @Option(help: "Decode each frame to fit inside WxH (never larger than the image).")
     var thumbnail: ImageSize?
 
+    func validate() throws {
+        // Elsewhere `-` is standard output; here it made a folder called "-".
+        guard output != "-" else {
+            throw ValidationError("frames writes one file per frame into a directory; -o - (standard output) cannot hold them")
+        }
+    }
+
     func run() throws {
         try reportingFailures {
             var options = ImageCoderOptions()

@@ -63,6 +63,34 @@ import Testing
         }
     }
 
+    /// A review's finding: `-` (standard output everywhere else) made a folder called "-".
+    /// A usage error now, with nothing made.
+    @Test func framesRefusesStandardOutput() throws {
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        let result = try WebImageCommand.run(["frames", corpusPath("TestImage.gif"), "-o", "-"], directory: folder.url)
+        #expect(result.status == 64, "\(result.stderr)")
+        #expect(result.stderr.contains("-o - (standard output) cannot hold them"), "\(result.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == [])
+    }
+
+    /// A review's finding: `decode -o x.jpg` wrote PNG bytes under a JPEG's name. An image
+    /// extension other than .png is a usage error; any other name (or none) is written.
+    @Test func decodeRefusesAnOutputNamedForAnotherFormat() throws {
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        for name in ["x.jpg", "x.WEBP", "a.b/x.tiff"] {
+            let result = try WebImageCommand.run(["decode", corpusPath("TestImage.gif"), "-o", name], directory: folder.url)
+            #expect(result.status == 64, "\(name): \(result.stderr)")
+            #expect(result.stderr.contains("decode writes PNG"), "\(name): \(result.stderr)")
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == [])
+        for name in ["x.png", "x.PNG", "x", ".jpg", "x.out"] {
+            let result = try WebImageCommand.run(["decode", corpusPath("TestImage.gif"), "-o", name], directory: folder.url)
+            #expect(result.status == 0, "\(name): \(result.stderr)")
+        }
+    }
+
     @Test func framesReportsBadInputOnOneLine() throws {
         let bad = temporaryURL("bad.gif")
         try Data("GIF89a".utf8).write(to: bad)
