@@ -79,7 +79,11 @@ struct ServeCommand: AsyncParsableCommand {
         }
         do {
             var settings = try ImageServer.Configuration(environment: ProcessInfo.processInfo.environment)
-            if let bind { settings.bind = bind }
+            if let bind {
+                // Checked here so that the error names the flag, not the variable.
+                _ = try ImageServer.Configuration.hostAndPort(bind, setting: "--bind")
+                settings.bind = bind
+            }
             if !key.isEmpty { settings.keys = key }
             if !salt.isEmpty { settings.salts = salt }
             if insecure { settings.allowsUnsigned = true }
@@ -87,7 +91,10 @@ struct ServeCommand: AsyncParsableCommand {
             // them (100,000 workers were 100,000 threads, and NIO trapped making them).
             if let workers { settings.workers = try Self.checked(workers, "--workers", in: 1...4_096) }
             if let queueSize { settings.queueSize = try Self.checked(queueSize, "--queue-size", in: 0...1_000_000) }
-            if let prometheusBind { settings.prometheusBind = prometheusBind }
+            if let prometheusBind {
+                _ = try ImageServer.Configuration.hostAndPort(prometheusBind, setting: "--prometheus-bind")
+                settings.prometheusBind = prometheusBind
+            }
             if let resultCache { settings.resultCache = try .init(parsing: resultCache) }
             if let sourceCache { settings.sourceCache = try .init(parsing: sourceCache) }
             if let cacheDir { settings.cacheDirectory = URL(fileURLWithPath: cacheDir, isDirectory: true) }

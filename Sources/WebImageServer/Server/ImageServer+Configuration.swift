@@ -265,8 +265,9 @@ extension ImageServer {
             return try Self.hostAndPort(prometheusBind, setting: "WEBIMAGE_PROMETHEUS_BIND")
         }
 
-        /// Parses `host:port`, `:port` (every interface) or `[v6]:port`.
-        static func hostAndPort(_ text: String, setting: String) throws(ImageServerError) -> (host: String, port: Int) {
+        /// Parses `host:port`, `:port` (every interface) or `[v6]:port`; an error names
+        /// `setting` (the variable, or the flag that set it).
+        package static func hostAndPort(_ text: String, setting: String) throws(ImageServerError) -> (host: String, port: Int) {
             guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]), (0...65_535).contains(port) else {
                 throw .badOptions("\(setting) must be host:port, not \"\(text)\"")
             }

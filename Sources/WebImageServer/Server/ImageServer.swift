@@ -107,6 +107,9 @@ public final class ImageServer: Sendable {
             self.fetcher = fetcher
             ownedDownloader = fetcher.downloader
         }
+        for (levels, folder) in [(configuration.resultCache, "results"), (configuration.sourceCache, "sources")] where levels.contains(.disk) {
+            try Self.checkCacheFolder(configuration.cacheDirectory.appendingPathComponent(folder, isDirectory: true))
+        }
         var disk = DiskCache.Configuration()
         disk.maxSize = configuration.diskCacheSize
         disk.maxAge = Double(configuration.diskCacheMaxAge.components.seconds)
@@ -138,6 +141,29 @@ public final class ImageServer: Sendable {
         workerThreads = NIOThreadPool(numberOfThreads: max(1, configuration.workers))
         workerThreads.start()
         self.logger = logger
+    }
+
+    /// Makes `folder` (a disk level's) if it is missing, and checks the server may write in
+    /// it. A folder it cannot use used to be found out by the first store, which fails
+    /// quietly by design (a cache write never fails a response): the server ran with no
+    /// disk level, and nothing said so.
+    private static func checkCacheFolder(_ folder: URL) throws(ImageServerError) {
+        // Each folder on the path made in turn, so the error is the system's own for the
+        // one that failed (Foundation's is "error 512").
+        var path = ""
+        for component in folder.path.split(separator: "/") {
+            path += "/" + component
+            guard mkdir(path, 0o755) == 0 || errno == EEXIST else {
+                throw .badOptions("WEBIMAGE_CACHE_DIR: cannot make \(path): \(String(cString: strerror(errno)))")
+            }
+        }
+        var info = stat()
+        guard stat(folder.path, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR else {
+            throw .badOptions("WEBIMAGE_CACHE_DIR: \(folder.path) is not a folder")
+        }
+        guard access(folder.path, W_OK | X_OK) == 0 else {
+            throw .badOptions("WEBIMAGE_CACHE_DIR: cannot write in \(folder.path): \(String(cString: strerror(errno)))")
+        }
     }
 
     /// Makes NIO's event loops the threads that run Swift concurrency's tasks, for the

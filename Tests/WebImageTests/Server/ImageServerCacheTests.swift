@@ -300,6 +300,32 @@ import Testing
         }
     }
 
+    /// A disk level in a folder the server cannot use stops it from starting, with the
+    /// setting and the reason: it used to start, and every store failed quietly (a cache
+    /// write never fails a response), so the level was off and nothing said so. Without a
+    /// disk level, the folder is not looked at.
+    @Test func aDiskLevelInAnUnusableFolderStopsTheServerFromStarting() throws {
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("a-file")
+        try Data([1]).write(to: file)
+        for levels in [(result: ImageServer.Configuration.CacheLevels.disk, source: ImageServer.Configuration.CacheLevels()), ([], .disk)] {
+            let configuration = ImageServer.Configuration.testing {
+                $0.resultCache = levels.result
+                $0.sourceCache = levels.source
+                $0.cacheDirectory = file.appendingPathComponent("cache", isDirectory: true)
+            }
+            do {
+                _ = try ImageServer(configuration: configuration)
+                Issue.record("a server started with its cache folder under a file")
+            } catch {
+                #expect(error.status == 400 && error.message.contains("WEBIMAGE_CACHE_DIR"), "\(error.message)")
+                #expect(error.message.contains(file.path), "\(error.message)")
+            }
+        }
+        _ = try ImageServer(configuration: .testing { $0.resultCache = .memory; $0.cacheDirectory = file })
+    }
+
     /// Disk entries are keyed under the policy that stored them: a node restarted with
     /// loopback sources closed again refuses a source it cached while they were open, for
     /// the URL it cached a result for and for new options on it (a source-cache hit), and

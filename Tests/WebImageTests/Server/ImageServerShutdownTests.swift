@@ -200,6 +200,18 @@ import Testing
         #expect(run.stdout.isEmpty)
     }
 
+    /// A malformed `--bind` was reported as "WEBIMAGE_BIND must be host:port", naming a
+    /// variable the user never set; the error names the flag now.
+    @Test(arguments: ["--bind", "--prometheus-bind"])
+    func aMalformedBindFlagIsRefusedByItsName(_ flag: String) async throws {
+        let listening = flag == "--bind" ? [] : ["--bind", "127.0.0.1:0"]
+        let run = try await Self.runToExit(["--insecure", flag, "nowhere"] + listening)
+        #expect(run.status == 64)
+        #expect(run.stderr.contains("\(flag) must be host:port"), "\(run.stderr)")
+        #expect(!run.stderr.contains("WEBIMAGE_"), "\(run.stderr)")
+        #expect(run.stdout.isEmpty)
+    }
+
     @Test func flagsOverrideTheEnvironment() async throws {
         // WEBIMAGE_BIND is malformed, but --bind replaces it before it is read.
         let serve = try await ServeProcess.start(["--insecure", "--bind", "127.0.0.1:0"], environment: ["WEBIMAGE_BIND": "nowhere"])
