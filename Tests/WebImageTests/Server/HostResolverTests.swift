@@ -70,12 +70,17 @@ import Testing
             }
             #expect(try await waitUntil { bound.current == stalled })
             group.addTask {
-                _ = try await HostResolver.addresses(of: "answers.test", within: bound) { _ in .success([]) }
-                answered.set()
+                // Set on the resolver's thread, as the lookup runs.
+                _ = try await HostResolver.addresses(of: "answers.test", within: bound) { _ in
+                    answered.set()
+                    return .success([])
+                }
             }
-            // Long, for a loaded machine; the stalled lookups are released either way, so
-            // the old pool fails here instead of hanging.
-            #expect(try await waitUntil(.seconds(5)) { answered.isSet }, "a lookup waited behind stalled ones")
+            // Behind stalled lookups the answer would never come, so the wait can be long:
+            // under a sanitizer, with the whole suite beside it, a task waited 15 s for a
+            // thread. The stalled lookups are released either way, so the old pool fails
+            // here instead of hanging.
+            #expect(try await waitUntil(.seconds(60)) { answered.isSet }, "a lookup waited behind stalled ones")
             for _ in 0..<stalled { release.signal() }
             try await group.waitForAll()
         }
