@@ -45,7 +45,13 @@ struct EncodeCommand: ParsableCommand {
             options.lossless = lossless
             options.maxFileSize = maxFileSize
             options.maxPixelSize = maxPixelSize
-            try files.write(CodersManager.shared.encode(image, as: format.format, options: options))
+            let encoded = try CodersManager.shared.encode(image, as: format.format, options: options)
+            try files.write(encoded)
+            // The limit is a best effort, as SDWebImage's: the smallest output is written,
+            // but the user is told it is over (lossless formats have no quality to lower).
+            if let maxFileSize, encoded.count > maxFileSize {
+                StandardStreams.error("webimage: warning: the smallest output is \(encoded.count) bytes, over --max-file-size \(maxFileSize)\n")
+            }
         }
     }
 }

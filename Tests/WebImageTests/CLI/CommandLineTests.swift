@@ -181,6 +181,19 @@ import Testing
         let size = try FileManager.default.attributesOfItem(atPath: output.path)[.size] as? Int ?? .max
         #expect(size <= 30000)
         #expect(try decodedFile(output).size == ImageSize(width: 800, height: 526))
+        #expect(result.stderr.isEmpty, "no warning when the limit is met: \(result.stderr)")
+    }
+
+    /// A review's finding: a limit the encoder could not meet was passed over in silence.
+    /// The smallest output is written (a best effort, as SDWebImage's), with a warning.
+    @Test func anUnmetMaxFileSizeIsWrittenWithAWarning() throws {
+        let output = temporaryFile("over.png")
+        defer { try? FileManager.default.removeItem(at: output) }
+        let result = try WebImageCommand.run("encode", corpusPath("TestImage.jpg"), "-o", output.path, "--format", "png", "--max-file-size", "100")
+        #expect(result.status == 0, "\(result.stderr)")
+        let size = try FileManager.default.attributesOfItem(atPath: output.path)[.size] as? Int ?? 0
+        #expect(size > 100)
+        #expect(result.stderr == "webimage: warning: the smallest output is \(size) bytes, over --max-file-size 100\n", "\(result.stderr)")
     }
 
     @Test func badInputExitsWithOneLineAndWritesNothing() throws {
