@@ -187,26 +187,51 @@ import Testing
     /// device it exited 0 having shown nothing. It fails now as every command does, and the
     /// cache folder it made is removed on the way out (`exit` runs no `defer`).
     @Test func demoFailsOnAFailedWriteToStandardOutputAndLeavesNoCache() throws {
-        let corpus = try scratchFolder()
-        let temporary = try scratchFolder()
-        defer {
-            try? FileManager.default.removeItem(at: corpus)
-            try? FileManager.default.removeItem(at: temporary)
+        try withOneImageCorpus { corpus, temporary in
+            // Writing to /dev/full fails with ENOSPC; it is only written to, never replaced.
+            let full = try #require(FileHandle(forWritingAtPath: "/dev/full"))
+            defer { try? full.close() }
+            let result = try WebImageCommand.run(["demo", "--corpus", corpus.path], environment: ["TMPDIR": temporary.path], standardOutput: full)
+            #expect(result.status == 1, "\(result.stderr)")
+            #expect(result.stderr.contains("cannot write to standard output"), "\(result.stderr)")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: temporary.path) == [], "the demo's cache folder is gone")
         }
-        try Corpus.data("TestImage.png").write(to: corpus.appendingPathComponent("TestImage.png"))
-        // Writing to /dev/full fails with ENOSPC; it is only written to, never replaced.
-        let full = try #require(FileHandle(forWritingAtPath: "/dev/full"))
-        defer { try? full.close() }
-        let result = try WebImageCommand.run(["demo", "--corpus", corpus.path], environment: ["TMPDIR": temporary.path], standardOutput: full)
-        #expect(result.status == 1, "\(result.stderr)")
-        #expect(result.stderr.contains("cannot write to standard output"), "\(result.stderr)")
-        #expect(try FileManager.default.contentsOfDirectory(atPath: temporary.path) == [], "the demo's cache folder is gone")
     }
 
     /// A reader that goes away after the first lines: the table's write meets a closed pipe
     /// once the loads have filled the cache, and the process ends as SIGPIPE would end it,
     /// its cache folder removed first.
     @Test func demoWhoseReaderWentAwayLeavesNoCache() throws {
+        try withOneImageCorpus { corpus, temporary in
+            let process = Process()
+            process.executableURL = WebImageCommand.binary
+            process.arguments = ["demo", "--corpus", corpus.path]
+            var environment = ProcessInfo.processInfo.environment
+            environment["TMPDIR"] = temporary.path
+            environment["XDG_CACHE_HOME"] = WebImageCommand.scratchCacheHome.path
+            process.environment = environment
+            let output = Pipe()
+            process.standardOutput = output
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            // Read up to the "cache" line, then close the only read end.
+            var seen = Data()
+            while !String(decoding: seen, as: UTF8.self).contains("(removed afterwards)") {
+                let chunk = output.fileHandleForReading.availableData
+                guard !chunk.isEmpty else { break }
+                seen += chunk
+            }
+            try output.fileHandleForReading.close()
+            process.waitUntilExit()
+            #expect(process.terminationReason == .uncaughtSignal && process.terminationStatus == SIGPIPE,
+                    "\(process.terminationReason) \(process.terminationStatus)")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: temporary.path) == [], "the demo's cache folder is gone")
+        }
+    }
+
+    /// Runs `body` with a corpus folder holding one PNG and an empty folder for `TMPDIR`,
+    /// both removed after.
+    func withOneImageCorpus(_ body: (_ corpus: URL, _ temporary: URL) throws -> Void) throws {
         let corpus = try scratchFolder()
         let temporary = try scratchFolder()
         defer {
@@ -214,29 +239,7 @@ import Testing
             try? FileManager.default.removeItem(at: temporary)
         }
         try Corpus.data("TestImage.png").write(to: corpus.appendingPathComponent("TestImage.png"))
-        let process = Process()
-        process.executableURL = WebImageCommand.binary
-        process.arguments = ["demo", "--corpus", corpus.path]
-        var environment = ProcessInfo.processInfo.environment
-        environment["TMPDIR"] = temporary.path
-        environment["XDG_CACHE_HOME"] = WebImageCommand.scratchCacheHome.path
-        process.environment = environment
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        // Read up to the "cache" line, then close the only read end.
-        var seen = Data()
-        while !String(decoding: seen, as: UTF8.self).contains("(removed afterwards)") {
-            let chunk = output.fileHandleForReading.availableData
-            guard !chunk.isEmpty else { break }
-            seen += chunk
-        }
-        try output.fileHandleForReading.close()
-        process.waitUntilExit()
-        #expect(process.terminationReason == .uncaughtSignal && process.terminationStatus == SIGPIPE,
-                "\(process.terminationReason) \(process.terminationStatus)")
-        #expect(try FileManager.default.contentsOfDirectory(atPath: temporary.path) == [], "the demo's cache folder is gone")
+        try body(corpus, temporary)
     }
 
     @Test func demoLoadsEveryImageFromNetworkThenDiskThenMemory() async throws {
