@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import NIOCore
 import WebImage
 import WebImageServer
 
@@ -77,6 +78,8 @@ struct ServeCommand: AsyncParsableCommand {
         if ProcessInfo.processInfo.environment["WEBIMAGE_EVENT_LOOP_EXECUTOR"] != "0" {
             ImageServer.adoptEventLoopsAsGlobalExecutor()
         }
+        // What the server listens on, for the error when it cannot.
+        var listening = ""
         do {
             var settings = try ImageServer.Configuration(environment: ProcessInfo.processInfo.environment)
             if let bind {
@@ -104,6 +107,7 @@ struct ServeCommand: AsyncParsableCommand {
                 warn("webimage serve: WARNING: running without a signing key (--insecure): anyone can make this server fetch and process any URL")
             }
             let host = try settings.bindAddress().host
+            listening = settings.bind + (settings.prometheusBind.map { " (metrics on \($0))" } ?? "")
             try await server.run { port, metricsPort in
                 var line = "webimage serve: listening on \(host):\(port)"
                 if let metricsPort { line += ", metrics on port \(metricsPort)" }
@@ -113,6 +117,11 @@ struct ServeCommand: AsyncParsableCommand {
         } catch let error as ImageServerError {
             warn("webimage serve: error: \(error.message)")
             throw ExitCode(64)
+        } catch let error as IOError {
+            // NIO's own text ("bind(descriptor:ptr:bytes:): Address already in use) (errno:
+            // 98)") names a system call, not what could not be done.
+            warn("webimage serve: error: cannot listen on \(listening): \(String(cString: strerror(error.errnoCode)))")
+            throw ExitCode.failure
         }
     }
 }

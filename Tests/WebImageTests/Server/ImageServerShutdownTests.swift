@@ -212,6 +212,17 @@ import Testing
         #expect(run.stdout.isEmpty)
     }
 
+    /// A port already taken was reported in NIO's words ("bind(descriptor:ptr:bytes:):
+    /// Address already in use) (errno: 98)"); the error says what could not be done, where.
+    @Test func aTakenPortIsRefusedInPlainWords() async throws {
+        try await ConnectionCountingListener.with(host: "127.0.0.1") { taken in
+            let run = try await Self.runToExit(["--insecure", "--bind", "127.0.0.1:\(taken.port)"])
+            #expect(run.status == 1)
+            #expect(run.stderr.contains("webimage serve: error: cannot listen on 127.0.0.1:\(taken.port): Address already in use"), "\(run.stderr)")
+            #expect(!run.stderr.contains("descriptor"), "\(run.stderr)")
+        }
+    }
+
     @Test func flagsOverrideTheEnvironment() async throws {
         // WEBIMAGE_BIND is malformed, but --bind replaces it before it is read.
         let serve = try await ServeProcess.start(["--insecure", "--bind", "127.0.0.1:0"], environment: ["WEBIMAGE_BIND": "nowhere"])
