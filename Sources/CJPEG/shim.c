@@ -132,7 +132,14 @@ static int count_saved_markers(cjpeg_reader *reader, const unsigned char *data, 
         }
         size_t length = ((size_t)data[at + 1] << 8) | data[at + 2];
         if ((code == 0xE1 || code == 0xE2) && ++reader->marker_scan_count > CJPEG_MAX_SAVED_MARKERS) return -1;
-        if (length < 2) { reader->marker_scan_done = 1; break; } /* libjpeg refuses it itself */
+        if (length < 2) {
+            /* libjpeg reads an APPn, COM or DNL marker whose length is under 2 as empty and
+             * goes on after its two length bytes (so must the count, or one such marker
+             * would hide every APP1 after it); it refuses any other marker so spelled. */
+            if ((code >= 0xE0 && code <= 0xEF) || code == 0xFE || code == 0xDC) { at += 3; continue; }
+            reader->marker_scan_done = 1;
+            break;
+        }
         at += 1 + length;
     }
     reader->marker_scan_offset = at;
