@@ -54,29 +54,33 @@ enum EXIFThumbnail {
         let directory = ifd1..<ifd1 + 2 + count1 * 12 + 4
         let protected = [0..<8, ifd0..<link + 4]
         guard !protected.contains(where: { $0.overlaps(directory) }) else { return .none }
-        var jpeg: (offset: [Int], length: [Int]) = ([], [])
-        var strips: (offset: [Int], length: [Int]) = ([], [])
+        // The last entry of each tag is the one a reader keeps. Found first and read once:
+        // reading every repeat (IFD1 may hold 65,535 entries of 4,096 values each) made a
+        // hostile 800 KB block take most of a minute.
+        var last: [Int: Int] = [:]
         for index in 0..<count1 {
             let entry = ifd1 + 2 + index * 12
             guard let tag = reader.u16(entry) else { break }
-            switch tag {
-            case 0x0201, 0x0202, 0x0111, 0x0117:
-                guard let values = values(of: entry, reader) else { return .unsafe }
-                switch tag {
-                case 0x0201: jpeg.offset = values
-                case 0x0202: jpeg.length = values
-                case 0x0111: strips.offset = values
-                default: strips.length = values
-                }
-            default:
-                break
-            }
+            if [0x0201, 0x0202, 0x0111, 0x0117].contains(tag) { last[tag] = entry }
+        }
+        var found: [Int: [Int]] = [:]
+        for (tag, entry) in last {
+            guard let values = values(of: entry, reader) else { return .unsafe }
+            found[tag] = values
         }
         var ranges: [Range<Int>] = []
+        let jpeg = (offset: found[0x0201] ?? [], length: found[0x0202] ?? [])
+        let strips = (offset: found[0x0111] ?? [], length: found[0x0117] ?? [])
         for (offsets, lengths) in [jpeg, strips] {
             for (offset, length) in zip(offsets, lengths) where offset < bytes.count {
                 ranges.append(offset..<offset + min(length, bytes.count - offset))
             }
+        }
+        // A JPEG thumbnail without its length runs to its end marker (a JPEG's only FF D9
+        // outside its segments), or to the block's end.
+        if let offset = jpeg.offset.first, jpeg.length.isEmpty, offset < bytes.count {
+            let end = (offset..<bytes.count - 1).first { bytes[$0] == 0xFF && bytes[$0 + 1] == 0xD9 }.map { $0 + 2 } ?? bytes.count
+            ranges.append(offset..<end)
         }
         ranges.append(directory.clamped(to: 0..<bytes.count))
         // Sorted and merged, so overlapping strips are zeroed once; the header and IFD0 are

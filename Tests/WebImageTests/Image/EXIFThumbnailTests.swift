@@ -134,6 +134,34 @@ import Testing
         #expect(EXIFThumbnail.removed(from: Data(block)) == nil)
     }
 
+    /// A review's finding: every repeat of a thumbnail tag was read, each up to 4,096
+    /// values, and IFD1 may hold 65,535 entries: an 800 KB block took most of a minute.
+    /// Only the last of each tag (the one a reader keeps) is read now.
+    @Test func repeatedStripEntriesAreReadOnce() throws {
+        let repeats = 20_000
+        let block = Self.tiff(littleEndian: true, ifd0: [(0x0112, 3, 1, 1)], ifd1: { tail in
+            Array(repeating: (0x0111, 4, EXIFThumbnail.maximumStrips, tail), count: repeats) + [(0x0117, 4, 1, 0)]
+        }, tail: Array(repeating: 0, count: EXIFThumbnail.maximumStrips * 4))
+        let started = ContinuousClock.now
+        #expect(EXIFThumbnail.removed(from: Data(block)) != nil)
+        #expect(ContinuousClock.now - started < TestTime.prompt)
+    }
+
+    /// A JPEG thumbnail whose length tag is missing is zeroed up to its end marker: only
+    /// its directory and link were, and its bytes stayed for any scan to find. What follows
+    /// the marker stays.
+    @Test func aJPEGThumbnailWithoutItsLengthIsZeroedToItsEnd() throws {
+        let after = Array("AFTER-THE-THUMBNAIL".utf8)
+        let thumbnail: [UInt8] = [0xFF, 0xD8] + Self.secret + [0xFF, 0xD9]
+        let block = Self.tiff(littleEndian: true, ifd0: [(0x0112, 3, 1, 1)], ifd1: { tail in
+            [(0x0201, 4, 1, tail)]
+        }, tail: thumbnail + after)
+        let kept = try #require(EXIFThumbnail.removed(from: Data(block)))
+        #expect(kept.firstRange(of: Data(Self.secret)) == nil)
+        #expect(kept.firstRange(of: Data(after)) != nil)
+        #expect(EXIFOrientationReader.orientation(inTIFF: kept) == .up, "IFD0 stays")
+    }
+
     /// Each search for the next `xmp:Thumbnails` starts after the last cut: starting over
     /// at every element, a packet of half a megabyte of padding and thousands of elements
     /// took minutes.
