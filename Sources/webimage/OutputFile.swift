@@ -6,17 +6,22 @@ import Glibc
 import Musl
 #endif
 
-/// The file a command writes its result to (`-o`), written as `cp` and ImageMagick's
-/// `convert` write theirs, and never left half written.
+/// The file a command writes its result to (`-o`), never left half written.
 ///
 /// Every command that writes a file goes through it. What the path names decides how:
-/// - `-`: standard output (``StandardStreams``);
-/// - a symbolic link: the file at the end of the link, so the link stays a link;
-/// - a character or block device or a FIFO: written straight into, opened without creating
-///   or truncating it;
+/// - `-`, or a path to this process's standard output (`/dev/stdout` when it is a file):
+///   standard output (``StandardStreams``);
+/// - a symbolic link: the file at the end of the link, so the link stays a link. The
+///   system follows it, with its own rules: where `fs.protected_symlinks` is on (most
+///   distributions), a link someone else planted in a shared folder such as /tmp is
+///   refused, as the shell's `>` refuses it;
+/// - a character or block device or a FIFO (`/dev/stdout` when it is a pipe): written
+///   straight into, opened without creating or truncating it;
 /// - a directory or a socket: an error;
 /// - an existing regular file: a temporary file beside it, renamed over it once whole, with
-///   the old file's permission bits; refused when the user may not write to the file;
+///   the old file's permission bits (and owner, when root writes it); refused when the user
+///   may not write to the file. The new file is a new file: hard links to the old one keep
+///   the old bytes, and its ACL and extended attributes are not carried over;
 /// - nothing yet: a temporary file renamed into place.
 ///
 /// A rename used to be the only way: it needs only the directory's permission, so it
@@ -95,26 +100,74 @@ struct OutputFile {
     /// failed write to standard output ends the process as every command's does.
     private func withDestination(_ produce: (Sink) throws -> Void) throws {
         if path == "-" { return try produce { StandardStreams.output(Data($0)) } }
-        let target = try resolvedTarget()
-        var info = stat()
-        guard stat(target, &info) == 0 else {
+        // Opened only to learn what the path leads to: the system follows the links, with
+        // its own checks, rather than this code reading them.
+        let probe = open(path, Self.pathOnly | O_CLOEXEC)
+        guard probe >= 0 else {
             guard errno == ENOENT else { throw WriteError(path, errno: errno) }
-            return try replace(target, keeping: nil, produce)
+            return try writeNewFile(produce)
         }
+        defer { close(probe) }
+        var info = stat()
+        guard fstat(probe, &info) == 0 else { throw WriteError(path, errno: errno) }
         switch info.st_mode & S_IFMT {
         case S_IFREG:
+            // `-o /dev/stdout` with standard output on a file (`>> log`): a rename would
+            // replace the file and lose what was in it.
+            var output = stat()
+            if fstat(STDOUT_FILENO, &output) == 0, output.st_dev == info.st_dev, output.st_ino == info.st_ino {
+                return try produce { StandardStreams.output(Data($0)) }
+            }
             // The rename needs only the directory's permission: without this check a file
             // the user made read-only was replaced anyway.
-            guard access(target, W_OK) == 0 else { throw WriteError(path, errno: errno) }
-            try replace(target, keeping: info, produce)
+            guard access(path, W_OK) == 0 else { throw WriteError(path, errno: errno) }
+            // The file's own path when the name is no link (no /proc needed); where the
+            // link leads otherwise, so the link stays and its file is replaced.
+            var named = stat()
+            let isLink = lstat(path, &named) == 0 && (named.st_mode & S_IFMT) == S_IFLNK
+            try replace(isLink ? try realPath(of: probe) : path, keeping: info, produce)
         case S_IFDIR:
             throw WriteError(path, "is a directory")
         case S_IFSOCK:
             // open(2) cannot open a socket (ENXIO, "No such device or address").
             throw WriteError(path, "is a socket")
         default:
-            try writeInPlace(target, produce)
+            // The path itself, not where it leads: the system opens `/dev/stdout`'s pipe,
+            // whose link text ("pipe:[N]") is no path.
+            try writeInPlace(path, produce)
         }
+    }
+
+    /// Nothing at the path, or a link to nothing: a new file, made whole under a temporary
+    /// name first. Through a link, the system makes the file where it points (with its
+    /// checks), empty, and the content then replaces it; a failure removes it again.
+    private func writeNewFile(_ produce: (Sink) throws -> Void) throws {
+        var link = stat()
+        guard lstat(path, &link) == 0, (link.st_mode & S_IFMT) == S_IFLNK else {
+            return try replace(path, keeping: nil, produce)
+        }
+        let made = open(path, O_WRONLY | O_CREAT | O_NOCTTY | O_CLOEXEC, 0o666)
+        guard made >= 0 else { throw WriteError(path, errno: errno) }
+        defer { close(made) }
+        let target = try realPath(of: made)
+        do {
+            try replace(target, keeping: nil, produce)
+        } catch {
+            unlink(target)
+            throw error
+        }
+    }
+
+    /// Where the file open as `descriptor` lies, from the system's own record of it.
+    private func realPath(of descriptor: Int32) throws -> String {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let count = readlink("/proc/self/fd/\(descriptor)", &buffer, buffer.count - 1)
+        guard count > 0 else { throw WriteError(path, "cannot find where it leads: \(String(cString: strerror(errno)))") }
+        // A name that is not UTF-8 would come back as another name from a Swift string.
+        guard let target = String(validating: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self) else {
+            throw WriteError(path, "it leads to a name that is not UTF-8")
+        }
+        return target
     }
 
     /// A device or a FIFO: no O_CREAT (it exists) and no O_TRUNC (a device has no length
@@ -169,24 +222,11 @@ struct OutputFile {
         }
     }
 
-    /// `path` with the symbolic links of its last component followed, so that the rename
-    /// replaces the file the link names and the link stays. A link to nothing gives the path
-    /// it names, where the file is then created.
-    private func resolvedTarget() throws -> String {
-        var target = path
-        // Linux's own limit on links followed in one lookup (MAXSYMLINKS).
-        for _ in 0..<40 {
-            var info = stat()
-            guard lstat(target, &info) == 0, (info.st_mode & S_IFMT) == S_IFLNK else { return target }
-            var buffer = [CChar](repeating: 0, count: Int(PATH_MAX))
-            let count = readlink(target, &buffer, buffer.count)
-            guard count >= 0 else { throw WriteError(path, errno: errno) }
-            let destination = String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            let directory = Self.directory(of: target)
-            target = destination.hasPrefix("/") || directory.isEmpty ? destination : directory + "/" + destination
-        }
-        throw WriteError(path, errno: ELOOP)
-    }
+    /// Linux's `O_PATH` (asm-generic's value, which x86, ARM, RISC-V, PowerPC and s390
+    /// share), which Swift's Glibc module leaves out: a descriptor that names a file without
+    /// opening it for reading or writing, so no permission is needed and a device is not
+    /// opened.
+    private static let pathOnly: Int32 = 0o10000000
 
     /// The folder part of `path`: "" for a bare name, "/" for a name at the root. Not
     /// `NSString.deletingLastPathComponent`, which traps on a one-character bare name ("m")

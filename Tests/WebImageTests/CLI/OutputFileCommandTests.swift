@@ -168,4 +168,38 @@ import Testing
         #expect(isSymbolicLink(frames.appendingPathComponent("frame-000.png").path))
         #expect(ImageFormat(sniffing: try Data(contentsOf: target)) == .png)
     }
+
+    /// A review's finding: `-o /dev/stdout` was followed by reading its links, which end at
+    /// "pipe:[N]", no path, and the write failed. The system follows it now: into a pipe
+    /// the image goes as through `-o -`.
+    @Test func devStdoutOnAPipeGetsTheImage() throws {
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        // The 8 × 8 image fits the pipe's buffer: read once the command has exited.
+        let pipe = Pipe()
+        let result = try WebImageCommand.run(["decode", try input(in: folder).path, "-o", "/dev/stdout"], standardOutput: pipe.fileHandleForWriting)
+        try pipe.fileHandleForWriting.close()
+        #expect(result.status == 0, "\(result.stderr)")
+        let received = pipe.fileHandleForReading.readDataToEndOfFile()
+        #expect(ImageFormat(sniffing: received) == .png, "\(received.count) bytes")
+    }
+
+    /// Standard output appended to a file (`>> log`) and `-o /dev/stdout`: the link led to
+    /// the file, which the rename replaced, losing what it held. It is written as standard
+    /// output now, after what was there.
+    @Test func devStdoutOnAFileAppendsToIt() throws {
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        let log = folder.url.appendingPathComponent("log.bin")
+        try Data("HEADER\n".utf8).write(to: log)
+        let descriptor = open(log.path, O_WRONLY | O_APPEND | O_CLOEXEC)
+        try #require(descriptor >= 0)
+        let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+        let result = try WebImageCommand.run(["decode", try input(in: folder).path, "-o", "/dev/stdout"], standardOutput: handle)
+        try handle.close()
+        #expect(result.status == 0, "\(result.stderr)")
+        let written = try Data(contentsOf: log)
+        #expect(written.starts(with: Data("HEADER\n".utf8)), "what the file held stays")
+        #expect(ImageFormat(sniffing: written.dropFirst(7)) == .png)
+    }
 }
