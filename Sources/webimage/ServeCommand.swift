@@ -117,9 +117,10 @@ struct ServeCommand: AsyncParsableCommand {
         } catch let error as ImageServerError {
             warn("webimage serve: error: \(error.message)")
             throw ExitCode(64)
-        } catch let error as IOError {
-            // NIO's own text ("bind(descriptor:ptr:bytes:): Address already in use) (errno:
-            // 98)") names a system call, not what could not be done.
+        } catch let error as IOError where [EADDRINUSE, EADDRNOTAVAIL, EACCES].contains(error.errnoCode) {
+            // What a listener's bind fails with (a later I/O error is not this, and goes out
+            // as it is). NIO's own text ("bind(descriptor:ptr:bytes:): Address already in
+            // use) (errno: 98)") names a system call, not what could not be done.
             warn("webimage serve: error: cannot listen on \(listening): \(String(cString: strerror(error.errnoCode)))")
             throw ExitCode.failure
         }

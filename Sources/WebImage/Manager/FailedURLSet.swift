@@ -42,9 +42,11 @@ final class FailedURLSet: Sendable {
     /// Whether `url` failed before and the failure has not expired (an expired entry is
     /// dropped here).
     func contains(_ url: URL) -> Bool {
-        failures.withLock { failures in
-            guard failures.count > 0 else { return false }
-            let key = Self.key(for: url)
+        // The key outside the lock (a long URL's digest takes time), and only when there is
+        // anything to look up.
+        guard count > 0 else { return false }
+        let key = Self.key(for: url)
+        return failures.withLock { failures in
             guard let failedAt = failures.peek(key) else { return false }
             guard now() - failedAt < limits.expiry else {
                 failures.remove(key)
@@ -67,9 +69,9 @@ final class FailedURLSet: Sendable {
 
     /// Forgets `url` (after a success, or when asked).
     func remove(_ url: URL) {
-        failures.withLock { failures in
-            if failures.count > 0 { failures.remove(Self.key(for: url)) }
-        }
+        guard count > 0 else { return }
+        let key = Self.key(for: url)
+        failures.withLock { _ = $0.remove(key) }
     }
 
     /// Forgets every URL.

@@ -33,6 +33,7 @@ extension ImageServer.Configuration {
             "dimension=\(maxResultDimension)",
             "quality=\(quality)",
             "qualities=\(qualities.joined(separator: ","))",
+            // In order: the first one that fits is chosen.
             "preferred=\(preferredFormats.map(\.rawValue).joined(separator: ","))",
         ]
         return Self.namespace(([sourcePolicyDescription] + result).joined(separator: "\n"))
@@ -43,11 +44,12 @@ extension ImageServer.Configuration {
     private var sourcePolicyDescription: String {
         let addresses = sourceAddresses
         return [
-            "sources=\(allowedSources.map(\.description).joined(separator: " "))",
+            // Sorted: the same list in another order is the same policy.
+            "sources=\(allowedSources.map(\.description).sorted().joined(separator: " "))",
             "loopback=\(addresses.allowsLoopback)",
             "link-local=\(addresses.allowsLinkLocal)",
             "private=\(addresses.allowsPrivate)",
-            "networks=\(addresses.allowedNetworks.map(\.description).joined(separator: " "))",
+            "networks=\(addresses.allowedNetworks.map(\.description).sorted().joined(separator: " "))",
             "local-root=\(localFilesystemRoot ?? "")",
             "data=\(allowsDataSources)",
             "file-size=\(maxSourceFileSize)",

@@ -154,15 +154,15 @@ public final class ImageServer: Sendable {
         for component in folder.path.split(separator: "/") {
             path += "/" + component
             guard mkdir(path, 0o755) == 0 || errno == EEXIST else {
-                throw .badOptions("WEBIMAGE_CACHE_DIR: cannot make \(path): \(String(cString: strerror(errno)))")
+                throw .badOptions("the cache folder (WEBIMAGE_CACHE_DIR, --cache-dir): cannot make \(path): \(String(cString: strerror(errno)))")
             }
         }
         var info = stat()
         guard stat(folder.path, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR else {
-            throw .badOptions("WEBIMAGE_CACHE_DIR: \(folder.path) is not a folder")
+            throw .badOptions("the cache folder (WEBIMAGE_CACHE_DIR, --cache-dir): \(folder.path) is not a folder")
         }
         guard access(folder.path, W_OK | X_OK) == 0 else {
-            throw .badOptions("WEBIMAGE_CACHE_DIR: cannot write in \(folder.path): \(String(cString: strerror(errno)))")
+            throw .badOptions("the cache folder (WEBIMAGE_CACHE_DIR, --cache-dir): cannot write in \(folder.path): \(String(cString: strerror(errno)))")
         }
     }
 

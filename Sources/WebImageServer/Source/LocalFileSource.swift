@@ -102,11 +102,22 @@ public struct LocalFileSource: Sendable {
     static func readResolved(_ resolvedPath: String, maxBytes: Int) throws(WebImageError) -> Data {
         do {
             return try FileURLLoader.read(path: resolvedPath, limit: maxBytes, followsLinks: false) { descriptor in
-                realPath("/proc/self/fd/\(descriptor)") == resolvedPath
+                // The system's own record of the open file's path, read as it is: resolved
+                // again (realpath), a folder on it swapped meanwhile could pass.
+                openedPath(descriptor) == resolvedPath
             }
         } catch {
             throw WebImageError(error)
         }
+    }
+
+    /// The path of the file open as `descriptor`, as `/proc/self/fd` gives it; `nil` when it
+    /// cannot be read.
+    static func openedPath(_ descriptor: Int32) -> String? {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let count = readlink("/proc/self/fd/\(descriptor)", &buffer, buffer.count - 1)
+        guard count > 0 else { return nil }
+        return String(validating: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     /// `path` absolute with every symbolic link resolved, or `nil` when it does not exist.

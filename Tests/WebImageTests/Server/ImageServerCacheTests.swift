@@ -319,7 +319,7 @@ import Testing
                 _ = try ImageServer(configuration: configuration)
                 Issue.record("a server started with its cache folder under a file")
             } catch {
-                #expect(error.status == 400 && error.message.contains("WEBIMAGE_CACHE_DIR"), "\(error.message)")
+                #expect(error.status == 400 && error.message.contains("the cache folder (WEBIMAGE_CACHE_DIR, --cache-dir)"), "\(error.message)")
                 #expect(error.message.contains(file.path), "\(error.message)")
             }
         }
@@ -368,6 +368,11 @@ import Testing
         #expect(base.sourceCacheNamespace == ImageServer.Configuration.testing().sourceCacheNamespace)
         #expect(base.resultCacheNamespace == ImageServer.Configuration.testing().resultCacheNamespace)
         #expect(base.sourceCacheNamespace != base.resultCacheNamespace)
+        // The same lists in another order are the same policy (nodes configured by hand).
+        let a = try SourcePattern(parsing: "https://a.example/"), b = try SourcePattern(parsing: "https://b.example/")
+        let one = ImageServer.Configuration.testing { $0.allowedSources = [a, b] }
+        let other = ImageServer.Configuration.testing { $0.allowedSources = [b, a] }
+        #expect(one.sourceCacheNamespace == other.sourceCacheNamespace)
         let policyChanges: [(String, (inout ImageServer.Configuration) throws -> Void)] = [
             ("allowed sources", { $0.allowedSources = [try SourcePattern(parsing: "https://images.example/")] }),
             ("loopback", { $0.sourceAddresses.allowsLoopback = false }),

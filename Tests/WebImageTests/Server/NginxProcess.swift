@@ -27,8 +27,10 @@ final class NginxProcess: Sendable {
     ///
     /// The port is one the kernel just gave out and took back, so another test's listener
     /// can take it before nginx binds it: nginx then exits at once, and a connection to the
-    /// port would reach that other listener. So nginx must still be running once the port
-    /// answers, and a start that lost the port is tried again on another.
+    /// port would reach that other listener, which answers before nginx has even failed. So
+    /// nginx must have written its pid file (which it does only once its sockets are bound)
+    /// and still be running when the port answers, and a start that lost the port is tried
+    /// again on another.
     static func start(nodes: [Int]) async throws -> NginxProcess {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("webimage-nginx-\(UUID().uuidString)", isDirectory: true)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -43,6 +45,8 @@ final class NginxProcess: Sendable {
             guard replaced else { throw Failure.noNodesInTheShippedConfiguration }
             try site.write(to: directory.appendingPathComponent("webimage.conf"), atomically: true, encoding: .utf8)
             try configuration(in: directory.path).write(to: directory.appendingPathComponent("nginx.conf"), atomically: true, encoding: .utf8)
+            let pidFile = directory.appendingPathComponent("nginx.pid").path
+            try? FileManager.default.removeItem(atPath: pidFile)
             let process = Process()
             process.executableURL = binary
             process.arguments = ["-p", directory.path, "-c", directory.appendingPathComponent("nginx.conf").path, "-e", directory.path + "/error.log"]
@@ -50,7 +54,9 @@ final class NginxProcess: Sendable {
             process.standardError = FileHandle.nullDevice
             try process.run()
             let nginx = NginxProcess(port: port, directory: directory, process: process)
-            let settled = try await waitUntil { !process.isRunning || canConnect(port: port) }
+            let settled = try await waitUntil {
+                !process.isRunning || (FileManager.default.fileExists(atPath: pidFile) && canConnect(port: port))
+            }
             if settled, process.isRunning { return nginx }
             log = (try? String(contentsOf: directory.appendingPathComponent("error.log"), encoding: .utf8)) ?? ""
             if process.isRunning {
