@@ -110,14 +110,18 @@ struct OutputFile {
         defer { close(probe) }
         var info = stat()
         guard fstat(probe, &info) == 0 else { throw WriteError(path, errno: errno) }
+        // `-o /dev/stdout` or `/dev/stderr` (or `/dev/fd/N`): written to that stream, whatever
+        // it is. On a file (`>> log`), a rename would replace it and lose what it held; on a
+        // socket (a service's journal), an open would fail.
+        var stream = stat()
+        if fstat(STDOUT_FILENO, &stream) == 0, stream.st_dev == info.st_dev, stream.st_ino == info.st_ino {
+            return try produce { StandardStreams.output(Data($0)) }
+        }
+        if fstat(STDERR_FILENO, &stream) == 0, stream.st_dev == info.st_dev, stream.st_ino == info.st_ino {
+            return try produce { try writeAll($0, to: STDERR_FILENO) }
+        }
         switch info.st_mode & S_IFMT {
         case S_IFREG:
-            // `-o /dev/stdout` with standard output on a file (`>> log`): a rename would
-            // replace the file and lose what was in it.
-            var output = stat()
-            if fstat(STDOUT_FILENO, &output) == 0, output.st_dev == info.st_dev, output.st_ino == info.st_ino {
-                return try produce { StandardStreams.output(Data($0)) }
-            }
             // The rename needs only the directory's permission: without this check a file
             // the user made read-only was replaced anyway.
             guard access(path, W_OK) == 0 else { throw WriteError(path, errno: errno) }
@@ -132,9 +136,7 @@ struct OutputFile {
             // open(2) cannot open a socket (ENXIO, "No such device or address").
             throw WriteError(path, "is a socket")
         default:
-            // The path itself, not where it leads: the system opens `/dev/stdout`'s pipe,
-            // whose link text ("pipe:[N]") is no path.
-            try writeInPlace(path, produce)
+            try writeInPlace(probe, produce)
         }
     }
 
@@ -146,14 +148,27 @@ struct OutputFile {
         guard lstat(path, &link) == 0, (link.st_mode & S_IFMT) == S_IFLNK else {
             return try replace(path, keeping: nil, produce)
         }
+        // Checked before the file is made: a name this code cannot hold would leave an
+        // empty file behind.
+        var text = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let count = readlink(path, &text, text.count - 1)
+        guard count > 0, String(validating: text[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self) != nil else {
+            throw WriteError(path, "it leads to a name that is not UTF-8")
+        }
         let made = open(path, O_WRONLY | O_CREAT | O_NOCTTY | O_CLOEXEC, 0o666)
         guard made >= 0 else { throw WriteError(path, errno: errno) }
         defer { close(made) }
+        var created = stat()
+        guard fstat(made, &created) == 0 else { throw WriteError(path, errno: errno) }
         let target = try realPath(of: made)
+        // Made by another process since the probe: a file like any existing one.
+        guard created.st_size == 0 else { return try replace(target, keeping: created, produce) }
         do {
             try replace(target, keeping: nil, produce)
         } catch {
-            unlink(target)
+            // Only the empty file this run made (not one put in its place since).
+            var now = stat()
+            if stat(target, &now) == 0, now.st_dev == created.st_dev, now.st_ino == created.st_ino, now.st_size == 0 { unlink(target) }
             throw error
         }
     }
@@ -171,9 +186,12 @@ struct OutputFile {
     }
 
     /// A device or a FIFO: no O_CREAT (it exists) and no O_TRUNC (a device has no length
-    /// to cut); O_NOCTTY so that writing to a terminal never makes it ours.
-    private func writeInPlace(_ target: String, _ produce: (Sink) throws -> Void) throws {
-        let descriptor = open(target, O_WRONLY | O_NOCTTY | O_CLOEXEC)
+    /// to cut); O_NOCTTY so that writing to a terminal never makes it ours. Opened again
+    /// through the probe's descriptor, so it is the file probed (not one put in its place
+    /// since); by name where /proc is missing.
+    private func writeInPlace(_ probe: Int32, _ produce: (Sink) throws -> Void) throws {
+        var descriptor = open("/proc/self/fd/\(probe)", O_WRONLY | O_NOCTTY | O_CLOEXEC)
+        if descriptor < 0, errno == ENOENT { descriptor = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC) }
         guard descriptor >= 0 else { throw WriteError(path, errno: errno) }
         do {
             try produce { try writeAll($0, to: descriptor) }
@@ -195,7 +213,10 @@ struct OutputFile {
         // 0666 less the umask for a new file, as any program's; an existing file's bits are
         // set below with fchmod, which the umask does not touch.
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, existing == nil ? 0o666 : 0o600)
-        guard descriptor >= 0 else { throw WriteError(path, errno: errno) }
+        guard descriptor >= 0 else {
+            // Say where: the file itself may be writable while its folder is not.
+            throw WriteError(path, "cannot make a temporary file in \(directory.isEmpty ? "." : directory): \(String(cString: strerror(errno)))")
+        }
         do {
             if let existing {
                 if existing.st_uid != geteuid() || existing.st_gid != getegid() {

@@ -22,9 +22,9 @@ enum EXIFThumbnail {
     /// Unchanged when the block has no IFD1, is not TIFF, or links to an IFD1 that would
     /// overlap the header or IFD0 (a damaged link: no reader takes it for a thumbnail);
     /// every offset is checked against the bytes present, and the header and IFD0 are
-    /// never zeroed. `nil` when the thumbnail cannot all be found (more than
-    /// ``maximumStrips`` strips): such a block is dropped rather than written with part of
-    /// a thumbnail in it.
+    /// never zeroed. `nil` when the thumbnail cannot all be found cheaply (more than
+    /// ``maximumStrips`` strips, or thumbnail tags repeated past as many values): such a
+    /// block is dropped rather than written with part of a thumbnail in it.
     static func removed(from block: Data) -> Data? {
         var bytes = [UInt8](block)
         let start = bytes.starts(with: ImageMetadata.jpegEXIFPrefix) ? ImageMetadata.jpegEXIFPrefix.count : 0
@@ -54,19 +54,19 @@ enum EXIFThumbnail {
         let directory = ifd1..<ifd1 + 2 + count1 * 12 + 4
         let protected = [0..<8, ifd0..<link + 4]
         guard !protected.contains(where: { $0.overlaps(directory) }) else { return .none }
-        // The last entry of each tag is the one a reader keeps. Found first and read once:
-        // reading every repeat (IFD1 may hold 65,535 entries of 4,096 values each) made a
-        // hostile 800 KB block take most of a minute.
-        var last: [Int: Int] = [:]
+        // Every entry of the four tags, repeats too (readers differ on which repeat they
+        // keep: libexif the last, Exiv2 the first), with one count of values for them all:
+        // IFD1 may hold 65,535 entries of 4,096 values each, and reading them all took a
+        // hostile 800 KB block most of a minute.
+        var found: [Int: [Int]] = [:]
+        var valueCount = 0
         for index in 0..<count1 {
             let entry = ifd1 + 2 + index * 12
             guard let tag = reader.u16(entry) else { break }
-            if [0x0201, 0x0202, 0x0111, 0x0117].contains(tag) { last[tag] = entry }
-        }
-        var found: [Int: [Int]] = [:]
-        for (tag, entry) in last {
-            guard let values = values(of: entry, reader) else { return .unsafe }
-            found[tag] = values
+            guard [0x0201, 0x0202, 0x0111, 0x0117].contains(tag) else { continue }
+            valueCount += reader.u32(entry + 4) ?? 0
+            guard valueCount <= 2 * (maximumStrips + 1), let values = values(of: entry, reader) else { return .unsafe }
+            found[tag, default: []] += values
         }
         var ranges: [Range<Int>] = []
         let jpeg = (offset: found[0x0201] ?? [], length: found[0x0202] ?? [])
@@ -76,11 +76,12 @@ enum EXIFThumbnail {
                 ranges.append(offset..<offset + min(length, bytes.count - offset))
             }
         }
-        // A JPEG thumbnail without its length runs to its end marker (a JPEG's only FF D9
-        // outside its segments), or to the block's end.
-        if let offset = jpeg.offset.first, jpeg.length.isEmpty, offset < bytes.count {
-            let end = (offset..<bytes.count - 1).first { bytes[$0] == 0xFF && bytes[$0 + 1] == 0xD9 }.map { $0 + 2 } ?? bytes.count
-            ranges.append(offset..<end)
+        // JPEG thumbnails without their length: each runs to its end marker, when what the
+        // offset names is a JPEG past IFD1's directory (a bogus offset zeroed to the end of
+        // the block would take the EXIF sub-directory with it).
+        for offset in jpeg.offset.dropFirst(jpeg.length.count)
+        where offset >= directory.upperBound && offset + 1 < bytes.count && bytes[offset] == 0xFF && bytes[offset + 1] == 0xD8 {
+            ranges.append(offset..<jpegEnd(in: bytes, from: offset))
         }
         ranges.append(directory.clamped(to: 0..<bytes.count))
         // Sorted and merged, so overlapping strips are zeroed once; the header and IFD0 are
@@ -95,6 +96,35 @@ enum EXIFThumbnail {
         }
         for index in link..<min(link + 4, bytes.count) { bytes[index] = 0 }
         return .removed
+    }
+
+    /// Where the JPEG starting at `start` (its FF D8) ends: past its EOI, found by stepping
+    /// over its segments by their lengths and then through the entropy-coded data (where FF
+    /// is followed by 00 or a restart marker), since a segment's payload may hold FF D9.
+    /// The block's end when the JPEG is cut or damaged.
+    private static func jpegEnd(in bytes: [UInt8], from start: Int) -> Int {
+        var at = start + 2
+        while at + 1 < bytes.count {
+            guard bytes[at] == 0xFF else { return bytes.count }
+            let marker = bytes[at + 1]
+            switch marker {
+            case 0xD9:
+                return at + 2
+            case 0xFF, 0x01, 0xD0...0xD7:
+                at += marker == 0xFF ? 1 : 2
+            case 0xDA:
+                // The scan header, then entropy-coded data up to the next real marker.
+                guard at + 3 < bytes.count else { return bytes.count }
+                at += 2 + (Int(bytes[at + 2]) << 8 | Int(bytes[at + 3]))
+                while at + 1 < bytes.count, !(bytes[at] == 0xFF && bytes[at + 1] != 0x00 && !(0xD0...0xD7).contains(bytes[at + 1])) {
+                    at += 1
+                }
+            default:
+                guard at + 3 < bytes.count else { return bytes.count }
+                at += 2 + (Int(bytes[at + 2]) << 8 | Int(bytes[at + 3]))
+            }
+        }
+        return bytes.count
     }
 
     /// The values of a SHORT or LONG entry, inline when they fit its four bytes; `nil` for

@@ -202,4 +202,52 @@ import Testing
         #expect(written.starts(with: Data("HEADER\n".utf8)), "what the file held stays")
         #expect(ImageFormat(sniffing: written.dropFirst(7)) == .png)
     }
+
+    /// `-o /dev/stderr` with standard error appended to a log (`2>> log`): the rename
+    /// replaced the log. It is written to the stream now, after what the log held.
+    @Test func devStderrOnAFileAppendsToIt() throws {
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        let log = folder.url.appendingPathComponent("err.log")
+        try Data("LOGLINE\n".utf8).write(to: log)
+        let descriptor = open(log.path, O_WRONLY | O_APPEND | O_CLOEXEC)
+        try #require(descriptor >= 0)
+        let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+        let process = Process()
+        process.executableURL = WebImageCommand.binary
+        process.arguments = ["decode", try input(in: folder).path, "-o", "/dev/stderr"]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = handle
+        try process.run()
+        process.waitUntilExit()
+        try handle.close()
+        #expect(process.terminationStatus == 0)
+        let written = try Data(contentsOf: log)
+        #expect(written.starts(with: Data("LOGLINE\n".utf8)), "what the log held stays")
+        #expect(ImageFormat(sniffing: written.dropFirst(8)) == .png)
+    }
+
+    /// A file the user may write in a folder they may not: the rename's temporary file
+    /// cannot be made there, and the error says so (it read "cannot write FILE: Permission
+    /// denied", which `ls -l FILE` contradicts). The file stays as it was.
+    @Test(.enabled(if: WebImageCommand.canRunUnprivileged))
+    func aWritableFileInAClosedFolderNamesTheFolder() throws {
+        let folder = try TemporaryDirectory()
+        defer {
+            chmod(folder.url.appendingPathComponent("closed").path, 0o755)
+            folder.remove()
+        }
+        try #require(chmod(folder.path, 0o777) == 0)
+        let input = try input(in: folder)
+        let closed = folder.url.appendingPathComponent("closed")
+        try FileManager.default.createDirectory(at: closed, withIntermediateDirectories: true)
+        let output = closed.appendingPathComponent("out.png")
+        try Data("keep".utf8).write(to: output)
+        try #require(chmod(output.path, 0o666) == 0 && chmod(closed.path, 0o555) == 0)
+
+        let result = try WebImageCommand.run(["decode", input.path, "-o", output.path], unprivileged: true)
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("cannot make a temporary file in \(closed.path)"), "\(result.stderr)")
+        #expect(try Data(contentsOf: output) == Data("keep".utf8))
+    }
 }

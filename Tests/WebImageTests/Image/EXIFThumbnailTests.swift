@@ -136,15 +136,46 @@ import Testing
 
     /// A review's finding: every repeat of a thumbnail tag was read, each up to 4,096
     /// values, and IFD1 may hold 65,535 entries: an 800 KB block took most of a minute.
-    /// Only the last of each tag (the one a reader keeps) is read now.
-    @Test func repeatedStripEntriesAreReadOnce() throws {
+    /// The values of all the repeats together are bounded now: past the bound the block
+    /// is dropped, at once.
+    @Test func repeatedStripEntriesPastTheBoundDropTheBlockPromptly() throws {
         let repeats = 20_000
         let block = Self.tiff(littleEndian: true, ifd0: [(0x0112, 3, 1, 1)], ifd1: { tail in
             Array(repeating: (0x0111, 4, EXIFThumbnail.maximumStrips, tail), count: repeats) + [(0x0117, 4, 1, 0)]
         }, tail: Array(repeating: 0, count: EXIFThumbnail.maximumStrips * 4))
         let started = ContinuousClock.now
-        #expect(EXIFThumbnail.removed(from: Data(block)) != nil)
+        #expect(EXIFThumbnail.removed(from: Data(block)) == nil)
         #expect(ContinuousClock.now - started < TestTime.prompt)
+    }
+
+    /// Two JPEG thumbnails by repeated tags: readers differ on which they keep (libexif the
+    /// last, Exiv2 the first), so both are zeroed.
+    @Test func everyRepeatOfAThumbnailTagIsZeroed() throws {
+        let first = Array("FIRST-THUMBNAIL".utf8), second = Array("SECOND-THUMBNAIL".utf8)
+        let block = Self.tiff(littleEndian: true, ifd0: [(0x0112, 3, 1, 1)], ifd1: { tail in
+            [(0x0201, 4, 1, tail), (0x0202, 4, 1, first.count), (0x0201, 4, 1, tail + first.count), (0x0202, 4, 1, second.count)]
+        }, tail: first + second)
+        let kept = try #require(EXIFThumbnail.removed(from: Data(block)))
+        #expect(kept.firstRange(of: Data(first)) == nil)
+        #expect(kept.firstRange(of: Data(second)) == nil)
+    }
+
+    /// A JPEG offset without a length that names no JPEG (a bogus 0, here past the
+    /// directory) zeroes nothing beyond IFD1: zeroed to the block's end, it took the EXIF
+    /// sub-directory with it. And a JPEG whose segment holds FF D9 is zeroed to its real
+    /// end, not to that.
+    @Test func aLengthlessOffsetIsZeroedOnlyOverAWholeJPEG() throws {
+        let after = Array("AFTER-THE-THUMBNAIL".utf8)
+        let notJPEG = Self.tiff(littleEndian: true, ifd0: [(0x0112, 3, 1, 1)], ifd1: { tail in [(0x0201, 4, 1, tail)] }, tail: after)
+        let kept = try #require(EXIFThumbnail.removed(from: Data(notJPEG)))
+        #expect(kept.firstRange(of: Data(after)) != nil)
+
+        // SOI, an APP1 whose payload is FF D9 00 00, a scan header, the scan's data, EOI.
+        let tricky: [UInt8] = [0xFF, 0xD8, 0xFF, 0xE1, 0x00, 0x06, 0xFF, 0xD9, 0x00, 0x00, 0xFF, 0xDA, 0x00, 0x02] + Self.secret + [0xFF, 0xD9]
+        let nested = Self.tiff(littleEndian: true, ifd0: [(0x0112, 3, 1, 1)], ifd1: { tail in [(0x0201, 4, 1, tail)] }, tail: tricky + after)
+        let zeroed = try #require(EXIFThumbnail.removed(from: Data(nested)))
+        #expect(zeroed.firstRange(of: Data(Self.secret)) == nil)
+        #expect(zeroed.firstRange(of: Data(after)) != nil)
     }
 
     /// A JPEG thumbnail whose length tag is missing is zeroed up to its end marker: only
@@ -152,7 +183,8 @@ import Testing
     /// the marker stays.
     @Test func aJPEGThumbnailWithoutItsLengthIsZeroedToItsEnd() throws {
         let after = Array("AFTER-THE-THUMBNAIL".utf8)
-        let thumbnail: [UInt8] = [0xFF, 0xD8] + Self.secret + [0xFF, 0xD9]
+        // SOI, a scan header, the scan's data, EOI.
+        let thumbnail: [UInt8] = [0xFF, 0xD8, 0xFF, 0xDA, 0x00, 0x02] + Self.secret + [0xFF, 0xD9]
         let block = Self.tiff(littleEndian: true, ifd0: [(0x0112, 3, 1, 1)], ifd1: { tail in
             [(0x0201, 4, 1, tail)]
         }, tail: thumbnail + after)
