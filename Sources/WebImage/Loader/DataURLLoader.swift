@@ -56,6 +56,11 @@ public struct DataURLLoader: ImageLoader {
         }
         let header = string[string.index(after: colon)..<comma].lowercased()
         let body = Substring(string[string.index(after: comma)...])
+        // Refused before a copy when even the shortest decoding (every byte written as a
+        // three-character escape) is over the limit.
+        if header.split(separator: ";").last != "base64", body.utf8.count / 3 > limit {
+            throw WebImageError.responseTooLarge(limit: limit)
+        }
         guard let raw = percentDecoded(body) else { throw WebImageError.invalidURL("malformed percent escape in data URL") }
         guard header.split(separator: ";").last == "base64" else {
             guard raw.count <= limit else { throw WebImageError.responseTooLarge(limit: limit) }
