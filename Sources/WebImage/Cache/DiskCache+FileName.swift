@@ -34,6 +34,24 @@ extension DiskCache {
         return name
     }
 
+    /// Whether `name` is one ``fileName(forKey:)`` can give: 32 lowercase hex digits, then
+    /// optionally a dot and an extension. Only such files are entries: a cleanup, a trim,
+    /// `removeAllData` and the totals leave every other file in the folder alone (a folder
+    /// shared with other files, or a namespace that names a folder of the user's, lost
+    /// them to the first trim).
+    static func isEntryName(_ name: some StringProtocol) -> Bool {
+        let utf8 = name.utf8
+        guard utf8.count >= 32 else { return false }
+        let digits = utf8.prefix(32)
+        guard digits.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }) else { return false }
+        return utf8.count == 32 || (utf8.dropFirst(32).first == UInt8(ascii: ".") && utf8.count > 33)
+    }
+
+    /// Whether `name` is an entry's hidden sidecar (`.` + the entry's name + `.extended`).
+    static func isSidecarName(_ name: String) -> Bool {
+        name.hasPrefix(".") && name.hasSuffix(sidecarSuffix) && isEntryName(name.dropFirst().dropLast(sidecarSuffix.count))
+    }
+
     /// The sanitised path extension used in ``fileName(forKey:)``; empty when there is none.
     public static func pathExtension(ofKey key: String) -> String {
         let raw: String

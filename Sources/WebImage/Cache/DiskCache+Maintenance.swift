@@ -46,19 +46,21 @@ extension DiskCache {
         FileIO.names(in: path).compactMap { info(forName: $0, readCreationDate: true) }
     }
 
-    /// The sum of the entry sizes in the main directory, in bytes.
+    /// The sum of the entry sizes in the main directory, in bytes (at most `Int.max`: a
+    /// sparse file can claim exabytes).
     public var totalSize: Int {
         FileIO.names(in: path).reduce(0) { total, name in
-            guard !name.hasPrefix("."), let status = FileIO.status(path + "/" + name),
+            guard Self.isEntryName(name), let status = FileIO.status(path + "/" + name),
                   (status.st_mode & S_IFMT) == S_IFREG else { return total }
-            return total + Int(status.st_size)
+            let (sum, overflow) = total.addingReportingOverflow(Int(status.st_size))
+            return overflow ? .max : sum
         }
     }
 
     /// The number of entries in the main directory.
     public var totalCount: Int {
         FileIO.names(in: path).reduce(0) { count, name in
-            guard !name.hasPrefix("."), let status = FileIO.status(path + "/" + name),
+            guard Self.isEntryName(name), let status = FileIO.status(path + "/" + name),
                   (status.st_mode & S_IFMT) == S_IFREG else { return count }
             return count + 1
         }
@@ -99,7 +101,7 @@ extension DiskCache {
                 continue
             }
             if name.hasPrefix(".") {
-                if name.hasSuffix(Self.sidecarSuffix) { sidecars.append(name) }
+                if Self.isSidecarName(name) { sidecars.append(name) }
                 continue
             }
             guard let info = info(forName: name, readCreationDate: configuration.expireType == .creationDate) else { continue }
@@ -112,7 +114,9 @@ extension DiskCache {
                 continue
             }
             kept.append(ListedEntry(name: name, size: info.size, date: date))
-            total += info.size
+            // Saturating: a sparse file can claim exabytes, and an overflow would trap.
+            let (sum, overflow) = total.addingReportingOverflow(info.size)
+            total = overflow ? .max : sum
         }
         if configuration.maxSize > 0, total > configuration.maxSize {
             let trimmed = trim(kept, total: total, below: configuration.maxSize / 2)
@@ -139,6 +143,11 @@ extension DiskCache {
         let source = source.standardizedFileURL.path
         let destination = destination.standardizedFileURL.path
         guard source != destination else { return }
+        // One inside the other: the rename fails, the merge moves the destination into
+        // itself, and removing the source at the end took the destination with it.
+        guard !destination.hasPrefix(source + "/"), !source.hasPrefix(destination + "/") else {
+            throw WebImageError.invalidConfiguration("cannot move a cache directory into itself or out of a folder inside it: \(source) to \(destination)")
+        }
         guard let sourceStatus = FileIO.status(source), (sourceStatus.st_mode & S_IFMT) == S_IFDIR else { return }
         let manager = FileManager.default
         if let status = FileIO.status(destination), (status.st_mode & S_IFMT) != S_IFDIR {
@@ -154,7 +163,7 @@ extension DiskCache {
         // extended data, and a moved entry never picks up a sidecar the destination had
         // (an orphan left by a crash between two renames). The sidecar goes first, so a
         // failed entry move leaves an orphan the next sweep removes, never a wrong pair.
-        for name in FileIO.names(in: source) where !name.hasPrefix(".") {
+        for name in FileIO.names(in: source) where Self.isEntryName(name) {
             if FileIO.status(destination + "/" + name) != nil { continue }
             let sidecar = "/." + name + sidecarSuffix
             FileIO.remove(destination + sidecar)
@@ -171,9 +180,10 @@ extension DiskCache {
         }
     }
 
-    /// Lists one entry file; `nil` for hidden files, non-regular files and files gone.
+    /// Lists one entry file; `nil` for any other name (hidden files, files the cache did
+    /// not make), non-regular files and files gone.
     private func info(forName name: String, readCreationDate: Bool) -> EntryInfo? {
-        guard !name.hasPrefix(".") else { return nil }
+        guard Self.isEntryName(name) else { return nil }
         let filePath = path + "/" + name
         guard let status = FileIO.status(filePath), (status.st_mode & S_IFMT) == S_IFREG else { return nil }
         let modification = status.modificationDate

@@ -214,13 +214,16 @@ public final class DiskCache: Sendable {
 
     /// Removes every entry and sidecar in the main directory, and temporary files older
     /// than ``Configuration/staleTemporaryFileAge``. The directory itself and younger
-    /// temporary files stay, so a store running in another process still completes.
+    /// temporary files stay, so a store running in another process still completes; files
+    /// the cache did not make stay too.
     public func removeAllData() {
         let staleAge = configuration.staleTemporaryFileAge
         let now = Date()
         for name in FileIO.names(in: path) {
-            guard let info = FileIO.status(path + "/" + name), (info.st_mode & S_IFMT) == S_IFREG else { continue }
-            if name.hasPrefix(FileIO.temporaryPrefix), now.timeIntervalSince(info.modificationDate) <= staleAge { continue }
+            let isTemporary = name.hasPrefix(FileIO.temporaryPrefix)
+            guard isTemporary || Self.isEntryName(name) || Self.isSidecarName(name),
+                  let info = FileIO.status(path + "/" + name), (info.st_mode & S_IFMT) == S_IFREG else { continue }
+            if isTemporary, now.timeIntervalSince(info.modificationDate) <= staleAge { continue }
             FileIO.remove(path + "/" + name)
         }
     }

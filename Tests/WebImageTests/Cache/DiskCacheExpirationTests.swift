@@ -188,11 +188,12 @@ struct DiskCacheExpirationTests {
         let cache = cache(in: directory) { $0.extendedDataStorage = .sidecar }
         let stale = directory.url.appendingPathComponent(".tmp-stale").path
         let fresh = directory.url.appendingPathComponent(".tmp-fresh").path
-        let orphan = directory.url.appendingPathComponent(".deadbeef.extended").path
+        // Sidecars are named after their entries, and only such names are the cache's.
+        let orphan = directory.url.appendingPathComponent("." + DiskCache.fileName(forKey: "gone") + ".extended").path
         // A sidecar written a moment ago whose entry is not renamed into place yet: a store
         // in progress, not an orphan (the sweep used to take it, and the entry arrived
         // without its extended data).
-        let storing = directory.url.appendingPathComponent(".feedface.extended").path
+        let storing = directory.url.appendingPathComponent("." + DiskCache.fileName(forKey: "arriving") + ".extended").path
         for path in [stale, fresh, orphan, storing] { try #require(FileManager.default.createFile(atPath: path, contents: Data([1]))) }
         age(stale, by: 2 * 3600)
         age(orphan, by: 2 * 3600)

@@ -241,6 +241,49 @@ struct DiskCacheTests {
         #expect(info.modificationDate.timeIntervalSinceNow < -900)
     }
 
+    /// A review's finding: every regular file in the folder counted as an entry, so a
+    /// trim, the expiry and `removeAllData` removed files the cache never made (a folder
+    /// shared with other files, or a namespace naming one of the user's). Only names the
+    /// cache gives are entries now; the rest stay, and are not counted.
+    @Test func filesTheCacheDidNotMakeAreLeftAlone() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        var configuration = DiskCache.Configuration()
+        configuration.maxAge = 60
+        configuration.maxSize = 1
+        let cache = DiskCache(directory: directory.url, configuration: configuration)
+        try cache.setData(Data(repeating: 1, count: 100), forKey: "k")
+        let foreign = ["notes.txt", ".profile", "ABCDEF0123456789ABCDEF0123456789", "0123456789abcdef0123456789abcde"]
+        for name in foreign {
+            let file = directory.url.appendingPathComponent(name)
+            try Data("mine".utf8).write(to: file)
+            age(file.path, by: 3600)
+        }
+        #expect(cache.totalCount == 1)
+        #expect(cache.totalSize == 100)
+        #expect(cache.entries().map(\.fileName) == [DiskCache.fileName(forKey: "k")])
+        cache.removeExpiredData()
+        cache.removeAllData()
+        #expect(cache.totalCount == 0)
+        for name in foreign {
+            #expect(FileManager.default.fileExists(atPath: directory.url.appendingPathComponent(name).path), "\(name) was removed")
+        }
+    }
+
+    /// A review's finding: moving a cache into a folder inside it renamed nothing (a folder
+    /// cannot move into itself), merged the entries into the new folder, then removed the
+    /// source, new folder and all. It is refused now, and nothing moves.
+    @Test func moveCacheDirectoryIntoItselfIsRefusedAndLosesNothing() throws {
+        let root = try TemporaryDirectory()
+        defer { root.remove() }
+        let source = root.url.appendingPathComponent("base", isDirectory: true)
+        try DiskCache(directory: source).setData(Data([1]), forKey: "k")
+        for destination in [source.appendingPathComponent("default", isDirectory: true), root.url] {
+            #expect(throws: WebImageError.self) { try DiskCache.moveCacheDirectory(from: source, to: destination) }
+        }
+        #expect(DiskCache(directory: source).data(forKey: "k") == Data([1]))
+    }
+
     @Test func moveCacheDirectoryRenamesWhenTheDestinationIsMissing() throws {
         let root = try TemporaryDirectory()
         defer { root.remove() }
