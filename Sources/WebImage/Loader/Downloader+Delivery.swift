@@ -43,6 +43,10 @@ extension Downloader {
     /// hands each waiting caller the image made with its options (the bytes alone to a
     /// caller that wants no image).
     func decodeAndDeliver(_ body: TransferredBody, of operation: DownloadOperation) async {
+        // Every caller gone (each had its completion when it cancelled): no read-back, no
+        // decryptor, no decode for nobody. A caller who cancels later still leaves its
+        // options out of the decode below, which lists the callers then.
+        guard !state.withLock({ $0.scheduler.subscribers(of: operation).isEmpty }) else { return }
         var data = body.data
         do {
             if let file = body.file {

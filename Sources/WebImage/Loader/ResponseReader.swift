@@ -21,6 +21,9 @@ import NIOHTTP1
 /// only makes that proof unnecessary, it is never contended. Handlers and modifiers run
 /// outside it. Thread-safe.
 final class ResponseReader: HTTPClientResponseDelegate {
+    /// The most a body buffer reserves before its bytes arrive.
+    static let largestReservation = 4 << 20
+
     /// What the exchange produced: the checked response and its whole body (the cached
     /// data for a revalidated 304), or the sink the body was streamed into.
     struct Outcome: Sendable {
@@ -250,7 +253,11 @@ final class ResponseReader: HTTPClientResponseDelegate {
             if let sink {
                 state.phase = .streaming(sink)
             } else {
-                state.data.reserveCapacity(min(expected ?? 0, limit))
+                // What the server announces, up to 4 MiB: past that the buffer grows with the
+                // bytes that arrive. A server announcing 100 MiB and sending nothing made
+                // each download reserve the whole limit (64 of them, 6.4 GB of address
+                // space, which a strict overcommit setting refuses).
+                state.data.reserveCapacity(min(expected ?? 0, limit, Self.largestReservation))
                 state.phase = .reading
             }
         }
