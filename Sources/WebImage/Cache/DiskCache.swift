@@ -145,10 +145,17 @@ public final class DiskCache: Sendable {
         }
     }
 
-    /// Whether `key` has an entry in any searched directory (with or without extension).
+    /// Whether `key` has an entry in any searched directory (with or without extension)
+    /// that a read would return: a regular file, readable, within
+    /// ``Configuration/maxEntrySize`` (an entry a read refuses is not a hit, or the
+    /// original-data route would report one it never serves).
     public func containsData(forKey key: String) -> Bool {
+        let limit = configuration.maxEntrySize
         for (directory, name) in candidates(forKey: key) {
-            if let info = FileIO.status(directory + "/" + name), (info.st_mode & S_IFMT) == S_IFREG { return true }
+            let path = directory + "/" + name
+            if let info = FileIO.status(path), (info.st_mode & S_IFMT) == S_IFREG, Int(info.st_size) <= limit, access(path, R_OK) == 0 {
+                return true
+            }
         }
         return false
     }

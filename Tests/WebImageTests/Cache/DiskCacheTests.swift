@@ -270,6 +270,21 @@ struct DiskCacheTests {
         }
     }
 
+    /// An entry a read refuses (over the entry size limit) is no hit for `containsData`
+    /// either: it said yes, and a disk hit was reported that no read would serve.
+    @Test func containsDataAgreesWithTheRead() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let writer = DiskCache(directory: directory.url)
+        try writer.setData(Data(repeating: 1, count: 1_000), forKey: "big")
+        var small = DiskCache.Configuration()
+        small.maxEntrySize = 100
+        let reader = DiskCache(directory: directory.url, configuration: small)
+        #expect(reader.data(forKey: "big") == nil)
+        #expect(!reader.containsData(forKey: "big"))
+        #expect(writer.containsData(forKey: "big"))
+    }
+
     /// A review's finding: moving a cache into a folder inside it renamed nothing (a folder
     /// cannot move into itself), merged the entries into the new folder, then removed the
     /// source, new folder and all. It is refused now, and nothing moves.
