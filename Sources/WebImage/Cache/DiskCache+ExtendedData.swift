@@ -21,15 +21,33 @@ extension DiskCache {
     }
 
     /// Extended data of the open entry `fd` (named `name` in `directory`): the attribute,
-    /// else the sidecar (where the attribute was refused or did not fit).
+    /// else the sidecar (where the attribute was refused or did not fit), when the sidecar
+    /// was written for this very file (see ``sidecarHeader(of:)``).
     func readExtendedData(fd: Int32, directory: String, name: String) -> Data? {
         if configuration.extendedDataStorage == .automatic,
            case .value(let bytes) = ExtendedAttributes.get(Self.extendedAttributeName, fd: fd) {
             return Data(bytes)
         }
         // Bounded as an entry is: a sidecar may be another process's file too.
-        guard let sidecar = FileIO.read(sidecarPath(directory: directory, name: name), limit: configuration.maxEntrySize) else { return nil }
-        return sidecar.data
+        guard let header = Self.sidecarHeader(of: fd),
+              let sidecar = FileIO.read(sidecarPath(directory: directory, name: name), limit: configuration.maxEntrySize + header.count),
+              sidecar.data.starts(with: header) else { return nil }
+        return sidecar.data.dropFirst(header.count)
+    }
+
+    /// What a sidecar starts with: the device and inode of the entry file it was written
+    /// for (a rename keeps both). The sidecar is found by the entry's name, and two stores
+    /// of one key, or a store that failed after its sidecar landed, could pair one
+    /// version's bytes with another's extended data, for good; read against the open
+    /// entry's own numbers, a sidecar of another version is no extended data. `nil` when
+    /// the file cannot be examined.
+    static func sidecarHeader(of fd: Int32) -> Data? {
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { return nil }
+        var header = Data()
+        withUnsafeBytes(of: UInt64(info.st_dev).littleEndian) { header.append(contentsOf: $0) }
+        withUnsafeBytes(of: UInt64(info.st_ino).littleEndian) { header.append(contentsOf: $0) }
+        return header
     }
 
     /// Stores `extendedData` for the entry open as `fd` (named `name` in the main
@@ -53,7 +71,8 @@ extension DiskCache {
             return
         }
         if !isNewFile { ExtendedAttributes.remove(Self.extendedAttributeName, fd: fd) }
-        try FileIO.writeAtomically(extendedData, to: sidecar, in: path, sync: configuration.syncsWrites)
+        guard let header = Self.sidecarHeader(of: fd) else { throw WebImageError.network("cannot examine the entry \(name): \(String(cString: strerror(errno)))") }
+        try FileIO.writeAtomically(header + extendedData, to: sidecar, in: path, sync: configuration.syncsWrites)
     }
 
     /// The creation date recorded when the file at `path` was stored, if the file system

@@ -138,7 +138,9 @@ extension DiskCache {
     /// `moveCacheDirectoryFromPath:toPath:`): a rename when `destination` does not exist,
     /// otherwise a merge in which entries already in `destination` win, each entry with its
     /// own extended data. `source` is then removed, with what the merge left (temporary
-    /// files, orphan sidecars). Blocking.
+    /// files, orphan sidecars). Across file systems an entry is copied, a new file, and
+    /// extended data kept in a sidecar (where attributes are refused) no longer matches it
+    /// and is dropped. Blocking.
     public static func moveCacheDirectory(from source: URL, to destination: URL) throws {
         let source = source.standardizedFileURL.path
         let destination = destination.standardizedFileURL.path

@@ -10,6 +10,24 @@ struct DiskCacheExtendedDataTests {
         return DiskCache(directory: directory.url, configuration: configuration)
     }
 
+    /// A review's finding: a sidecar was found by the entry's name alone, so two stores of
+    /// one key (or a store that failed after its sidecar landed) could leave one version's
+    /// bytes with the other's extended data, for good. A sidecar written for another file
+    /// is no extended data now. Here the first version's sidecar is put back beside the
+    /// second version.
+    @Test func aSidecarWrittenForAnotherVersionIsNotRead() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let cache = cache(in: directory, storage: .sidecar)
+        try cache.setData(Data([1]), forKey: "k", extendedData: Data("first".utf8))
+        let sidecar = directory.url.appendingPathComponent("." + DiskCache.fileName(forKey: "k") + ".extended")
+        let firstSidecar = try Data(contentsOf: sidecar)
+        try cache.setData(Data([2]), forKey: "k", extendedData: Data("second".utf8))
+        #expect(cache.entry(forKey: "k") == DiskCache.Entry(data: Data([2]), extendedData: Data("second".utf8)))
+        try firstSidecar.write(to: sidecar)
+        #expect(cache.entry(forKey: "k") == DiskCache.Entry(data: Data([2]), extendedData: nil))
+    }
+
     @Test(arguments: [DiskCache.ExtendedDataStorage.automatic, .sidecar])
     func extendedDataRoundTripsWithTheEntry(storage: DiskCache.ExtendedDataStorage) throws {
         let directory = try TemporaryDirectory()
