@@ -65,8 +65,8 @@ extension Downloader {
            let cookies = config.cookieJar.cookieHeader(for: request.url) {
             request.headers.add(name: "Cookie", value: cookies)
         }
-        if let cachedData = options.cachedData {
-            validators.addConditions(for: request.url, cachedData: cachedData, to: &request.headers)
+        if options.cachedData != nil {
+            validators.addConditions(for: request.url, to: &request.headers)
         }
     }
 

@@ -11,37 +11,12 @@ import NIOHTTP1
 /// source URLs reach tens of kilobytes), so a count alone would let an origin that tags
 /// every response pin hundreds of megabytes of URLs. A validator that was evicted or never
 /// seen only means a full response, which the manager then compares byte for byte.
-///
-/// Validators belong to the bytes they came with: a revalidation asks with them only when
-/// the cached bytes are those bytes (``BodyFingerprint``). Any caller's download of the URL
-/// records them, and a cache still holding version 1 was asked "changed since version 2?"
-/// after another caller had seen version 2: the 304 kept version 1 for good.
 /// Thread-safe.
 final class HTTPValidatorStore: Sendable {
-    /// What a server said to identify one version of a resource, and which bytes it came
-    /// with (`nil` for a body streamed to a file, which is not in memory to examine).
+    /// What a server said to identify one version of a resource.
     struct Validators: Sendable, Equatable {
         var entityTag: String?
         var lastModified: String?
-        var body: BodyFingerprint?
-    }
-
-    /// A cheap identity of a body: its length and a hash of its first and last 4 KiB. Two
-    /// versions of one image that agree on all three are rare; the cost is the same for a
-    /// 1 KB and a 100 MB body. Process-local (`Hasher` is seeded per process), as the
-    /// store is.
-    struct BodyFingerprint: Sendable, Equatable {
-        let count: Int
-        let edges: Int
-
-        init(_ body: Data) {
-            var hasher = Hasher()
-            let edge = 4096
-            body.prefix(edge).withUnsafeBytes { hasher.combine(bytes: $0) }
-            body.suffix(edge).withUnsafeBytes { hasher.combine(bytes: $0) }
-            count = body.count
-            edges = hasher.finalize()
-        }
     }
 
     /// The longest validator kept; a server sending more is not identifying a version.
@@ -59,14 +34,12 @@ final class HTTPValidatorStore: Sendable {
         entries = LockedValue(LRUList())
     }
 
-    /// Remembers the validators of a successful response for `url`, with the body they
-    /// came with (`nil` when it was streamed to a file), or forgets the URL's old ones when
-    /// the response has none.
-    func record(_ headers: HTTPHeaders, for url: URL, body: Data?) {
+    /// Remembers the validators of a successful response for `url`, or forgets the URL's
+    /// old ones when the response has none.
+    func record(_ headers: HTTPHeaders, for url: URL) {
         let validators = Validators(
             entityTag: Self.usable(headers.first(name: "ETag")),
-            lastModified: Self.usable(headers.first(name: "Last-Modified")),
-            body: body.map(BodyFingerprint.init)
+            lastModified: Self.usable(headers.first(name: "Last-Modified"))
         )
         let cost = url.absoluteString.utf8.count + (validators.entityTag?.utf8.count ?? 0)
             + (validators.lastModified?.utf8.count ?? 0)
@@ -86,12 +59,10 @@ final class HTTPValidatorStore: Sendable {
         entries.withLock { $0.value(forKey: url) }
     }
 
-    /// Adds `If-None-Match` / `If-Modified-Since` for `url` to `headers` when they came
-    /// with `cachedData` (or with a streamed body, which could not be examined), unless the
+    /// Adds `If-None-Match` / `If-Modified-Since` for `url` to `headers`, unless the
     /// request already carries its own (a request modifier's choice wins).
-    func addConditions(for url: URL, cachedData: Data, to headers: inout HTTPHeaders) {
+    func addConditions(for url: URL, to headers: inout HTTPHeaders) {
         guard let validators = validators(for: url) else { return }
-        if let body = validators.body, body != BodyFingerprint(cachedData) { return }
         if let tag = validators.entityTag, !headers.contains(name: "If-None-Match") {
             headers.add(name: "If-None-Match", value: tag)
         }

@@ -319,10 +319,7 @@ final class ResponseReader: HTTPClientResponseDelegate {
         }
         guard let response else { throw WebImageError.invalidDownloadResponse }
         if case .notModified(let cached) = phase { return Outcome(data: cached, response: response, byteCount: cached.count) }
-        if (200..<300).contains(response.statusCode) {
-            let streamed: Bool = if case .streaming = phase { true } else { false }
-            downloader.validators.record(response.headers, for: requestURL, body: streamed ? nil : data)
-        }
+        if (200..<300).contains(response.statusCode) { downloader.validators.record(response.headers, for: requestURL) }
         downloader.report(
             LoadProgress(receivedSize: received, expectedSize: expected ?? received, url: operation.url),
             of: operation,
