@@ -29,14 +29,19 @@ extension DiskCache {
             return Data(bytes)
         }
         // Bounded as an entry is: a sidecar may be another process's file too.
+        // Saturating: a limit of Int.max ("none") plus the header would trap.
         guard let header = Self.sidecarHeader(of: fd),
-              let sidecar = FileIO.read(sidecarPath(directory: directory, name: name), limit: configuration.maxEntrySize + header.count),
+              let sidecar = FileIO.read(sidecarPath(directory: directory, name: name),
+                                        limit: configuration.maxEntrySize.addingReportingOverflow(header.count).overflow
+                                            ? .max : configuration.maxEntrySize + header.count),
               sidecar.data.starts(with: header) else { return nil }
-        return sidecar.data.dropFirst(header.count)
+        // A copy, indexed from 0 as the attribute's value is.
+        return Data(sidecar.data.dropFirst(header.count))
     }
 
-    /// What a sidecar starts with: the device and inode of the entry file it was written
-    /// for (a rename keeps both). The sidecar is found by the entry's name, and two stores
+    /// What a sidecar starts with: the inode of the entry file it was written for (a rename
+    /// keeps it; the device number is left out, since some file systems get a new one at
+    /// each mount, and a sidecar is only ever read beside its entry). The sidecar is found by the entry's name, and two stores
     /// of one key, or a store that failed after its sidecar landed, could pair one
     /// version's bytes with another's extended data, for good; read against the open
     /// entry's own numbers, a sidecar of another version is no extended data. `nil` when
@@ -45,7 +50,6 @@ extension DiskCache {
         var info = stat()
         guard fstat(fd, &info) == 0 else { return nil }
         var header = Data()
-        withUnsafeBytes(of: UInt64(info.st_dev).littleEndian) { header.append(contentsOf: $0) }
         withUnsafeBytes(of: UInt64(info.st_ino).littleEndian) { header.append(contentsOf: $0) }
         return header
     }

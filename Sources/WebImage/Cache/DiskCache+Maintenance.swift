@@ -109,7 +109,7 @@ extension DiskCache {
             if let expiration, date <= expiration {
                 if remove(name) {
                     result.expiredCount += 1
-                    result.removedSize += info.size
+                    result.removedSize = Self.saturatingSum(result.removedSize, info.size)
                 }
                 continue
             }
@@ -121,7 +121,7 @@ extension DiskCache {
         if configuration.maxSize > 0, total > configuration.maxSize {
             let trimmed = trim(kept, total: total, below: configuration.maxSize / 2)
             result.trimmedCount += trimmed.count
-            result.removedSize += trimmed.size
+            result.removedSize = Self.saturatingSum(result.removedSize, trimmed.size)
         }
         for sidecar in sidecars {
             let entryName = String(sidecar.dropFirst().dropLast(Self.sidecarSuffix.count))
@@ -211,7 +211,7 @@ extension DiskCache {
         for entry in listed.sorted(by: { $0.date < $1.date }) {
             if remove(entry.name) {
                 removed.count += 1
-                removed.size += entry.size
+                removed.size = Self.saturatingSum(removed.size, entry.size)
                 total -= entry.size
             } else if FileIO.status(path + "/" + entry.name) == nil {
                 total -= entry.size
@@ -219,6 +219,13 @@ extension DiskCache {
             if total < target { break }
         }
         return removed
+    }
+
+    /// `a + b`, or `Int.max` past it: a sparse file can claim exabytes, and sizes are added
+    /// up across entries.
+    static func saturatingSum(_ a: Int, _ b: Int) -> Int {
+        let (sum, overflow) = a.addingReportingOverflow(b)
+        return overflow ? .max : sum
     }
 
     /// Removes entry `name` and its sidecar; `true` when this call removed the entry (a

@@ -28,6 +28,23 @@ struct DiskCacheExtendedDataTests {
         #expect(cache.entry(forKey: "k") == DiskCache.Entry(data: Data([2]), extendedData: nil))
     }
 
+    /// A review's finding on the sidecar header: the read's limit was the entry limit plus
+    /// the header, which traps for a limit of `Int.max` ("none", as the server's source
+    /// limit allows); and the value came back as a slice indexed from 16. Read with no
+    /// limit now, it comes back whole and indexed from 0, as the attribute's value does.
+    @Test func aSidecarReadsWithNoEntryLimitAndFromIndexZero() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        var configuration = DiskCache.Configuration()
+        configuration.extendedDataStorage = .sidecar
+        configuration.maxEntrySize = .max
+        let cache = DiskCache(directory: directory.url, configuration: configuration)
+        try cache.setData(Data([1]), forKey: "k", extendedData: Data("format".utf8))
+        let extended = try #require(cache.entry(forKey: "k")?.extendedData)
+        #expect(extended == Data("format".utf8))
+        #expect(extended.startIndex == 0)
+    }
+
     @Test(arguments: [DiskCache.ExtendedDataStorage.automatic, .sidecar])
     func extendedDataRoundTripsWithTheEntry(storage: DiskCache.ExtendedDataStorage) throws {
         let directory = try TemporaryDirectory()
