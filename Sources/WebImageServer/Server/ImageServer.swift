@@ -285,10 +285,18 @@ public final class ImageServer: Sendable {
                 Task { await group.triggerGracefulShutdown() }
             }
         } catch {
-            try? await shutdown(within: remainingStopTime(since: shutdownClock.began))
+            try? await shutdownUncancelled(within: remainingStopTime(since: shutdownClock.began))
             throw error
         }
-        try await shutdown(within: remainingStopTime(since: shutdownClock.began))
+        try await shutdownUncancelled(within: remainingStopTime(since: shutdownClock.began))
+    }
+
+    /// ``shutdown(within:)`` in a task of its own. When `run` ends because its task was
+    /// cancelled, that cancellation would reach the deadline race at once: the worker
+    /// threads' stop was never waited for, and every stop logged jobs "still running".
+    /// A cancelled caller stops as SIGTERM does, so the stop must not see it.
+    private func shutdownUncancelled(within limit: Duration) async throws {
+        try await Task { try await self.shutdown(within: limit) }.value
     }
 
     /// Stops the worker threads and the default fetcher's downloader. Call once, after the

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import Testing
 @testable import WebImageServer
 
@@ -22,5 +23,26 @@ import Testing
             // Each connect was refused, or the stopped server has closed its connection.
             await (try #require(burst)).waitUntilEachEnded()
         }
+    }
+
+    /// A run ended by its task's cancellation stops like one ended by SIGTERM: it waits for
+    /// the worker threads, which an idle server stops at once. The cancellation used to
+    /// reach the stop's own deadline, so the threads were never waited for and every stop
+    /// logged worker jobs "still running".
+    @Test func aCancelledRunWaitsForItsIdleWorkerThreads() async throws {
+        let log = LogCapture()
+        let server = try ImageServer(configuration: .testing(), logger: Logger(label: "test") { _ in log.handler })
+        let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
+        let task = Task {
+            defer { continuation.finish() }
+            try await server.run { port, _ in continuation.yield(port) }
+        }
+        var iterator = ports.makeAsyncIterator()
+        _ = try #require(await iterator.next())
+        task.cancel()
+        _ = await task.result
+        #expect(!log.all.contains { $0.contains("still running") }, "\(log.all)")
+        // The pool was stopped before `run` returned: it takes no more work.
+        await #expect(throws: (any Error).self) { try await server.workerThreads.run { 1 } }
     }
 }

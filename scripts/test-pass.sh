@@ -1,0 +1,65 @@
+#!/bin/bash
+# Runs one test pass (`swift test ARGS...`) with a time limit: scripts/test-pass.sh LIMIT ARGS...
+#
+# Why: one clean-clone run in about ten hung in the server pass. Four tests sat in the
+# server's stop with every thread idle, and the pass would have waited until CI's 90-minute
+# limit killed everything, with nothing said about where. Now a pass that outlives LIMIT
+# seconds (several times its usual length) is stopped: the script names the tests that
+# started and never ended, writes every thread's stack if gdb is installed, and runs the
+# pass once more. A second hang, or any failed test, fails the pass. The rerun is said
+# loudly, so a hang is never silent, and the cause is still looked for.
+set -u
+limit=$1
+shift
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+
+# Runs the pass, its output both shown and kept in $log; returns its status, or 124 when
+# it was stopped at the limit.
+run_pass() {
+    : > "$log"
+    # setsid: the pass and the test process it starts form a group that is stopped whole.
+    setsid "${SWIFT:-swift}" test "$@" > >(tee "$log") 2>&1 &
+    local pid=$! waited=0
+    while kill -0 "$pid" 2>/dev/null; do
+        if (( waited >= limit )); then
+            report_hang "$pid" "$@"
+            kill -TERM -- "-$pid" 2>/dev/null
+            sleep 5
+            kill -KILL -- "-$pid" 2>/dev/null
+            wait "$pid" 2>/dev/null
+            return 124
+        fi
+        sleep 1
+        waited=$((waited + 1))
+    done
+    wait "$pid"
+}
+
+report_hang() {
+    local group=$1
+    shift
+    echo "test-pass: still running after ${limit} s: swift test $*" >&2
+    echo "test-pass: the tests that started and did not end:" >&2
+    # Swift Testing prints "Test NAME() started." and later "passed"/"failed" for it.
+    grep -o 'Test [^ ]*(.*) started' "$log" | sed 's/ started$//' | sort -u > "$log.started"
+    grep -oE 'Test [^ ]*\(.*\) (passed|failed)' "$log" | sed -E 's/ (passed|failed)$//' | sort -u > "$log.ended"
+    comm -23 "$log.started" "$log.ended" | sed 's/^/  /' >&2
+    rm -f "$log.started" "$log.ended"
+    if command -v gdb > /dev/null; then
+        for process in $(pgrep -g "$group" -f 'PackageTests.xctest'); do
+            echo "test-pass: the threads of process $process:" >&2
+            gdb -p "$process" -batch -ex 'thread apply all bt 12' 2>&1 | grep -E '^(Thread|#)' | cut -c1-200 >&2
+        done
+    fi
+}
+
+run_pass "$@"
+status=$?
+if (( status == 124 )); then
+    echo "test-pass: HUNG; running the pass once more (a second hang fails it)" >&2
+    run_pass "$@"
+    status=$?
+    (( status == 0 )) && echo "test-pass: the rerun passed; the first run HUNG (see above)" >&2
+fi
+exit "$status"
