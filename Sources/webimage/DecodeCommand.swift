@@ -23,11 +23,13 @@ struct DecodeCommand: ParsableCommand {
     @Flag(name: .customLong("no-orientation"), help: "Keep pixels as stored; do not apply the EXIF orientation.")
     var noOrientation = false
 
-    @Option(help: "Write frame N (0-based) of an animated image instead of the first.")
+    // `.unconditional`: `--frame -1` is then a value the check below refuses by name;
+    // otherwise the parser takes `-1` for a flag and says "Missing value".
+    @Option(parsing: .unconditional, help: "Write frame N (0-based) of an animated image instead of the first.")
     var frame: Int?
 
     @OptionGroup var metadata: MetadataOption
-    @Option(help: "Render page N (0-based) of a PDF instead of the first.")
+    @Option(parsing: .unconditional, help: "Render page N (0-based) of a PDF instead of the first.")
     var page: Int?
 
     func validate() throws {

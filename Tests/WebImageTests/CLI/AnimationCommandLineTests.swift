@@ -49,6 +49,17 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: output.path))
     }
 
+    /// A negative index is refused by the option's name; the parser used to take `-1` for a
+    /// flag and answer "Missing value for '--frame <frame>'".
+    @Test(arguments: ["--frame", "--page"])
+    func decodeRefusesANegativeIndexByName(_ option: String) throws {
+        let output = temporaryURL("negative.png")
+        let result = try WebImageCommand.run("decode", corpusPath("TestLoopCount.gif"), option, "-1", "-o", output.path)
+        #expect(result.status != 0)
+        #expect(result.stderr.contains("\(option) must be 0 or more"), "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: output.path))
+    }
+
     @Test func framesWritesEveryFrameAsNumberedPNGs() throws {
         let directory = temporaryURL("frames")
         defer { try? FileManager.default.removeItem(at: directory) }
