@@ -94,7 +94,7 @@ struct CacheCommand: ParsableCommand {
                     directory: cache.directory.path,
                     exists: exists,
                     count: entries.count,
-                    size: entries.reduce(0) { $0.addingReportingOverflow($1.size).overflow ? .max : $0 + $1.size },
+                    size: entries.reduce(0) { $0.saturatingAdding($1.size) },
                     oldest: entry(entries.first),
                     newest: entry(entries.last)
                 )

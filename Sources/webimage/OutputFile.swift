@@ -1,4 +1,5 @@
 import Foundation
+import WebImage
 
 #if canImport(Glibc)
 import Glibc
@@ -150,11 +151,7 @@ struct OutputFile {
         }
         // Checked before the file is made: a name this code cannot hold would leave an
         // empty file behind.
-        var text = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-        let count = readlink(path, &text, text.count - 1)
-        guard count > 0, String(validating: text[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self) != nil else {
-            throw WriteError(path, "it leads to a name that is not UTF-8")
-        }
+        guard case .text = FileIO.linkText(path) else { throw WriteError(path, "it leads to a name that is not UTF-8") }
         let made = open(path, O_WRONLY | O_CREAT | O_NOCTTY | O_CLOEXEC, 0o666)
         guard made >= 0 else { throw WriteError(path, errno: errno) }
         defer { close(made) }
@@ -175,14 +172,14 @@ struct OutputFile {
 
     /// Where the file open as `descriptor` lies, from the system's own record of it.
     private func realPath(of descriptor: Int32) throws -> String {
-        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-        let count = readlink("/proc/self/fd/\(descriptor)", &buffer, buffer.count - 1)
-        guard count > 0 else { throw WriteError(path, "cannot find where it leads: \(String(cString: strerror(errno)))") }
-        // A name that is not UTF-8 would come back as another name from a Swift string.
-        guard let target = String(validating: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self) else {
+        switch FileIO.linkText("/proc/self/fd/\(descriptor)") {
+        case .text(let target):
+            return target
+        case .notUTF8:
             throw WriteError(path, "it leads to a name that is not UTF-8")
+        case .unreadable(let code):
+            throw WriteError(path, "cannot find where it leads: \(String(cString: strerror(code)))")
         }
-        return target
     }
 
     /// A device or a FIFO: no O_CREAT (it exists) and no O_TRUNC (a device has no length

@@ -32,8 +32,7 @@ extension DiskCache {
         // Saturating: a limit of Int.max ("none") plus the header would trap.
         guard let header = Self.sidecarHeader(of: fd),
               let sidecar = FileIO.read(sidecarPath(directory: directory, name: name),
-                                        limit: configuration.maxEntrySize.addingReportingOverflow(header.count).overflow
-                                            ? .max : configuration.maxEntrySize + header.count),
+                                        limit: configuration.maxEntrySize.saturatingAdding(header.count)),
               sidecar.data.starts(with: header) else { return nil }
         // A copy, indexed from 0 as the attribute's value is.
         return Data(sidecar.data.dropFirst(header.count))

@@ -52,8 +52,7 @@ extension DiskCache {
         FileIO.names(in: path).reduce(0) { total, name in
             guard Self.isEntryName(name), let status = FileIO.status(path + "/" + name),
                   (status.st_mode & S_IFMT) == S_IFREG else { return total }
-            let (sum, overflow) = total.addingReportingOverflow(Int(status.st_size))
-            return overflow ? .max : sum
+            return total.saturatingAdding(Int(status.st_size))
         }
     }
 
@@ -109,19 +108,17 @@ extension DiskCache {
             if let expiration, date <= expiration {
                 if remove(name) {
                     result.expiredCount += 1
-                    result.removedSize = Self.saturatingSum(result.removedSize, info.size)
+                    result.removedSize = result.removedSize.saturatingAdding(info.size)
                 }
                 continue
             }
             kept.append(ListedEntry(name: name, size: info.size, date: date))
-            // Saturating: a sparse file can claim exabytes, and an overflow would trap.
-            let (sum, overflow) = total.addingReportingOverflow(info.size)
-            total = overflow ? .max : sum
+            total = total.saturatingAdding(info.size)
         }
         if configuration.maxSize > 0, total > configuration.maxSize {
             let trimmed = trim(kept, total: total, below: configuration.maxSize / 2)
             result.trimmedCount += trimmed.count
-            result.removedSize = Self.saturatingSum(result.removedSize, trimmed.size)
+            result.removedSize = result.removedSize.saturatingAdding(trimmed.size)
         }
         for sidecar in sidecars {
             let entryName = String(sidecar.dropFirst().dropLast(Self.sidecarSuffix.count))
@@ -211,7 +208,7 @@ extension DiskCache {
         for entry in listed.sorted(by: { $0.date < $1.date }) {
             if remove(entry.name) {
                 removed.count += 1
-                removed.size = Self.saturatingSum(removed.size, entry.size)
+                removed.size = removed.size.saturatingAdding(entry.size)
                 total -= entry.size
             } else if FileIO.status(path + "/" + entry.name) == nil {
                 total -= entry.size
@@ -219,13 +216,6 @@ extension DiskCache {
             if total < target { break }
         }
         return removed
-    }
-
-    /// `a + b`, or `Int.max` past it: a sparse file can claim exabytes, and sizes are added
-    /// up across entries.
-    static func saturatingSum(_ a: Int, _ b: Int) -> Int {
-        let (sum, overflow) = a.addingReportingOverflow(b)
-        return overflow ? .max : sum
     }
 
     /// Removes entry `name` and its sidecar; `true` when this call removed the entry (a

@@ -11,7 +11,8 @@ import Musl
 /// Plain system calls rather than `FileManager`, because a cache hit must cost little more
 /// than a raw `read`, and because another process may remove any file at any moment: every
 /// call here treats a missing file as a normal outcome. Stateless and thread-safe.
-enum FileIO {
+/// Package-wide: the command line and the server read links with ``linkText(_:)``.
+package enum FileIO {
     /// `UTIME_NOW` and `UTIME_OMIT` from `<sys/stat.h>` (Linux ABI); Swift does not import them.
     private static let utimeNow = (1 << 30) - 1
     private static let utimeOmit = (1 << 30) - 2
@@ -224,6 +225,25 @@ enum FileIO {
             if name != ".", name != ".." { names.append(name) }
         }
         return names
+    }
+
+    /// What a symbolic link holds, as ``linkText(_:)`` reads it.
+    package enum LinkText: Equatable {
+        case text(String)
+        /// Bytes that are not UTF-8: a Swift string made from them would name another file.
+        case notUTF8
+        /// `readlink` failed (not a link, gone) with this `errno`.
+        case unreadable(Int32)
+    }
+
+    /// The text of the symbolic link at `path`, as the system holds it (not resolved
+    /// further). `/proc/self/fd/N` gives where the file open as descriptor N lies.
+    package static func linkText(_ path: String) -> LinkText {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let count = readlink(path, &buffer, buffer.count - 1)
+        guard count > 0 else { return .unreadable(count == 0 ? ENOENT : errno) }
+        guard let text = String(validating: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self) else { return .notUTF8 }
+        return .text(text)
     }
 }
 

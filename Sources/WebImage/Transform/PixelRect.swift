@@ -27,8 +27,8 @@ public struct PixelRect: Sendable, Hashable, CustomStringConvertible {
     public func clipped(to bounds: ImageSize) -> PixelRect? {
         guard width > 0, height > 0 else { return nil }
         let left = max(0, x), top = max(0, y)
-        let right = min(bounds.width, x.addingReportingOverflow(width).overflow ? Int.max : x + width)
-        let bottom = min(bounds.height, y.addingReportingOverflow(height).overflow ? Int.max : y + height)
+        let right = min(bounds.width, x.saturatingAdding(width))
+        let bottom = min(bounds.height, y.saturatingAdding(height))
         guard right > left, bottom > top else { return nil }
         return PixelRect(x: left, y: top, width: right - left, height: bottom - top)
     }

@@ -114,10 +114,8 @@ public struct LocalFileSource: Sendable {
     /// The path of the file open as `descriptor`, as `/proc/self/fd` gives it; `nil` when it
     /// cannot be read.
     static func openedPath(_ descriptor: Int32) -> String? {
-        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-        let count = readlink("/proc/self/fd/\(descriptor)", &buffer, buffer.count - 1)
-        guard count > 0 else { return nil }
-        return String(validating: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        guard case .text(let path) = FileIO.linkText("/proc/self/fd/\(descriptor)") else { return nil }
+        return path
     }
 
     /// `path` absolute with every symbolic link resolved, or `nil` when it does not exist.

@@ -72,8 +72,9 @@ import Testing
     }
 
     @Test func refusedConnectionIsA502() async throws {
-        // A port that was just listening and no longer is.
-        let closed = try await LoopbackServer.with([:]) { origin in origin.url("/a.png") }
+        let refusing = try RefusingLoopbackPort()
+        defer { withExtendedLifetime(refusing) {} }
+        let closed = try #require(URL(string: "http://127.0.0.1:\(refusing.port)/a.png"))
         try await RunningImageServer.with(.testing { $0.downloadTimeout = Duration.seconds(8).scaled; $0.timeout = Duration.seconds(10).scaled }) { server in
             let start = ContinuousClock.now
             let reply = try await server.request(ImageURL.plain(closed, ["w:10"]))

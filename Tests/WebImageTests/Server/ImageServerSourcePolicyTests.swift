@@ -72,8 +72,9 @@ import Testing
     /// fetched, not the system's words for why (errno, the address), which would make the
     /// server a port scanner for whoever can name a source.
     @Test func aRefusedConnectionIsAnsweredWithoutItsReason() async throws {
-        let port = try freeLoopbackPort()
-        let reply = try await Self.fetch("http://127.0.0.1:\(port)/a.png", Self.closed { $0.sourceAddresses.allowsLoopback = true })
+        let refusing = try RefusingLoopbackPort()
+        let reply = try await Self.fetch("http://127.0.0.1:\(refusing.port)/a.png", Self.closed { $0.sourceAddresses.allowsLoopback = true })
+        withExtendedLifetime(refusing) {}
         #expect(reply.status == 502, "\(reply.text)")
         #expect(reply.text == "the source could not be fetched\n", "\(reply.text)")
     }

@@ -126,19 +126,38 @@ final class NginxProcess: Sendable {
 
 /// A TCP port on 127.0.0.1 that nothing listens on now (the kernel's pick for port 0).
 func freeLoopbackPort() throws -> Int {
-    let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    defer { close(descriptor) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    let bound = withUnsafeMutablePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
-            bind(descriptor, pointer, length) == 0 && getsockname(descriptor, pointer, &length) == 0
+    try RefusingLoopbackPort().port
+}
+
+/// A loopback port that refuses every connection for as long as this value lives: bound
+/// and never listening, so that no other test's server can take it meanwhile. A port found
+/// free and let go again can be another test's origin by the time it is dialled (a test of
+/// refused connections got that origin's 403).
+final class RefusingLoopbackPort: Sendable {
+    let port: Int
+    private let descriptor: Int32
+
+    init() throws {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { throw RawHTTPConnection.Failure.socket }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
+                bind(descriptor, pointer, length) == 0 && getsockname(descriptor, pointer, &length) == 0
+            }
         }
+        guard bound else {
+            close(descriptor)
+            throw RawHTTPConnection.Failure.socket
+        }
+        self.descriptor = descriptor
+        port = Int(UInt16(bigEndian: address.sin_port))
     }
-    guard bound else { throw RawHTTPConnection.Failure.socket }
-    return Int(UInt16(bigEndian: address.sin_port))
+
+    deinit { close(descriptor) }
 }
 
 /// Whether something accepts TCP connections on 127.0.0.1:`port`.
