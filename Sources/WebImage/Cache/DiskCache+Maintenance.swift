@@ -134,13 +134,17 @@ extension DiskCache {
     /// Moves every entry of `source` into `destination` (SDWebImage's
     /// `moveCacheDirectoryFromPath:toPath:`): a rename when `destination` does not exist,
     /// otherwise a merge in which entries already in `destination` win, each entry with its
-    /// own extended data. `source` is then removed, with what the merge left (temporary
-    /// files, orphan sidecars). Across file systems an entry is copied, a new file, and
+    /// own extended data. What the merge left in `source` that the cache made (entries the
+    /// destination had, temporary files, orphan sidecars) is removed, then `source` itself
+    /// when nothing else is in it: a file of someone else's there is left alone, as every
+    /// other maintenance step leaves it. Across file systems an entry is copied, a new file, and
     /// extended data kept in a sidecar (where attributes are refused) no longer matches it
     /// and is dropped. Blocking.
     public static func moveCacheDirectory(from source: URL, to destination: URL) throws {
-        let source = source.standardizedFileURL.path
-        let destination = destination.standardizedFileURL.path
+        // Compared where the paths lead: through a link, one folder inside the other
+        // passed the check below.
+        let source = resolvedPath(source.standardizedFileURL.path)
+        let destination = resolvedPath(destination.standardizedFileURL.path)
         guard source != destination else { return }
         // One inside the other: the rename fails, the merge moves the destination into
         // itself, and removing the source at the end took the destination with it.
@@ -169,7 +173,27 @@ extension DiskCache {
             if FileIO.status(source + sidecar) != nil { move(source + sidecar, to: destination + sidecar) }
             move(source + "/" + name, to: destination + "/" + name)
         }
-        try? manager.removeItem(atPath: source)
+        for name in FileIO.names(in: source)
+        where isEntryName(name) || isSidecarName(name) || name.hasPrefix(FileIO.temporaryPrefix) {
+            FileIO.remove(source + "/" + name)
+        }
+        rmdir(source)
+    }
+
+    /// `path` with every symbolic link resolved, as far as it exists: the deepest existing
+    /// folder on it is resolved and the rest (not made yet) appended.
+    private static func resolvedPath(_ path: String) -> String {
+        var existing = path
+        var rest: [String] = []
+        while !existing.isEmpty, existing != "/" {
+            if let resolved = realpath(existing, nil) {
+                defer { free(resolved) }
+                return ([String(cString: resolved)] + rest.reversed()).joined(separator: "/")
+            }
+            rest.append((existing as NSString).lastPathComponent)
+            existing = (existing as NSString).deletingLastPathComponent
+        }
+        return path
     }
 
     /// Renames `source` to `target`, or copies it across file systems.

@@ -69,7 +69,30 @@ public final class DiskCache: Sendable {
     /// `$XDG_CACHE_HOME/swift-web-image/<namespace>`, or `~/.cache/swift-web-image/<namespace>`
     /// when `XDG_CACHE_HOME` is unset or not absolute (as the XDG specification says).
     public static func defaultDirectory(namespace: String) -> URL {
-        defaultBaseDirectory.appendingPathComponent(namespace, isDirectory: true)
+        defaultBaseDirectory.appendingPathComponent(folderName(namespace: namespace), isDirectory: true)
+    }
+
+    /// The folder a namespace's cache lives in, always one name inside the base folder. A
+    /// namespace is a label, not a path: `..` would put the cache (and its cleanup) in the
+    /// base folder's parent, and `a/b` in a folder another namespace may own. `%`, `/` and
+    /// NUL are percent-encoded, and so are the dots of `.` and `..` (and of the empty
+    /// namespace, which becomes `%00`); every other namespace is its folder's name as it is.
+    public static func folderName(namespace: String) -> String {
+        var name = ""
+        for scalar in namespace.unicodeScalars {
+            switch scalar {
+            case "%": name += "%25"
+            case "/": name += "%2F"
+            case "\u{0}": name += "%00"
+            default: name.unicodeScalars.append(scalar)
+            }
+        }
+        switch name {
+        case "": return "%00"
+        case ".": return "%2E"
+        case "..": return "%2E%2E"
+        default: return name
+        }
     }
 
     /// `$XDG_CACHE_HOME/swift-web-image` (else `~/.cache/swift-web-image`): where every

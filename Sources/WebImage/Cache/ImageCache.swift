@@ -32,6 +32,7 @@ public final class ImageCache: ImageCaching {
 
     /// Creates a cache whose disk level lives in `directory/namespace`; `directory`
     /// defaults to ``DiskCache/defaultBaseDirectory`` (`$XDG_CACHE_HOME/swift-web-image`).
+    /// The namespace is one folder's name whatever it holds (``DiskCache/folderName(namespace:)``).
     /// Nothing is created on disk until the first store.
     public init(
         namespace: String,
@@ -46,7 +47,7 @@ public final class ImageCache: ImageCaching {
             usesWeakTable: config.shouldUseWeakMemoryCache
         )
         diskCache = DiskCache(
-            directory: base.appendingPathComponent(namespace, isDirectory: true),
+            directory: base.appendingPathComponent(DiskCache.folderName(namespace: namespace), isDirectory: true),
             configuration: config.applying(to: DiskCache.Configuration())
         )
         self.coder = coder

@@ -54,4 +54,18 @@ struct DiskCacheFileNameTests {
         #expect(relative.path == "/home/someone/.cache/swift-web-image")
         #expect(DiskCache.defaultDirectory(namespace: "ns").lastPathComponent == "ns")
     }
+
+    /// A namespace is one folder inside the base, whatever it holds: `..` used to put the
+    /// cache in the base's parent, and `a/b` in a folder of another namespace.
+    @Test(arguments: [
+        ("default", "default"), ("avatars 2", "avatars 2"), ("é.v1", "é.v1"), ("..", "%2E%2E"), (".", "%2E"),
+        ("", "%00"), ("a/b", "a%2Fb"), ("../../etc", "..%2F..%2Fetc"), ("50%", "50%25"), ("a\u{0}b", "a%00b"),
+    ])
+    func namespaceIsOneFolderInsideTheBase(_ namespace: String, _ folder: String) throws {
+        #expect(DiskCache.folderName(namespace: namespace) == folder)
+        let base = URL(fileURLWithPath: "/srv/cache", isDirectory: true)
+        let cache = ImageCache(namespace: namespace, directory: base)
+        #expect(cache.diskCache.directory.deletingLastPathComponent().standardizedFileURL.path == "/srv/cache")
+        #expect(cache.diskCache.directory.lastPathComponent == folder)
+    }
 }

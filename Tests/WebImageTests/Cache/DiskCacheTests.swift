@@ -299,6 +299,39 @@ struct DiskCacheTests {
         #expect(DiskCache(directory: source).data(forKey: "k") == Data([1]))
     }
 
+    /// The same through a symbolic link: the check compared the paths as written, so a
+    /// destination reached through a link into the source passed it.
+    @Test func moveCacheDirectoryIntoItselfThroughALinkIsRefused() throws {
+        let root = try TemporaryDirectory()
+        defer { root.remove() }
+        let source = root.url.appendingPathComponent("base", isDirectory: true)
+        try DiskCache(directory: source).setData(Data([1]), forKey: "k")
+        let link = root.url.appendingPathComponent("link")
+        try FileManager.default.createSymbolicLink(atPath: link.path, withDestinationPath: source.path)
+        for destination in [link.appendingPathComponent("inner", isDirectory: true), link.appendingPathComponent("a/b", isDirectory: true)] {
+            #expect(throws: WebImageError.self) { try DiskCache.moveCacheDirectory(from: source, to: destination) }
+        }
+        #expect(DiskCache(directory: source).data(forKey: "k") == Data([1]))
+        #expect(DiskCache(directory: source).totalCount == 1)
+    }
+
+    /// A merge empties the source of what the cache made and removes the folder only when
+    /// nothing else is left: it used to remove the whole folder, a user's file with it.
+    @Test func moveCacheDirectoryLeavesAFileTheCacheDidNotMake() throws {
+        let root = try TemporaryDirectory()
+        defer { root.remove() }
+        let source = root.url.appendingPathComponent("old", isDirectory: true)
+        let destination = root.url.appendingPathComponent("new", isDirectory: true)
+        try DiskCache(directory: source).setData(Data([1]), forKey: "both")
+        try DiskCache(directory: destination).setData(Data([2]), forKey: "both")
+        let notes = source.appendingPathComponent("notes.txt")
+        try Data("mine".utf8).write(to: notes)
+        try DiskCache.moveCacheDirectory(from: source, to: destination)
+        #expect(try Data(contentsOf: notes) == Data("mine".utf8))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: source.path) == ["notes.txt"])
+        #expect(DiskCache(directory: destination).data(forKey: "both") == Data([2]))
+    }
+
     @Test func moveCacheDirectoryRenamesWhenTheDestinationIsMissing() throws {
         let root = try TemporaryDirectory()
         defer { root.remove() }
