@@ -155,7 +155,7 @@ struct CacheCommand: ParsableCommand {
         @Option(help: "Age in seconds after which entries expire; negative: never.")
         var maxAge: Double = 7 * 24 * 3600
 
-        @Option(help: "Size limit in bytes; 0: none.")
+        @Option(help: "Limit in bytes of disk space (allocated blocks, not file lengths); 0: none.")
         var maxSize = 0
 
         func validate() throws {

@@ -42,9 +42,11 @@ extension DiskCache {
         /// The age in seconds after which an entry is removed by ``DiskCache/removeExpiredData()``.
         /// Default one week. Negative: never expire. 0: everything expires.
         public var maxAge: TimeInterval = 7 * 24 * 3600
-        /// The total size in bytes (sum of entry file sizes) above which
-        /// ``DiskCache/removeExpiredData()`` removes entries oldest first until the total
-        /// is under half of it. Default 0: no limit.
+        /// The disk space in bytes (the entries' allocated blocks with their sidecars,
+        /// ``DiskCache/EntryInfo/allocatedSize``, as SDWebImage counts
+        /// `NSURLTotalFileAllocatedSizeKey`) above which ``DiskCache/removeExpiredData()``
+        /// removes entries oldest first until the total is under half of it. Default 0: no
+        /// limit.
         public var maxSize: Int = 0
         /// The date that ages an entry. Default ``ExpireType/modificationDate``.
         public var expireType: ExpireType = .modificationDate

@@ -7,6 +7,12 @@ extension DiskCache {
         public let fileName: String
         /// Size in bytes.
         public let size: Int
+        /// The disk space the entry takes, in bytes: its file's allocated blocks, and its
+        /// sidecar's when it has one. What ``Configuration/maxSize`` limits: a 2 KB entry
+        /// takes a whole block (4 KB on most file systems), so a folder of small entries
+        /// counted by ``size`` could take twice its limit. Unlike ``size``, a sparse file
+        /// counts only what it really holds.
+        public let allocatedSize: Int
         /// Last read or write.
         public let accessDate: Date
         /// Last store.
@@ -33,7 +39,7 @@ extension DiskCache {
         public var expiredCount = 0
         /// Entries removed to get under the size limit.
         public var trimmedCount = 0
-        /// Bytes of entries removed in all.
+        /// Disk space freed in all, in bytes (``EntryInfo/allocatedSize`` of each entry removed).
         public var removedSize = 0
 
         /// Creates an empty result.
@@ -91,6 +97,8 @@ extension DiskCache {
         var kept: [ListedEntry] = []
         var total = 0
         var sidecars: [String] = []
+        // Sidecars first, so that each entry's space includes its sidecar's.
+        let sidecarNames = Set(names.lazy.filter { $0.hasPrefix(".") && Self.isSidecarName($0) })
         for name in names {
             if name.hasPrefix(FileIO.temporaryPrefix) {
                 if let status = FileIO.status(path + "/" + name),
@@ -103,17 +111,20 @@ extension DiskCache {
                 if Self.isSidecarName(name) { sidecars.append(name) }
                 continue
             }
-            guard let info = info(forName: name, readCreationDate: configuration.expireType == .creationDate) else { continue }
+            guard let info = info(
+                forName: name, readCreationDate: configuration.expireType == .creationDate,
+                hasSidecar: sidecarNames.contains("." + name + Self.sidecarSuffix)
+            ) else { continue }
             let date = info.date(for: configuration.expireType)
             if let expiration, date <= expiration {
                 if remove(name) {
                     result.expiredCount += 1
-                    result.removedSize = result.removedSize.saturatingAdding(info.size)
+                    result.removedSize = result.removedSize.saturatingAdding(info.allocatedSize)
                 }
                 continue
             }
-            kept.append(ListedEntry(name: name, size: info.size, date: date))
-            total = total.saturatingAdding(info.size)
+            kept.append(ListedEntry(name: name, size: info.allocatedSize, date: date))
+            total = total.saturatingAdding(info.allocatedSize)
         }
         if configuration.maxSize > 0, total > configuration.maxSize {
             let trimmed = trim(kept, total: total, below: configuration.maxSize / 2)
@@ -205,15 +216,23 @@ extension DiskCache {
 
     /// Lists one entry file; `nil` for any other name (hidden files, files the cache did
     /// not make), non-regular files and files gone.
-    private func info(forName name: String, readCreationDate: Bool) -> EntryInfo? {
+    /// The entry `name`'s information; with `hasSidecar` (the caller listed its sidecar)
+    /// the sidecar's space counts in ``EntryInfo/allocatedSize``, otherwise it is looked for.
+    private func info(forName name: String, readCreationDate: Bool, hasSidecar: Bool? = nil) -> EntryInfo? {
         guard Self.isEntryName(name) else { return nil }
         let filePath = path + "/" + name
         guard let status = FileIO.status(filePath), (status.st_mode & S_IFMT) == S_IFREG else { return nil }
         let modification = status.modificationDate
         let creation = readCreationDate ? (recordedCreationDate(path: filePath) ?? modification) : modification
+        var allocated = status.allocatedSize
+        if hasSidecar ?? true, let sidecar = FileIO.status(sidecarPath(directory: path, name: name)),
+           (sidecar.st_mode & S_IFMT) == S_IFREG {
+            allocated = allocated.saturatingAdding(sidecar.allocatedSize)
+        }
         return EntryInfo(
             fileName: name,
             size: Int(status.st_size),
+            allocatedSize: allocated,
             accessDate: status.accessDate,
             modificationDate: modification,
             creationDate: creation,

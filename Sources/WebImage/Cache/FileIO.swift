@@ -263,6 +263,9 @@ extension stat {
     var accessDate: Date { Date(st_atim) }
     /// Status-change date (`ctime`).
     var changeDate: Date { Date(st_ctim) }
+    /// The bytes of disk the file takes: `st_blocks` counts 512-byte units whatever the
+    /// file system's block size.
+    var allocatedSize: Int { Int(st_blocks).multipliedReportingOverflow(by: 512).overflow ? .max : Int(st_blocks) * 512 }
 }
 
 extension Date {

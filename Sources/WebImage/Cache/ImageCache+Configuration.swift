@@ -28,8 +28,9 @@ extension ImageCache {
         /// Age in seconds after which disk entries expire. Default one week; negative: never;
         /// 0: everything expires at the next cleanup.
         public var maxDiskAge: TimeInterval = 7 * 24 * 3600
-        /// The disk size in bytes above which a cleanup removes the oldest entries until
-        /// under half of it; 0 means no limit. Default 0.
+        /// The disk space in bytes (allocated blocks, ``DiskCache/Configuration/maxSize``)
+        /// above which a cleanup removes the oldest entries until under half of it; 0 means
+        /// no limit. Default 0.
         public var maxDiskSize = 0
         /// The date that ages disk entries. Default ``DiskCache/ExpireType/modificationDate``.
         public var diskCacheExpireType: DiskCache.ExpireType = .modificationDate

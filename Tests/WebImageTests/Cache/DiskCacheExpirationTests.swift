@@ -17,12 +17,27 @@ struct DiskCacheExpirationTests {
         for key in ["old1", "old2", "fresh"] { try cache.setData(Data([1, 2]), forKey: key) }
         age(cache.fileURL(forKey: "old1").path, by: 2)
         age(cache.fileURL(forKey: "old2").path, by: 3600)
+        let unit = try #require(cache.entries().first).allocatedSize
         let result = cache.removeExpiredData()
         #expect(result.expiredCount == 2)
-        #expect(result.removedSize == 4)
+        #expect(result.removedSize == 2 * unit, "the disk space the two entries took")
         #expect(cache.containsData(forKey: "fresh"))
         #expect(!cache.containsData(forKey: "old1"))
         #expect(!cache.containsData(forKey: "old2"))
+    }
+
+    /// An entry's sidecar takes space too: it counts in the entry's allocated size.
+    @Test func anEntrysSidecarCountsInItsSpace() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let cache = cache(in: directory) { $0.extendedDataStorage = .sidecar }
+        try cache.setData(Data([1, 2, 3, 4]), forKey: "plain")
+        try cache.setData(Data([1, 2, 3, 4]), forKey: "extended", extendedData: Data("format=png".utf8))
+        let entries = Dictionary(uniqueKeysWithValues: cache.entries().map { ($0.fileName, $0) })
+        let plain = try #require(entries[cache.fileURL(forKey: "plain").lastPathComponent])
+        let extended = try #require(entries[cache.fileURL(forKey: "extended").lastPathComponent])
+        #expect(plain.size == extended.size)
+        #expect(extended.allocatedSize == 2 * plain.allocatedSize, "the entry's block and its sidecar's")
     }
 
     @Test func maxAgeZeroExpiresEverythingAndNegativeNothing() throws {
@@ -38,24 +53,41 @@ struct DiskCacheExpirationTests {
         #expect(always.totalCount == 0)
     }
 
-    /// A cache limited to 10 bytes holding five 4-byte entries, `k0` the oldest.
-    private func fiveAgedEntries(in directory: TemporaryDirectory) throws -> DiskCache {
-        let cache = cache(in: directory) { $0.maxSize = 10 }
+    /// Five 4-byte entries, `k0` the oldest, in a cache limited to the space of two and a
+    /// half of them (the limit counts allocated blocks: one each here); returns that space.
+    private func fiveAgedEntries(in directory: TemporaryDirectory) throws -> (DiskCache, unit: Int) {
+        let cache = cache(in: directory) { _ in }
         for i in 0..<5 {
             try cache.setData(Data([1, 2, 3, 4]), forKey: "k\(i)")
             age(cache.fileURL(forKey: "k\(i)").path, by: Double(100 - i * 10))
         }
-        return cache
+        let unit = try #require(cache.entries().first).allocatedSize
+        cache.updateConfiguration { $0.maxSize = 2 * unit + unit / 2 }
+        return (cache, unit)
+    }
+
+    /// The limit is disk space: 4-byte entries take a block each, and a limit of ten
+    /// bytes (what their sizes add up to twice) let them take a thousand times it.
+    @Test func maxSizeCountsTheBlocksEntriesTakeNotTheirLength() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let (cache, unit) = try fiveAgedEntries(in: directory)
+        #expect(unit >= 512, "a non-empty file takes at least one 512-byte unit")
+        #expect(cache.entries().allSatisfy { $0.size == 4 && $0.allocatedSize == unit })
+        cache.updateConfiguration { $0.maxSize = 40 }
+        cache.removeExpiredData()
+        #expect(cache.totalCount == 0, "five blocks are over a 40-byte limit")
     }
 
     @Test func maxSizeOfTenBytesRemovesOldestUntilUnderHalf() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        // Five 4-byte entries, k0 the oldest: 20 bytes > 10, trimmed oldest first to < 5.
-        let cache = try fiveAgedEntries(in: directory)
+        // Five entries of a block each over a limit of two and a half: trimmed oldest first
+        // to under one and a quarter.
+        let (cache, unit) = try fiveAgedEntries(in: directory)
         let result = cache.removeExpiredData()
         #expect(result.trimmedCount == 4)
-        #expect(result.removedSize == 16)
+        #expect(result.removedSize == 4 * unit)
         #expect(cache.totalSize == 4)
         #expect(cache.containsData(forKey: "k4"))
     }
@@ -67,7 +99,7 @@ struct DiskCacheExpirationTests {
     @Test func entriesAnotherCleanupRemovedCountTowardTheTrim() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let cache = try fiveAgedEntries(in: directory)
+        let (cache, _) = try fiveAgedEntries(in: directory)
         let listed = cache.entries().map { DiskCache.ListedEntry(name: $0.fileName, size: $0.size, date: $0.accessDate) }
         #expect(listed.count == 5)
         // The other cleanup removes the two oldest after this one listed them.
@@ -82,12 +114,14 @@ struct DiskCacheExpirationTests {
     @Test func concurrentCleanupsOfOneCacheTrimOnce() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let cache = cache(in: directory) { $0.maxSize = 400 }
+        let cache = cache(in: directory) { _ in }
         for i in 0..<100 {
             try cache.setData(Data(repeating: 7, count: 10), forKey: "k\(i)")
             age(cache.fileURL(forKey: "k\(i)").path, by: Double(1_000 - i))
         }
-        // 1,000 bytes over 400: trimmed oldest first to under 200, the newest 19 kept.
+        let unit = try #require(cache.entries().first).allocatedSize
+        cache.updateConfiguration { $0.maxSize = 40 * unit }
+        // 100 blocks over 40: trimmed oldest first to under 20, the newest 19 kept.
         await withTaskGroup(of: Void.self) { group in
             for _ in 0..<8 { group.addTask { await BlockingIO.run { _ = cache.removeExpiredData() } } }
         }
@@ -98,12 +132,14 @@ struct DiskCacheExpirationTests {
     @Test func sizeTrimStopsAsSoonAsTheTotalIsUnderHalf() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let cache = cache(in: directory) { $0.maxSize = 100 }
+        let cache = cache(in: directory) { _ in }
         for i in 0..<12 {
             try cache.setData(Data(count: 10), forKey: "k\(i)")
             age(cache.fileURL(forKey: "k\(i)").path, by: Double(1000 - i))
         }
-        // 120 > 100: remove oldest until < 50, i.e. keep the newest four.
+        let unit = try #require(cache.entries().first).allocatedSize
+        cache.updateConfiguration { $0.maxSize = 10 * unit }
+        // 12 blocks > 10: remove oldest until < 5, i.e. keep the newest four.
         cache.removeExpiredData()
         #expect(cache.totalSize == 40)
         for i in 8..<12 { #expect(cache.containsData(forKey: "k\(i)")) }

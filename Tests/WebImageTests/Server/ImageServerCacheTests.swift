@@ -22,21 +22,22 @@ import Testing
         let directory = try Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let previousRun = DiskCache(directory: directory)
+        // Whole 8 KiB: the limit counts allocated blocks, which are then the entries' sizes.
         for index in 0..<10 {
-            try previousRun.setData(Data(repeating: UInt8(index), count: 1_000), forKey: "result-\(index)")
+            try previousRun.setData(Data(repeating: UInt8(index), count: 8_192), forKey: "result-\(index)")
             // A minute apart, result-9 the newest: trimming goes oldest first.
             let written = Date(timeIntervalSinceNow: Double(index - 10) * 60)
             try FileManager.default.setAttributes([.modificationDate: written], ofItemAtPath: previousRun.fileURL(forKey: "result-\(index)").path)
         }
-        #expect(previousRun.totalSize == 10_000)
+        #expect(previousRun.totalSize == 81_920)
 
         var limits = DiskCache.Configuration()
-        limits.maxSize = 4_000
+        limits.maxSize = 32_768
         limits.cleanupInterval = ByteCache.diskCleanupInterval
         let cache = ByteCache(levels: .disk, directory: directory, memoryLimit: 1 << 20, disk: limits)
         let deadline = ContinuousClock.now + TestTime.prompt
-        while previousRun.totalSize > 2_000, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
-        #expect(previousRun.totalSize <= 2_000)
+        while previousRun.totalSize > 16_384, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        #expect(previousRun.totalSize <= 16_384)
         #expect(cache.diskEntry(forKey: "result-9") != nil, "the newest entries stay")
     }
 
@@ -47,16 +48,17 @@ import Testing
         let directory = try Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         var limits = DiskCache.Configuration()
-        limits.maxSize = 40_000
+        // Whole 8 KiB entries: the limit counts allocated blocks, which are then their sizes.
+        limits.maxSize = 40_960
         limits.cleanupInterval = ByteCache.diskCleanupInterval
         let cache = ByteCache(levels: .disk, directory: directory, memoryLimit: 1 << 20, disk: limits)
         let view = DiskCache(directory: directory)
         for index in 0..<20 {
-            #expect(cache.store(ByteCache.Entry(data: Data(repeating: UInt8(index), count: 5_000), format: .png), forKey: "result-\(index)"))
+            #expect(cache.store(ByteCache.Entry(data: Data(repeating: UInt8(index), count: 8_192), format: .png), forKey: "result-\(index)"))
         }
         let deadline = ContinuousClock.now + Duration.seconds(30).scaled
-        while view.totalSize > 50_000, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
-        #expect(view.totalSize <= 50_000, "\(view.totalSize) bytes on disk for a limit of 40,000")
+        while view.totalSize > 51_200, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        #expect(view.totalSize <= 51_200, "\(view.totalSize) bytes on disk for a limit of 40,960")
     }
 
     @Test func theServersDiskLevelsGetTheConfiguredBounds() async throws {
