@@ -12,7 +12,7 @@
 # share in turn, exactly as raw drives AsyncHTTPClient) and the coalescing floor (the least
 # a downloader over the same client can add: download-bench floor), so a load change hits
 # all of them.
-# Installs nginx through scripts/install-deps.sh when missing, builds download-bench in
+# Installs nginx and Pillow through scripts/install-deps.sh when missing, builds download-bench in
 # release mode, and starts and stops its own nginx on an unused loopback port in a
 # temporary directory. Sends no traffic anywhere but 127.0.0.1.
 set -euo pipefail
@@ -20,6 +20,13 @@ cd "$(dirname "$0")/.."
 files=${1:-1000}
 
 . Benchmarks/loopback-nginx.sh
+# Pillow, Debian's: Debian 12's pip refuses to install into the system's Python, and a
+# `python3` of its own on the PATH (pyenv) does not see Debian's packages.
+PYTHON=python3
+if ! "$PYTHON" -c 'import PIL' 2>/dev/null; then
+    scripts/install-deps.sh python3-pil
+    PYTHON=/usr/bin/python3
+fi
 
 swift build -c release --product download-bench >/dev/null 2>&1
 BENCH=$(swift build -c release --show-bin-path)/download-bench
@@ -33,7 +40,7 @@ trap cleanup EXIT
 mkdir -p "$work/www"
 
 # ~100 KB JPEGs of noise (they do not compress), 20 distinct ones copied to $files names.
-python3 - "$work/www" "$files" <<'PY'
+"$PYTHON" - "$work/www" "$files" <<'PY'
 import os, random, shutil, sys
 from PIL import Image
 folder, count = sys.argv[1], int(sys.argv[2])

@@ -4,8 +4,14 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh libjpeg-turbo-progs libvips-tools python3 time
-python3 -c "import PIL" 2>/dev/null || python3 -m pip install --quiet Pillow
+# Pillow, Debian's: Debian 12's pip refuses to install into the system's Python, and a
+# `python3` of its own on the PATH (pyenv) does not see Debian's packages.
+PYTHON=python3
+if ! "$PYTHON" -c 'import PIL' 2>/dev/null; then
+    scripts/install-deps.sh python3-pil
+    PYTHON=/usr/bin/python3
+fi
 swift build -c release --product webimage -Xswiftc -warnings-as-errors
 swift build -c release --product webimage-bench -Xswiftc -warnings-as-errors
 swift build -c release --product anim-bench -Xswiftc -warnings-as-errors
-exec python3 Benchmarks/compare.py --bin "$(swift build -c release --show-bin-path)" --corpus "${1:-Corpus/sdwebimage}"
+exec "$PYTHON" Benchmarks/compare.py --bin "$(swift build -c release --show-bin-path)" --corpus "${1:-Corpus/sdwebimage}"

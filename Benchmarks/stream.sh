@@ -20,6 +20,13 @@ files=${1:-100}
 megabytes=${2:-20}
 
 [ -x /usr/bin/time ] || scripts/install-deps.sh time
+# Pillow, Debian's: Debian 12's pip refuses to install into the system's Python, and a
+# `python3` of its own on the PATH (pyenv) does not see Debian's packages.
+PYTHON=python3
+if ! "$PYTHON" -c 'import PIL' 2>/dev/null; then
+    scripts/install-deps.sh python3-pil
+    PYTHON=/usr/bin/python3
+fi
 . Benchmarks/loopback-nginx.sh
 
 if [ -z "${BIN:-}" ]; then
@@ -37,7 +44,7 @@ mkdir -p "$work/www"
 
 # One JPEG of noise of about $megabytes MB (noise does not compress), hard-linked under
 # $files names: distinct URLs, one file's worth of disk.
-python3 - "$work/www/base.jpg" "$megabytes" <<'PY'
+"$PYTHON" - "$work/www/base.jpg" "$megabytes" <<'PY'
 import os, random, sys
 from PIL import Image
 path, megabytes = sys.argv[1], float(sys.argv[2])
@@ -49,7 +56,7 @@ for i in $(seq 0 $((files - 1))); do ln "$work/www/base.jpg" "$(printf '%s/www/i
 start_loopback_nginx "$work" "$work/www"
 for i in $(seq 0 $((files - 1))); do printf 'http://127.0.0.1:%s/img%03d.jpg\n' "$port" "$i"; done > "$work/urls.txt"
 size=$(stat -c %s "$work/www/base.jpg")
-dims=$(python3 -c "from PIL import Image; print('%dx%d' % Image.open('$work/www/base.jpg').size)")
+dims=$("$PYTHON" -c "from PIL import Image; print('%dx%d' % Image.open('$work/www/base.jpg').size)")
 
 # Runs one prefetch into a fresh cache; prints "peak_kb seconds".
 measure() {
