@@ -55,16 +55,19 @@ public final class ImageCache: ImageCaching {
     }
 
     /// The configuration; setting it applies the memory limits at once and the disk ones
-    /// at the next cleanup.
+    /// at the next cleanup. Two sets at once apply one after the other, each whole: applied
+    /// outside the lock, they could leave one's memory limits beside the other's disk ones.
     public var config: ImageCache.Configuration {
         get { configuration.withLock { $0 } }
         set {
-            configuration.withLock { $0 = newValue }
-            memoryCache.totalCostLimit = newValue.maxMemoryCost
-            memoryCache.countLimit = newValue.maxMemoryCount
-            memoryCache.usesWeakTable = newValue.shouldUseWeakMemoryCache
-            // In one step: the read-only folders added meanwhile are kept.
-            diskCache.updateConfiguration { $0 = newValue.applying(to: $0) }
+            configuration.withLock { configuration in
+                configuration = newValue
+                memoryCache.totalCostLimit = newValue.maxMemoryCost
+                memoryCache.countLimit = newValue.maxMemoryCount
+                memoryCache.usesWeakTable = newValue.shouldUseWeakMemoryCache
+                // In one step: the read-only folders added meanwhile are kept.
+                diskCache.updateConfiguration { $0 = newValue.applying(to: $0) }
+            }
         }
     }
 

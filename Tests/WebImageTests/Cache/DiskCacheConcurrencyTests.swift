@@ -177,4 +177,30 @@ struct DiskCacheConcurrencyTests {
         }
         #expect(cache.diskCache.configuration.readOnlyDirectories.count == 200)
     }
+
+    /// Configurations set at once end as one of them, whole: each set used to apply its
+    /// memory and disk limits outside the lock, so the last memory limits could be one
+    /// set's and the disk limit another's.
+    @Test func configurationsSetAtOnceEndAsOneOfThem() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        for _ in 0..<200 {
+            let cache = ImageCache(namespace: "config", directory: directory.url)
+            await withTaskGroup(of: Void.self) { group in
+                for index in 1...50 {
+                    group.addTask {
+                        var config = ImageCache.Configuration()
+                        config.maxMemoryCost = index
+                        config.maxMemoryCount = index
+                        config.maxDiskSize = index
+                        cache.config = config
+                    }
+                }
+            }
+            let last = cache.config.maxDiskSize
+            #expect(cache.memoryCache.totalCostLimit == last)
+            #expect(cache.memoryCache.countLimit == last)
+            #expect(cache.diskCache.configuration.maxSize == last)
+        }
+    }
 }
