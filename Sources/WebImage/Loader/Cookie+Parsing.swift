@@ -21,8 +21,14 @@ extension Cookie {
     /// Parses one `Set-Cookie` header value received from `url` (RFC 6265, 5.2 and 5.3).
     /// Returns `nil` for a header a user agent must ignore: no name, too large, control
     /// characters or line separators, a `Domain` that does not cover the host, or a
-    /// `Domain` that is a bare top-level name.
+    /// `Domain` that is a public suffix (``PublicSuffixList``: `com`, `co.uk`) other than
+    /// the host itself.
     public init?(setCookie header: String, from url: URL, now: Date = Date()) {
+        self.init(setCookie: header, from: url, now: now, publicSuffixes: .system)
+    }
+
+    /// ``init(setCookie:from:now:)`` with the public suffixes of `publicSuffixes`.
+    init?(setCookie header: String, from url: URL, now: Date = Date(), publicSuffixes: PublicSuffixList) {
         guard let host = url.host?.lowercased(), !host.isEmpty else { return nil }
         // RFC 6265bis: control characters (but tab) void the whole header; copied into a
         // later `Cookie` header, a line break would split that request. Stricter than the
@@ -72,13 +78,16 @@ extension Cookie {
             }
         }
 
-        let isHostOnly: Bool
+        var isHostOnly = domain == nil
         if let domain {
-            // A cookie for a whole top-level name ("com") would reach every site under it.
-            guard Cookie.domain(host, matches: domain), domain.contains(".") || domain == host else { return nil }
-            isHostOnly = false
-        } else {
-            isHostOnly = true
+            guard Cookie.domain(host, matches: domain) else { return nil }
+            // A cookie for a public suffix ("com", "co.uk") would reach every site under it
+            // (RFC 6265 5.3, step 5): refused, unless the suffix is the host itself, whose
+            // cookie is then its own alone.
+            if publicSuffixes.isPublicSuffix(domain) {
+                guard domain == host else { return nil }
+                isHostOnly = true
+            }
         }
         self.init(
             name: name,

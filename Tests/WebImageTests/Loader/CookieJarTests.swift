@@ -74,6 +74,45 @@ import Testing
         #expect(Cookie(setCookie: "a=1; Domain=example.com", from: site) != nil)
     }
 
+    /// A `Domain` that is a public suffix is refused (RFC 6265 5.3, step 5): a cookie that
+    /// `evil.co.uk` set for `co.uk` was kept and sent to every site under it.
+    @Test func aDomainThatIsAPublicSuffixIsRefused() throws {
+        let list = PublicSuffixList(listText: """
+            // comment line
+            com
+            co.uk
+            *.ck
+            !www.ck
+            github.io  trailing words are ignored
+            公司.cn
+            """)
+        func cookie(_ header: String, from address: String) throws -> Cookie? {
+            Cookie(setCookie: header, from: try url(address), publicSuffixes: list)
+        }
+        #expect(try cookie("a=1; Domain=co.uk", from: "http://evil.co.uk/") == nil)
+        #expect(try cookie("a=1; Domain=.CO.UK", from: "http://evil.co.uk/") == nil)
+        #expect(try cookie("a=1; Domain=github.io", from: "http://someone.github.io/") == nil)
+        #expect(try cookie("a=1; Domain=foo.ck", from: "http://a.foo.ck/") == nil, "the wildcard *.ck")
+        #expect(try cookie("a=1; Domain=www.ck", from: "http://a.www.ck/")?.domain == "www.ck", "the exception !www.ck")
+        #expect(try cookie("a=1; Domain=example.co.uk", from: "http://img.example.co.uk/")?.isHostOnly == false)
+        // The suffix as the host itself: the cookie is kept for that host alone.
+        let own = try cookie("a=1; Domain=github.io", from: "http://github.io/")
+        #expect(own?.isHostOnly == true)
+        #expect(own?.domain == "github.io")
+        #expect(list.isPublicSuffix("localhost"), "a single label, the list's default rule")
+        #expect(!list.isPublicSuffix("example.com"))
+    }
+
+    /// The list the jar uses is Debian's, installed by scripts/install-deps.sh.
+    @Test func theSystemListIsDebians() throws {
+        #expect(FileManager.default.fileExists(atPath: PublicSuffixList.debianPath))
+        for suffix in ["com", "co.uk", "github.io", "s3.amazonaws.com"] {
+            #expect(PublicSuffixList.system.isPublicSuffix(suffix), "\(suffix)")
+        }
+        #expect(!PublicSuffixList.system.isPublicSuffix("example.co.uk"))
+        #expect(Cookie(setCookie: "a=1; Domain=co.uk", from: try url("http://evil.co.uk/")) == nil)
+    }
+
     @Test func sendsOnlyMatchingDomainPathAndScheme() throws {
         let jar = CookieJar()
         jar.setCookies(fromHeaders: [
