@@ -21,8 +21,8 @@ extension Cookie {
     /// Parses one `Set-Cookie` header value received from `url` (RFC 6265, 5.2 and 5.3).
     /// Returns `nil` for a header a user agent must ignore: no name, too large, control
     /// characters or line separators, a `Domain` that does not cover the host, or a
-    /// `Domain` that is a public suffix (``PublicSuffixList``: `com`, `co.uk`) other than
-    /// the host itself.
+    /// `Domain` that is a public suffix (`com`, `co.uk`: Debian's public suffix list) other
+    /// than the host itself.
     public init?(setCookie header: String, from url: URL, now: Date = Date()) {
         self.init(setCookie: header, from: url, now: now, publicSuffixes: .system)
     }

@@ -46,6 +46,12 @@ public struct DownloadRequestOptions: Sendable {
     /// 304 among them (SDWebImage's default, 200..<400), with
     /// ``WebImageError/cacheNotModified``. Default `nil`.
     public var cachedData: Data?
+    /// The validators of ``cachedData`` (its version's `ETag` / `Last-Modified`), which the
+    /// request asks "changed since?" with; empty validators ask unconditionally. `nil` (the
+    /// default): those of the URL's last response the downloader saw, whichever caller's,
+    /// which may describe another version than ``cachedData``: a 304 for them would keep
+    /// these bytes for good. The manager's `.refreshCached` always gives them.
+    public var cachedDataValidators: HTTPValidators?
     /// The IP address (`203.0.113.7`, `2001:db8::7`, canonical form) the connection goes to,
     /// instead of whatever the URL's host name resolves to when the connection is made.
     /// Default `nil` (the host name is resolved as usual).

@@ -66,7 +66,11 @@ extension Downloader {
             request.headers.add(name: "Cookie", value: cookies)
         }
         if options.cachedData != nil {
-            validators.addConditions(for: request.url, to: &request.headers)
+            if let given = options.cachedDataValidators {
+                given.addConditions(to: &request.headers)
+            } else {
+                validators.addConditions(for: request.url, to: &request.headers)
+            }
         }
     }
 

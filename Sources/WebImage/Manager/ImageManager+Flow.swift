@@ -80,8 +80,13 @@ extension ImageManager {
     /// only cancellation is thrown).
     private func refresh(_ plan: ImageLoadPlan, cached: ImageLoadResult, progress: LoadProgressHandler?) async throws -> LoadOutcome {
         let previous = await originalBytes(plan)
+        // Only the validators of these very bytes; none (an unconditional request) when the
+        // manager did not see them arrive, rather than the downloader's latest for the URL.
+        let validators = previous.flatMap { bytes in
+            plan.originalKey.flatMap { refreshValidators.validators(forKey: $0, describing: bytes) }
+        } ?? HTTPValidators()
         do {
-            let loaded = try await load(plan, cachedData: previous, progress: progress)
+            let loaded = try await load(plan, cachedData: previous, validators: validators, progress: progress)
             if let previous, loaded.data == previous { return .unchanged(cached) }
             let final = try await finish(loaded, plan: plan, storeOriginal: true)
             return .fresh(ImageLoadResult(image: final, data: loaded.data, cacheType: .none, url: plan.url))
@@ -111,9 +116,12 @@ extension ImageManager {
     /// Asks the loader. A context coder decodes the bytes of an HTTP download itself (the
     /// downloader decodes with its own coder otherwise), and replaces the coder of the
     /// built-in `file:` and `data:` loaders.
-    private func load(_ plan: ImageLoadPlan, cachedData: Data?, progress: LoadProgressHandler?) async throws -> Decoded {
+    private func load(
+        _ plan: ImageLoadPlan, cachedData: Data?, validators: HTTPValidators? = nil, progress: LoadProgressHandler?
+    ) async throws -> Decoded {
         let url = plan.url
-        let options = plan.downloadOptions(cachedData: cachedData)
+        var options = plan.downloadOptions(cachedData: cachedData)
+        options.cachedDataValidators = validators
         var loader = (plan.loader as? LoadersManager)?.loader(for: url) ?? plan.loader
         guard loader.canLoad(url) else { throw WebImageError.invalidURL(url.absoluteString) }
         if let coder = plan.context.imageCoder {
@@ -121,6 +129,7 @@ extension ImageManager {
             case let downloader as Downloader:
                 let raw = try await downloader.loadData(from: url, options: options, progress: progress)
                 metrics.downloaded(bytes: raw.metrics.bytesReceived)
+                recordValidators(of: raw.response, describing: raw.data, plan: plan)
                 let start = ContinuousClock.now
                 let decodeOptions = plan.decodeOptions
                 // Decoding is seconds of blocking work: off Swift's cooperative pool.
@@ -138,6 +147,7 @@ extension ImageManager {
         }
         let start = ContinuousClock.now
         let result = try await loader.load(url, options: options, progress: progress)
+        recordValidators(of: result.response, describing: result.data, plan: plan)
         let elapsed = ContinuousClock.now - start
         if let transfer = result.metrics {
             metrics.downloaded(bytes: transfer.bytesReceived)
@@ -147,6 +157,17 @@ extension ImageManager {
             metrics.decoded(in: elapsed)
         }
         return Decoded(image: result.image, data: result.data)
+    }
+
+    /// Remembers the validators of an HTTP response with the bytes it brought, for a later
+    /// refresh of the original they are cached as; a response without validators forgets
+    /// the old ones (its bytes are another version). A 304 brought the cached bytes back:
+    /// its validators, when it sends any, are theirs now; without any, the old ones stay.
+    private func recordValidators(of response: DownloadResponse?, describing data: Data, plan: ImageLoadPlan) {
+        guard let response, let key = plan.originalKey else { return }
+        let validators = HTTPValidators(headers: response.headers)
+        if response.statusCode == 304, validators.isEmpty { return }
+        refreshValidators.record(validators, forKey: key, describing: data)
     }
 
     /// Transforms `original` and stores what the plan says: the original bytes under the

@@ -49,6 +49,10 @@ public final class ImageManager: ImageManaging {
     let metrics = ImageManagerMetrics()
     let running = RunningLoads()
     let backgroundStores = BackgroundStores()
+    /// The validators of the original bytes each load got, by original cache key and tied
+    /// to those bytes: a `.refreshCached` revalidation asks about the bytes its cache holds,
+    /// never about a version another caller of the downloader saw.
+    let refreshValidators = HTTPValidatorStore()
     let settings: LockedValue<Settings>
 
     /// Creates a manager over `cache` and `loader`; `optionsProcessor` rewrites each

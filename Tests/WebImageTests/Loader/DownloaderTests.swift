@@ -69,6 +69,29 @@ struct DownloaderTests {
         }
     }
 
+    /// Validators given with the cached bytes are the ones asked with, not the downloader's
+    /// latest for the URL (another version's); empty ones ask unconditionally.
+    @Test func cachedDataValidatorsReplaceTheDownloadersOwn() async throws {
+        try await LoopbackServer.with(["/a.png": .ok(png, contentType: "image/png", headers: [("ETag", "\"latest\"")])]) { server in
+            try await LoaderTesting.withDownloader { downloader in
+                let url = server.url("/a.png")
+                _ = try await downloader.loadData(from: url)
+                var options = DownloadRequestOptions()
+                options.cachedData = png
+                _ = try await downloader.loadData(from: url, options: options)
+                #expect(server.requests.last?.header("If-None-Match") == "\"latest\"", "without validators: the downloader's own")
+                options.cachedDataValidators = HTTPValidators(entityTag: "\"cached\"", lastModified: "Sat, 21 Nov 2026 08:00:00 GMT")
+                _ = try await downloader.loadData(from: url, options: options)
+                #expect(server.requests.last?.header("If-None-Match") == "\"cached\"")
+                #expect(server.requests.last?.header("If-Modified-Since") == "Sat, 21 Nov 2026 08:00:00 GMT")
+                options.cachedDataValidators = HTTPValidators()
+                _ = try await downloader.loadData(from: url, options: options)
+                #expect(server.requests.last?.header("If-None-Match") == nil)
+                #expect(server.requests.last?.header("If-Modified-Since") == nil)
+            }
+        }
+    }
+
     @Test func sendsTheAcceptHeaderAndUserAgent() async throws {
         try await LoopbackServer.with(["/a.png": .ok(png)]) { server in
             try await LoaderTesting.withDownloader { downloader in

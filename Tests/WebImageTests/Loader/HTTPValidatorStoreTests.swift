@@ -21,6 +21,21 @@ import Testing
         #expect(other.isEmpty)
     }
 
+    /// The manager's records answer only for the bytes they were recorded with: another
+    /// version (even of the same length) gets none, so its refresh asks unconditionally.
+    @Test func validatorsTiedToBytesAnswerOnlyForThoseBytes() {
+        let store = HTTPValidatorStore()
+        let version1 = Data([1, 2, 3, 4])
+        store.record(HTTPValidators(entityTag: "\"v1\""), forKey: "image-key", describing: version1)
+        #expect(store.validators(forKey: "image-key", describing: version1)?.entityTag == "\"v1\"")
+        #expect(store.validators(forKey: "image-key", describing: Data([1, 2, 3, 5])) == nil)
+        #expect(store.validators(forKey: "image-key", describing: Data([1, 2, 3])) == nil)
+        #expect(store.validators(forKey: "other-key", describing: version1) == nil)
+        // Recorded without bytes (the downloader's way), they answer for none.
+        store.record(HTTPValidators(entityTag: "\"v2\""), forKey: "image-key", describing: nil)
+        #expect(store.validators(forKey: "image-key", describing: version1) == nil)
+    }
+
     @Test func headerNamesMatchInAnyCaseAndOnlyWhole() throws {
         let store = HTTPValidatorStore()
         store.record(HTTPHeaders([

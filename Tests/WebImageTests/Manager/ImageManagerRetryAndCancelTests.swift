@@ -135,6 +135,33 @@ import Testing
         }
     }
 
+    /// A refresh asks about the bytes its cache holds. The validators were the downloader's
+    /// latest for the URL, whichever caller's: after another caller saw version 2, a cache
+    /// holding version 1 asked "changed since version 2?", and the 304 kept version 1 for good.
+    @Test func aRefreshAsksOnlyAboutTheVersionItsCacheHolds() async throws {
+        let red = RGBAColor(red: 250, green: 0, blue: 0, alpha: 255)
+        let green = RGBAColor(red: 0, green: 250, blue: 0, alpha: 255)
+        let version1 = LoopbackServer.Reply.ok(try pngData(color: red), contentType: "image/png", headers: [("ETag", "\"v1\"")])
+        try await LoopbackServer.with(["/a.png": version1]) { server in
+            try await ManagerHarness.with { harness in
+                let manager = harness.makeManager()
+                let url = server.url("/a.png")
+                _ = try await manager.loadImage(with: url, options: .waitStoreCache)
+                // Version 2 goes to another caller of the same downloader, not to the cache.
+                server.setRoute("/a.png", .ok(try pngData(color: green), contentType: "image/png", headers: [("ETag", "\"v2\"")]))
+                _ = try await harness.downloader.loadData(from: url)
+                let refreshed = try await manager.loadImage(with: url, options: [.refreshCached, .waitStoreCache])
+                #expect(server.requests.last?.header("If-None-Match") == "\"v1\"", "asked about the cached version")
+                #expect(refreshed.firstPixel == green)
+                // Now the cache holds version 2, and the next refresh asks about it.
+                server.setRoute("/a.png", .status(304))
+                let again = try await manager.loadImage(with: url, options: .refreshCached)
+                #expect(server.requests.last?.header("If-None-Match") == "\"v2\"")
+                #expect(again.firstPixel == green)
+            }
+        }
+    }
+
     @Test func refreshCachedWithChangedBytesDeliversTheNewImage() async throws {
         let red = RGBAColor(red: 250, green: 0, blue: 0, alpha: 255)
         let green = RGBAColor(red: 0, green: 250, blue: 0, alpha: 255)
