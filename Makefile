@@ -31,6 +31,8 @@ NODES_SUITES := ImageServerNodes
 
 # One test pass with a time limit in seconds, several times its usual length: a pass that
 # hangs is stopped, its unfinished tests named, and run once more (scripts/test-pass.sh).
+# Usual lengths here (2 cores): 100, 30, 10 and 8 s; under AddressSanitizer about three
+# times that, under the thread sanitizer five to fifteen times (its limits are larger).
 PASS := SWIFT=$(SWIFT) scripts/test-pass.sh
 
 # Everything a change can break: the four test passes, the documentation (warnings fail it),
@@ -55,10 +57,10 @@ TSAN_ENV := WEBIMAGE_TEST_TIME_SCALE=6 TSAN_OPTIONS="halt_on_error=0 second_dead
 test-tsan: deps
 	scripts/check-tsan-locks.sh
 	$(SWIFT) build --build-tests $(TSAN)
-	$(TSAN_ENV) $(SWIFT) test --skip-build $(TSAN) --skip '$(ISOLATED_SUITES)|$(SERVER_SUITES)'
-	$(TSAN_ENV) $(SWIFT) test --skip-build $(TSAN) --filter '$(ISOLATED_SUITES)'
-	$(TSAN_ENV) $(SWIFT) test --skip-build $(TSAN) --filter '$(SERVER_SUITES)' --skip '$(NODES_SUITES)'
-	$(TSAN_ENV) $(SWIFT) test --skip-build $(TSAN) --filter '$(NODES_SUITES)'
+	$(TSAN_ENV) $(PASS) 3600 --skip-build $(TSAN) --skip '$(ISOLATED_SUITES)|$(SERVER_SUITES)'
+	$(TSAN_ENV) $(PASS) 1800 --skip-build $(TSAN) --filter '$(ISOLATED_SUITES)'
+	$(TSAN_ENV) $(PASS) 1200 --skip-build $(TSAN) --filter '$(SERVER_SUITES)' --skip '$(NODES_SUITES)'
+	$(TSAN_ENV) $(PASS) 1200 --skip-build $(TSAN) --filter '$(NODES_SUITES)'
 
 # The four test passes under AddressSanitizer, in a build folder of their own. Swift 6.3
 # refuses `--sanitize=undefined` for Swift code on Linux ("unsupported option

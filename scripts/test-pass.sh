@@ -12,44 +12,59 @@ set -u
 limit=$1
 shift
 log=$(mktemp)
+pid=
+# The pass runs in a session of its own (setsid): `swift test` starts the test binary in a
+# process group of its own, so only the session holds both. Stopping the script (Ctrl-C,
+# a cancelled CI job) stops the whole session too.
+stop_pass() {
+    [ -n "$pid" ] || return 0
+    pkill -TERM -s "$pid" 2>/dev/null
+    for _ in 1 2 3 4 5; do pgrep -s "$pid" > /dev/null || return 0; sleep 1; done
+    pkill -KILL -s "$pid" 2>/dev/null
+}
+trap 'stop_pass; rm -f "$log"; exit 130' INT TERM HUP
 trap 'rm -f "$log"' EXIT
 
 # Runs the pass, its output both shown and kept in $log; returns its status, or 124 when
 # it was stopped at the limit.
 run_pass() {
     : > "$log"
-    # setsid: the pass and the test process it starts form a group that is stopped whole.
+    # A background child of a script is not a group leader, so setsid does not fork:
+    # $pid is the session's leader, `swift test` itself.
     setsid "${SWIFT:-swift}" test "$@" > >(tee "$log") 2>&1 &
-    local pid=$! waited=0
+    pid=$!
+    local waited=0
     while kill -0 "$pid" 2>/dev/null; do
         if (( waited >= limit )); then
-            report_hang "$pid" "$@"
-            kill -TERM -- "-$pid" 2>/dev/null
-            sleep 5
-            kill -KILL -- "-$pid" 2>/dev/null
+            report_hang "$@"
+            stop_pass
             wait "$pid" 2>/dev/null
+            pid=
             return 124
         fi
         sleep 1
         waited=$((waited + 1))
     done
     wait "$pid"
+    local status=$?
+    pid=
+    return "$status"
 }
 
 report_hang() {
-    local group=$1
-    shift
     echo "test-pass: still running after ${limit} s: swift test $*" >&2
+    # Swift Testing prints "Test NAME() started." and later "passed"/"failed" for it. Names
+    # carry no suite, and the last few kilobytes of output may not have been written yet,
+    # so the list can name a test of the same name in another suite, or one just ended.
     echo "test-pass: the tests that started and did not end:" >&2
-    # Swift Testing prints "Test NAME() started." and later "passed"/"failed" for it.
     grep -o 'Test [^ ]*(.*) started' "$log" | sed 's/ started$//' | sort -u > "$log.started"
     grep -oE 'Test [^ ]*\(.*\) (passed|failed)' "$log" | sed -E 's/ (passed|failed)$//' | sort -u > "$log.ended"
     comm -23 "$log.started" "$log.ended" | sed 's/^/  /' >&2
     rm -f "$log.started" "$log.ended"
     if command -v gdb > /dev/null; then
-        for process in $(pgrep -g "$group" -f 'PackageTests.xctest'); do
+        for process in $(pgrep -s "$pid" -f 'PackageTests.xctest'); do
             echo "test-pass: the threads of process $process:" >&2
-            gdb -p "$process" -batch -ex 'thread apply all bt 12' 2>&1 | grep -E '^(Thread|#)' | cut -c1-200 >&2
+            timeout 60 gdb -p "$process" -batch -ex 'thread apply all bt 12' 2>&1 | grep -E '^(Thread|#)' | cut -c1-200 >&2
         done
     fi
 }

@@ -21,7 +21,8 @@ struct CacheCommand: ParsableCommand {
 
         var url: URL {
             let base = directory.map { URL(fileURLWithPath: $0, isDirectory: true) } ?? DiskCache.defaultBaseDirectory
-            return base.appendingPathComponent(namespace, isDirectory: true)
+            // The library's folder for the namespace (`%` is written `%25` there).
+            return base.appendingPathComponent(DiskCache.folderName(namespace: namespace), isDirectory: true)
         }
 
         /// Whether the cache's directory exists; throws when the path is something else, or
@@ -181,7 +182,7 @@ struct CacheCommand: ParsableCommand {
                 configuration.expireType = expireType.type
                 let cache = DiskCache(directory: location.url, configuration: configuration)
                 let result = cache.removeExpiredData()
-                StandardStreams.output("removed \(result.expiredCount) expired and \(result.trimmedCount) over-size entries, \(result.removedSize) bytes; \(cache.totalCount) entries, \(cache.totalSize) bytes remain\n")
+                StandardStreams.output("removed \(result.expiredCount) expired and \(result.trimmedCount) over-size entries, \(result.removedSize) bytes of disk freed; \(cache.totalCount) entries, \(cache.totalSize) bytes of data remain\n")
             }
         }
     }

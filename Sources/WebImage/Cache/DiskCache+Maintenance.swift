@@ -148,18 +148,21 @@ extension DiskCache {
     /// own extended data. What the merge left in `source` that the cache made (entries the
     /// destination had, temporary files, orphan sidecars) is removed, then `source` itself
     /// when nothing else is in it: a file of someone else's there is left alone, as every
-    /// other maintenance step leaves it. Across file systems an entry is copied, a new file, and
+    /// other maintenance step leaves it, and so is an entry that could not be moved. Across file systems an entry is copied, a new file, and
     /// extended data kept in a sidecar (where attributes are refused) no longer matches it
     /// and is dropped. Blocking.
     public static func moveCacheDirectory(from source: URL, to destination: URL) throws {
+        let source = source.standardizedFileURL.path
+        let destination = destination.standardizedFileURL.path
         // Compared where the paths lead: through a link, one folder inside the other
-        // passed the check below.
-        let source = resolvedPath(source.standardizedFileURL.path)
-        let destination = resolvedPath(destination.standardizedFileURL.path)
-        guard source != destination else { return }
+        // passed the check below. The moves themselves use the paths as given (a source
+        // that is a link moves as the link).
+        let sourceTarget = resolvedPath(source)
+        let destinationTarget = resolvedPath(destination)
+        guard sourceTarget != destinationTarget else { return }
         // One inside the other: the rename fails, the merge moves the destination into
         // itself, and removing the source at the end took the destination with it.
-        guard !destination.hasPrefix(source + "/"), !source.hasPrefix(destination + "/") else {
+        guard !destinationTarget.hasPrefix(sourceTarget + "/"), !sourceTarget.hasPrefix(destinationTarget + "/") else {
             throw WebImageError.invalidConfiguration("cannot move a cache directory into itself or out of a folder inside it: \(source) to \(destination)")
         }
         guard let sourceStatus = FileIO.status(source), (sourceStatus.st_mode & S_IFMT) == S_IFDIR else { return }
@@ -184,8 +187,15 @@ extension DiskCache {
             if FileIO.status(source + sidecar) != nil { move(source + sidecar, to: destination + sidecar) }
             move(source + "/" + name, to: destination + "/" + name)
         }
-        for name in FileIO.names(in: source)
-        where isEntryName(name) || isSidecarName(name) || name.hasPrefix(FileIO.temporaryPrefix) {
+        // What is left: entries the destination had already (its own win), the sidecars of
+        // those, temporary files, and entries whose move failed (a full disk across file
+        // systems), which stay where they are with their sidecars.
+        let left = FileIO.names(in: source)
+        for name in left where isEntryName(name) && FileIO.status(destination + "/" + name) != nil {
+            FileIO.remove(source + "/" + name)
+        }
+        for name in left where name.hasPrefix(FileIO.temporaryPrefix)
+            || (isSidecarName(name) && FileIO.status(source + "/" + name.dropFirst().dropLast(sidecarSuffix.count)) == nil) {
             FileIO.remove(source + "/" + name)
         }
         rmdir(source)

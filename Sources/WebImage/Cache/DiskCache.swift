@@ -75,8 +75,9 @@ public final class DiskCache: Sendable {
     /// The folder a namespace's cache lives in, always one name inside the base folder. A
     /// namespace is a label, not a path: `..` would put the cache (and its cleanup) in the
     /// base folder's parent, and `a/b` in a folder another namespace may own. `%`, `/` and
-    /// NUL are percent-encoded, and so are the dots of `.` and `..` (and of the empty
-    /// namespace, which becomes `%00`); every other namespace is its folder's name as it is.
+    /// NUL are percent-encoded, and so are the dots of `.` and `..`; the empty namespace is
+    /// `%`, a name no other namespace gives. Every other namespace is its folder's name as
+    /// it is.
     public static func folderName(namespace: String) -> String {
         var name = ""
         for scalar in namespace.unicodeScalars {
@@ -88,7 +89,7 @@ public final class DiskCache: Sendable {
             }
         }
         switch name {
-        case "": return "%00"
+        case "": return "%"
         case ".": return "%2E"
         case "..": return "%2E%2E"
         default: return name

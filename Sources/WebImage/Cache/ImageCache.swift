@@ -28,6 +28,11 @@ public final class ImageCache: ImageCaching {
     public let coder: any ImageCoder
 
     private let configuration: LockedValue<ImageCache.Configuration>
+    /// Held by a set of ``config`` while it applies the levels' limits, so that sets apply
+    /// one after the other, each whole. Not the configuration's own lock: the levels' locks
+    /// are taken under this one, and a caller's ``DiskCache/updateConfiguration(_:)``
+    /// closure, which runs under the disk level's lock, may read ``config``.
+    private let configurationUpdate = LockedValue(())
     let decodes = TaskCoalescer<DecodeRequest, DiskQueryOutcome>()
 
     /// Creates a cache whose disk level lives in `directory/namespace`; `directory`
@@ -56,17 +61,17 @@ public final class ImageCache: ImageCaching {
 
     /// The configuration; setting it applies the memory limits at once and the disk ones
     /// at the next cleanup. Two sets at once apply one after the other, each whole: applied
-    /// outside the lock, they could leave one's memory limits beside the other's disk ones.
+    /// side by side, they could leave one's memory limits beside the other's disk ones.
     public var config: ImageCache.Configuration {
         get { configuration.withLock { $0 } }
         set {
-            configuration.withLock { configuration in
-                configuration = newValue
+            configurationUpdate.withLock { _ in
                 memoryCache.totalCostLimit = newValue.maxMemoryCost
                 memoryCache.countLimit = newValue.maxMemoryCount
                 memoryCache.usesWeakTable = newValue.shouldUseWeakMemoryCache
                 // In one step: the read-only folders added meanwhile are kept.
                 diskCache.updateConfiguration { $0 = newValue.applying(to: $0) }
+                configuration.withLock { $0 = newValue }
             }
         }
     }

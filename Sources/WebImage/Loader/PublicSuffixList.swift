@@ -53,8 +53,10 @@ struct PublicSuffixList: Sendable {
     }
 
     /// Whether `domain` (lowercased, no leading dot) is a public suffix: a rule names it, a
-    /// wildcard covers it and no exception takes it out, or it is a single label.
+    /// wildcard covers it and no exception takes it out, or it is a single label. A final
+    /// dot (the root: `co.uk.` is `co.uk`) is not part of the name.
     func isPublicSuffix(_ domain: String) -> Bool {
+        let domain = domain.hasSuffix(".") ? String(domain.dropLast()) : domain
         guard let dot = domain.firstIndex(of: ".") else { return true }
         if exceptions.contains(domain) { return false }
         return suffixes.contains(domain) || wildcardParents.contains(String(domain[domain.index(after: dot)...]))

@@ -129,7 +129,7 @@ extension ImageManager {
             case let downloader as Downloader:
                 let raw = try await downloader.loadData(from: url, options: options, progress: progress)
                 metrics.downloaded(bytes: raw.metrics.bytesReceived)
-                recordValidators(of: raw.response, describing: raw.data, plan: plan)
+                await recordValidators(of: raw.response, describing: raw.data, plan: plan)
                 let start = ContinuousClock.now
                 let decodeOptions = plan.decodeOptions
                 // Decoding is seconds of blocking work: off Swift's cooperative pool.
@@ -147,7 +147,7 @@ extension ImageManager {
         }
         let start = ContinuousClock.now
         let result = try await loader.load(url, options: options, progress: progress)
-        recordValidators(of: result.response, describing: result.data, plan: plan)
+        await recordValidators(of: result.response, describing: result.data, plan: plan)
         let elapsed = ContinuousClock.now - start
         if let transfer = result.metrics {
             metrics.downloaded(bytes: transfer.bytesReceived)
@@ -163,11 +163,18 @@ extension ImageManager {
     /// refresh of the original they are cached as; a response without validators forgets
     /// the old ones (its bytes are another version). A 304 brought the cached bytes back:
     /// its validators, when it sends any, are theirs now; without any, the old ones stay.
-    private func recordValidators(of response: DownloadResponse?, describing data: Data, plan: ImageLoadPlan) {
+    /// Recording hashes the bytes: past a quarter of a megabyte (about 100 µs), off Swift's
+    /// cooperative pool.
+    private func recordValidators(of response: DownloadResponse?, describing data: Data, plan: ImageLoadPlan) async {
         guard let response, let key = plan.originalKey else { return }
         let validators = HTTPValidators(headers: response.headers)
         if response.statusCode == 304, validators.isEmpty { return }
-        refreshValidators.record(validators, forKey: key, describing: data)
+        let store = refreshValidators
+        if validators.isEmpty || data.count < 256 << 10 {
+            store.record(validators, forKey: key, describing: data)
+        } else {
+            await BlockingIO.run { store.record(validators, forKey: key, describing: data) }
+        }
     }
 
     /// Transforms `original` and stores what the plan says: the original bytes under the

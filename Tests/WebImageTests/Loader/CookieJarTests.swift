@@ -91,6 +91,7 @@ import Testing
         }
         #expect(try cookie("a=1; Domain=co.uk", from: "http://evil.co.uk/") == nil)
         #expect(try cookie("a=1; Domain=.CO.UK", from: "http://evil.co.uk/") == nil)
+        #expect(try cookie("a=1; Domain=co.uk.", from: "http://evil.co.uk./") == nil, "the root's dot")
         #expect(try cookie("a=1; Domain=github.io", from: "http://someone.github.io/") == nil)
         #expect(try cookie("a=1; Domain=foo.ck", from: "http://a.foo.ck/") == nil, "the wildcard *.ck")
         #expect(try cookie("a=1; Domain=www.ck", from: "http://a.www.ck/")?.domain == "www.ck", "the exception !www.ck")

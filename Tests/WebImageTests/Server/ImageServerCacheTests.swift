@@ -22,9 +22,10 @@ import Testing
         let directory = try Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let previousRun = DiskCache(directory: directory)
-        // Whole 8 KiB: the limit counts allocated blocks, which are then the entries' sizes.
+        // Whole 8 KiB of noise: the limit counts allocated blocks, which are then the entries'
+        // sizes (noise, so that a compressing file system allocates them too).
         for index in 0..<10 {
-            try previousRun.setData(Data(repeating: UInt8(index), count: 8_192), forKey: "result-\(index)")
+            try previousRun.setData(Self.noise(8_192, seed: UInt64(index)), forKey: "result-\(index)")
             // A minute apart, result-9 the newest: trimming goes oldest first.
             let written = Date(timeIntervalSinceNow: Double(index - 10) * 60)
             try FileManager.default.setAttributes([.modificationDate: written], ofItemAtPath: previousRun.fileURL(forKey: "result-\(index)").path)
@@ -48,13 +49,14 @@ import Testing
         let directory = try Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         var limits = DiskCache.Configuration()
-        // Whole 8 KiB entries: the limit counts allocated blocks, which are then their sizes.
+        // Whole 8 KiB entries of noise: the limit counts allocated blocks, which are then
+        // their sizes.
         limits.maxSize = 40_960
         limits.cleanupInterval = ByteCache.diskCleanupInterval
         let cache = ByteCache(levels: .disk, directory: directory, memoryLimit: 1 << 20, disk: limits)
         let view = DiskCache(directory: directory)
         for index in 0..<20 {
-            #expect(cache.store(ByteCache.Entry(data: Data(repeating: UInt8(index), count: 8_192), format: .png), forKey: "result-\(index)"))
+            #expect(cache.store(ByteCache.Entry(data: Self.noise(8_192, seed: UInt64(index)), format: .png), forKey: "result-\(index)"))
         }
         let deadline = ContinuousClock.now + Duration.seconds(30).scaled
         while view.totalSize > 51_200, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
@@ -408,5 +410,11 @@ import Testing
             #expect(changed.sourceCacheNamespace == base.sourceCacheNamespace, "\(name)")
             #expect(changed.resultCacheNamespace != base.resultCacheNamespace, "\(name)")
         }
+    }
+
+    /// `count` bytes of noise: they do not compress.
+    static func noise(_ count: Int, seed: UInt64) -> Data {
+        var random = SplitMix64(seed: seed)
+        return Data((0..<count).map { _ in UInt8(truncatingIfNeeded: random.next()) })
     }
 }
