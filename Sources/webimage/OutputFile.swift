@@ -214,9 +214,6 @@ struct OutputFile {
             // Say where: the file itself may be writable while its folder is not.
             throw WriteError(path, "cannot make a temporary file in \(directory.isEmpty ? "." : directory): \(String(cString: strerror(errno)))")
         }
-        // Ctrl-C while the content is made must not leave the hidden file behind.
-        let interrupt = InterruptCleanup(removing: URL(fileURLWithPath: temporary))
-        defer { interrupt.cancel() }
         do {
             if let existing {
                 if existing.st_uid != geteuid() || existing.st_gid != getegid() {
