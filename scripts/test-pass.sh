@@ -22,7 +22,9 @@ stop_pass() {
     for _ in 1 2 3 4 5; do pgrep -s "$pid" > /dev/null || return 0; sleep 1; done
     pkill -KILL -s "$pid" 2>/dev/null
 }
-trap 'stop_pass; rm -f "$log"; exit 130' INT TERM HUP
+trap 'stop_pass; rm -f "$log"; exit 130' INT
+trap 'stop_pass; rm -f "$log"; exit 143' TERM
+trap 'stop_pass; rm -f "$log"; exit 129' HUP
 trap 'rm -f "$log"' EXIT
 
 # Runs the pass, its output both shown and kept in $log; returns its status, or 124 when
@@ -47,6 +49,8 @@ run_pass() {
     done
     wait "$pid"
     local status=$?
+    # A test binary that outlived `swift test` would hold its ports into the next pass.
+    pkill -KILL -s "$pid" 2>/dev/null
     pid=
     return "$status"
 }
@@ -64,7 +68,7 @@ report_hang() {
     if command -v gdb > /dev/null; then
         for process in $(pgrep -s "$pid" -f 'PackageTests.xctest'); do
             echo "test-pass: the threads of process $process:" >&2
-            timeout 60 gdb -p "$process" -batch -ex 'thread apply all bt 12' 2>&1 | grep -E '^(Thread|#)' | cut -c1-200 >&2
+            timeout --foreground -k 10 60 gdb -p "$process" -batch -ex 'thread apply all bt 12' 2>&1 | grep -E '^(Thread|#)' | cut -c1-200 >&2
         done
     fi
 }

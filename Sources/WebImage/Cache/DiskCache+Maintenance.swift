@@ -148,21 +148,19 @@ extension DiskCache {
     /// own extended data. What the merge left in `source` that the cache made (entries the
     /// destination had, temporary files, orphan sidecars) is removed, then `source` itself
     /// when nothing else is in it: a file of someone else's there is left alone, as every
-    /// other maintenance step leaves it, and so is an entry that could not be moved. Across file systems an entry is copied, a new file, and
-    /// extended data kept in a sidecar (where attributes are refused) no longer matches it
-    /// and is dropped. Blocking.
+    /// other maintenance step leaves it, and so is an entry that could not be moved (with
+    /// its sidecar). Across file systems an entry is copied, a new file, and extended data
+    /// kept in a sidecar (where attributes are refused) no longer matches it and is dropped.
+    /// Both paths are taken where their links lead. Blocking.
     public static func moveCacheDirectory(from source: URL, to destination: URL) throws {
-        let source = source.standardizedFileURL.path
-        let destination = destination.standardizedFileURL.path
-        // Compared where the paths lead: through a link, one folder inside the other
-        // passed the check below. The moves themselves use the paths as given (a source
-        // that is a link moves as the link).
-        let sourceTarget = resolvedPath(source)
-        let destinationTarget = resolvedPath(destination)
-        guard sourceTarget != destinationTarget else { return }
+        // Where the paths lead: through a link, one folder inside the other passed the
+        // nesting check, and a link to a folder was taken for a file to replace.
+        let source = resolvedPath(source.standardizedFileURL.path)
+        let destination = resolvedPath(destination.standardizedFileURL.path)
+        guard source != destination else { return }
         // One inside the other: the rename fails, the merge moves the destination into
         // itself, and removing the source at the end took the destination with it.
-        guard !destinationTarget.hasPrefix(sourceTarget + "/"), !sourceTarget.hasPrefix(destinationTarget + "/") else {
+        guard !destination.hasPrefix(source + "/"), !source.hasPrefix(destination + "/") else {
             throw WebImageError.invalidConfiguration("cannot move a cache directory into itself or out of a folder inside it: \(source) to \(destination)")
         }
         guard let sourceStatus = FileIO.status(source), (sourceStatus.st_mode & S_IFMT) == S_IFDIR else { return }
@@ -178,23 +176,26 @@ extension DiskCache {
         }
         // An entry and its sidecar move as one: a kept destination entry keeps its own
         // extended data, and a moved entry never picks up a sidecar the destination had
-        // (an orphan left by a crash between two renames). The sidecar goes first, so a
-        // failed entry move leaves an orphan the next sweep removes, never a wrong pair.
+        // (an orphan left by a crash between two renames). The sidecar goes first; when the
+        // entry's move then fails, it comes back.
+        var keptByDestination: [String] = []
         for name in FileIO.names(in: source) where Self.isEntryName(name) {
-            if FileIO.status(destination + "/" + name) != nil { continue }
+            if FileIO.status(destination + "/" + name) != nil {
+                keptByDestination.append(name)
+                continue
+            }
             let sidecar = "/." + name + sidecarSuffix
             FileIO.remove(destination + sidecar)
-            if FileIO.status(source + sidecar) != nil { move(source + sidecar, to: destination + sidecar) }
-            move(source + "/" + name, to: destination + "/" + name)
+            let movedSidecar = FileIO.status(source + sidecar) != nil && move(source + sidecar, to: destination + sidecar)
+            if !move(source + "/" + name, to: destination + "/" + name), movedSidecar {
+                _ = move(destination + sidecar, to: source + sidecar)
+            }
         }
-        // What is left: entries the destination had already (its own win), the sidecars of
-        // those, temporary files, and entries whose move failed (a full disk across file
-        // systems), which stay where they are with their sidecars.
-        let left = FileIO.names(in: source)
-        for name in left where isEntryName(name) && FileIO.status(destination + "/" + name) != nil {
-            FileIO.remove(source + "/" + name)
-        }
-        for name in left where name.hasPrefix(FileIO.temporaryPrefix)
+        // What is left that the cache made: the copies of entries the destination had (its
+        // own win) and their sidecars, orphan sidecars, temporary files. Entries whose move
+        // failed (a full disk across file systems) stay, with their sidecars.
+        for name in keptByDestination { FileIO.remove(source + "/" + name) }
+        for name in FileIO.names(in: source) where name.hasPrefix(FileIO.temporaryPrefix)
             || (isSidecarName(name) && FileIO.status(source + "/" + name.dropFirst().dropLast(sidecarSuffix.count)) == nil) {
             FileIO.remove(source + "/" + name)
         }
@@ -217,10 +218,18 @@ extension DiskCache {
         return path
     }
 
-    /// Renames `source` to `target`, or copies it across file systems.
-    private static func move(_ source: String, to target: String) {
-        if rename(source, target) != 0 {
-            try? FileManager.default.moveItem(atPath: source, toPath: target)
+    /// Renames `source` to `target`, or copies it across file systems; `false` when neither
+    /// worked, and then a partial copy at `target` is removed.
+    private static func move(_ source: String, to target: String) -> Bool {
+        if rename(source, target) == 0 { return true }
+        do {
+            try FileManager.default.moveItem(atPath: source, toPath: target)
+            return true
+        } catch {
+            // A copy cut short (a full disk) is removed; a file another mover put there first
+            // is not this call's.
+            if FileIO.status(source) != nil, (error as? CocoaError)?.code != .fileWriteFileExists { FileIO.remove(target) }
+            return false
         }
     }
 

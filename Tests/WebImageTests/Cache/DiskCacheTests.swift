@@ -315,6 +315,24 @@ struct DiskCacheTests {
         #expect(DiskCache(directory: source).totalCount == 1)
     }
 
+    /// A destination that is a link to a folder is merged into that folder: it was taken
+    /// for a file, removed, and the source renamed into the link's place.
+    @Test func moveCacheDirectoryIntoALinkToAFolderMergesIntoThatFolder() throws {
+        let root = try TemporaryDirectory()
+        defer { root.remove() }
+        let source = root.url.appendingPathComponent("old", isDirectory: true)
+        let real = root.url.appendingPathComponent("real", isDirectory: true)
+        try DiskCache(directory: source).setData(Data([1]), forKey: "moved")
+        try DiskCache(directory: real).setData(Data([2]), forKey: "kept")
+        let link = root.url.appendingPathComponent("link")
+        try FileManager.default.createSymbolicLink(atPath: link.path, withDestinationPath: real.path)
+        try DiskCache.moveCacheDirectory(from: source, to: link)
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link.path) == real.path, "the link stays")
+        #expect(DiskCache(directory: real).data(forKey: "moved") == Data([1]))
+        #expect(DiskCache(directory: real).data(forKey: "kept") == Data([2]))
+        #expect(!FileManager.default.fileExists(atPath: source.path))
+    }
+
     /// A merge empties the source of what the cache made and removes the folder only when
     /// nothing else is left: it used to remove the whole folder, a user's file with it.
     @Test func moveCacheDirectoryLeavesAFileTheCacheDidNotMake() throws {
