@@ -17,7 +17,7 @@ extension DiskCache {
 
     /// The sidecar file of entry `name` in `directory`: hidden, so listings skip it.
     func sidecarPath(directory: String, name: String) -> String {
-        directory + "/." + name + Self.sidecarSuffix
+        directory + "/" + Self.sidecarName(ofEntry: name)
     }
 
     /// Extended data of the open entry `fd` (named `name` in `directory`): the attribute,
@@ -40,11 +40,11 @@ extension DiskCache {
 
     /// What a sidecar starts with: the inode of the entry file it was written for (a rename
     /// keeps it; the device number is left out, since some file systems get a new one at
-    /// each mount, and a sidecar is only ever read beside its entry). The sidecar is found by the entry's name, and two stores
-    /// of one key, or a store that failed after its sidecar landed, could pair one
-    /// version's bytes with another's extended data, for good; read against the open
-    /// entry's own numbers, a sidecar of another version is no extended data. `nil` when
-    /// the file cannot be examined.
+    /// each mount, and a sidecar is only ever read beside its entry). The sidecar is found
+    /// by the entry's name, and two stores of one key, or a store that failed after its
+    /// sidecar landed, could pair one version's bytes with another's extended data, for
+    /// good; read against the open entry's own numbers, a sidecar of another version is no
+    /// extended data. `nil` when the file cannot be examined.
     static func sidecarHeader(of fd: Int32) -> Data? {
         var info = stat()
         guard fstat(fd, &info) == 0 else { return nil }

@@ -49,7 +49,19 @@ extension DiskCache {
 
     /// Whether `name` is an entry's hidden sidecar (`.` + the entry's name + `.extended`).
     static func isSidecarName(_ name: String) -> Bool {
-        name.hasPrefix(".") && name.hasSuffix(sidecarSuffix) && isEntryName(name.dropFirst().dropLast(sidecarSuffix.count))
+        entryName(ofSidecar: name) != nil
+    }
+
+    /// The hidden sidecar's name of entry `name`.
+    static func sidecarName(ofEntry name: String) -> String {
+        "." + name + sidecarSuffix
+    }
+
+    /// The entry whose sidecar `name` is; `nil` for a name that is not a sidecar's.
+    static func entryName(ofSidecar name: String) -> String? {
+        guard name.hasPrefix("."), name.hasSuffix(sidecarSuffix) else { return nil }
+        let entry = name.dropFirst().dropLast(sidecarSuffix.count)
+        return isEntryName(entry) ? String(entry) : nil
     }
 
     /// The sanitised path extension used in ``fileName(forKey:)``; empty when there is none.

@@ -96,9 +96,11 @@ extension DiskCache {
         var result = CleanupResult()
         var kept: [ListedEntry] = []
         var total = 0
-        var sidecars: [String] = []
-        // Sidecars first, so that each entry's space includes its sidecar's.
-        let sidecarNames = Set(names.lazy.filter { $0.hasPrefix(".") && Self.isSidecarName($0) })
+        // Sidecars first, by their entry's name, so that each entry's space includes its
+        // sidecar's.
+        let sidecars = Dictionary(uniqueKeysWithValues: names.lazy.compactMap { name in
+            Self.entryName(ofSidecar: name).map { entry in (entry, name) }
+        })
         for name in names {
             if name.hasPrefix(FileIO.temporaryPrefix) {
                 if let status = FileIO.status(path + "/" + name),
@@ -107,13 +109,9 @@ extension DiskCache {
                 }
                 continue
             }
-            if name.hasPrefix(".") {
-                if Self.isSidecarName(name) { sidecars.append(name) }
-                continue
-            }
+            if name.hasPrefix(".") { continue }
             guard let info = info(
-                forName: name, readCreationDate: configuration.expireType == .creationDate,
-                hasSidecar: sidecarNames.contains("." + name + Self.sidecarSuffix)
+                forName: name, readCreationDate: configuration.expireType == .creationDate, hasSidecar: sidecars[name] != nil
             ) else { continue }
             let date = info.date(for: configuration.expireType)
             if let expiration, date <= expiration {
@@ -131,8 +129,7 @@ extension DiskCache {
             result.trimmedCount += trimmed.count
             result.removedSize = result.removedSize.saturatingAdding(trimmed.size)
         }
-        for sidecar in sidecars {
-            let entryName = String(sidecar.dropFirst().dropLast(Self.sidecarSuffix.count))
+        for (entryName, sidecar) in sidecars {
             // A store writes the sidecar before it renames its entry into place: a sidecar
             // with no entry is an orphan only once it is as old as a stale temporary file.
             guard FileIO.status(path + "/" + entryName) == nil, let status = FileIO.status(path + "/" + sidecar),
@@ -184,7 +181,7 @@ extension DiskCache {
                 keptByDestination.append(name)
                 continue
             }
-            let sidecar = "/." + name + sidecarSuffix
+            let sidecar = "/" + sidecarName(ofEntry: name)
             FileIO.remove(destination + sidecar)
             let movedSidecar = FileIO.status(source + sidecar) != nil && move(source + sidecar, to: destination + sidecar)
             if !move(source + "/" + name, to: destination + "/" + name), movedSidecar {
@@ -196,7 +193,7 @@ extension DiskCache {
         // failed (a full disk across file systems) stay, with their sidecars.
         for name in keptByDestination { FileIO.remove(source + "/" + name) }
         for name in FileIO.names(in: source) where name.hasPrefix(FileIO.temporaryPrefix)
-            || (isSidecarName(name) && FileIO.status(source + "/" + name.dropFirst().dropLast(sidecarSuffix.count)) == nil) {
+            || entryName(ofSidecar: name).map({ FileIO.status(source + "/" + $0) == nil }) == true {
             FileIO.remove(source + "/" + name)
         }
         rmdir(source)
@@ -208,9 +205,8 @@ extension DiskCache {
         var existing = path
         var rest: [String] = []
         while !existing.isEmpty, existing != "/" {
-            if let resolved = realpath(existing, nil) {
-                defer { free(resolved) }
-                return ([String(cString: resolved)] + rest.reversed()).joined(separator: "/")
+            if let resolved = FileIO.resolvedPath(existing) {
+                return ([resolved] + rest.reversed()).joined(separator: "/")
             }
             rest.append((existing as NSString).lastPathComponent)
             existing = (existing as NSString).deletingLastPathComponent
@@ -234,9 +230,9 @@ extension DiskCache {
     }
 
     /// Lists one entry file; `nil` for any other name (hidden files, files the cache did
-    /// not make), non-regular files and files gone.
-    /// The entry `name`'s information; with `hasSidecar` (the caller listed its sidecar)
-    /// the sidecar's space counts in ``EntryInfo/allocatedSize``, otherwise it is looked for.
+    /// not make), non-regular files and files gone. `hasSidecar` says whether the caller
+    /// listed its sidecar, whose space counts in ``EntryInfo/allocatedSize``; `nil`: it is
+    /// looked for.
     private func info(forName name: String, readCreationDate: Bool, hasSidecar: Bool? = nil) -> EntryInfo? {
         guard Self.isEntryName(name) else { return nil }
         let filePath = path + "/" + name

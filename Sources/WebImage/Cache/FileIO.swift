@@ -236,6 +236,14 @@ package enum FileIO {
         case unreadable(Int32)
     }
 
+    /// `path` absolute with every symbolic link resolved (`realpath`), or `nil` when it
+    /// does not exist.
+    package static func resolvedPath(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+
     /// The text of the symbolic link at `path`, as the system holds it (not resolved
     /// further). `/proc/self/fd/N` gives where the file open as descriptor N lies.
     package static func linkText(_ path: String) -> LinkText {
@@ -265,7 +273,10 @@ extension stat {
     var changeDate: Date { Date(st_ctim) }
     /// The bytes of disk the file takes: `st_blocks` counts 512-byte units whatever the
     /// file system's block size.
-    var allocatedSize: Int { Int(st_blocks).multipliedReportingOverflow(by: 512).overflow ? .max : Int(st_blocks) * 512 }
+    var allocatedSize: Int {
+        let (bytes, overflow) = Int(st_blocks).multipliedReportingOverflow(by: 512)
+        return overflow ? .max : bytes
+    }
 }
 
 extension Date {

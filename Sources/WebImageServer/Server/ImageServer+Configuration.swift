@@ -141,8 +141,9 @@ extension ImageServer {
         /// `WEBIMAGE_CACHE_MEMORY_SIZE`: bytes each memory cache may hold; default 256 MiB.
         public var memoryCacheSize = 256 * 1024 * 1024
         /// `WEBIMAGE_CACHE_DISK_SIZE`: bytes of disk space (allocated blocks) each disk cache
-        /// may take; default 1 GiB, 0 for no limit. Checked when the server starts and every ten minutes: a level over it loses
-        /// its oldest entries until it is under half (``DiskCache/removeExpiredData()``).
+        /// may take; default 1 GiB, 0 for no limit. Checked when the server starts and every
+        /// ten minutes: a level over it loses its oldest entries until it is under half
+        /// (``DiskCache/removeExpiredData()``).
         public var diskCacheSize = 1 << 30
         /// `WEBIMAGE_CACHE_DISK_MAX_AGE`: seconds an entry stays on disk after it was
         /// written; default one week. Removed at the same checks.

@@ -27,7 +27,7 @@ public struct LocalFileSource: Sendable {
     ///   an existing folder.
     public init(root: String) throws(ImageServerError) {
         var isDirectory: ObjCBool = false
-        guard let resolved = Self.realPath(root),
+        guard let resolved = FileIO.resolvedPath(root),
               FileManager.default.fileExists(atPath: resolved, isDirectory: &isDirectory), isDirectory.boolValue
         else {
             throw .badOptions("WEBIMAGE_LOCAL_FILESYSTEM_ROOT \"\(root)\" is not an existing folder")
@@ -84,7 +84,7 @@ public struct LocalFileSource: Sendable {
             throw .sourceForbidden("the local source's path has a .. segment")
         }
         let joined = root + "/" + segments.joined(separator: "/")
-        guard let resolved = Self.realPath(joined) else {
+        guard let resolved = FileIO.resolvedPath(joined) else {
             throw .sourceMissing("no such local source: \(path)")
         }
         guard resolved.hasPrefix(root.hasSuffix("/") ? root : root + "/") else {
@@ -118,10 +118,4 @@ public struct LocalFileSource: Sendable {
         return path
     }
 
-    /// `path` absolute with every symbolic link resolved, or `nil` when it does not exist.
-    static func realPath(_ path: String) -> String? {
-        guard let resolved = realpath(path, nil) else { return nil }
-        defer { free(resolved) }
-        return String(cString: resolved)
-    }
 }
