@@ -8,47 +8,66 @@ import Glibc
 import Musl
 #endif
 
-/// Removes a command's temporary folder when it is interrupted (Ctrl-C, SIGTERM), then ends
-/// the process with the status a shell gives a command the signal ended (128 + the signal).
+/// Removes a command's temporary files and folders when it is interrupted (Ctrl-C,
+/// SIGTERM), then ends the process with the status a shell gives a command the signal
+/// ended (128 + the signal).
 ///
 /// A `defer` does not run when a signal ends the process, so `demo` left its cache (half a
-/// gigabyte after a long `--soak`, perhaps in a RAM-backed /tmp) behind. The signals are
-/// taken from their default action only while the folder exists: ``cancel()`` gives them
-/// back. The folder is removed too when a failed write to standard output ends the process
-/// (``StandardStreams``, which exits without unwinding either).
-final class InterruptCleanup {
-    private let sources: [any DispatchSourceSignal]
-    private let folder: URL
+/// gigabyte after a long `--soak`, perhaps in a RAM-backed /tmp) behind, and `-o` its
+/// hidden `.webimage-*.tmp` beside the output. Watches may overlap (`fetch` writes several
+/// outputs at once): one process-wide registry holds them all. What is watched is removed
+/// too when a failed write to standard output ends the process (``StandardStreams``, which
+/// exits without unwinding either).
+///
+/// The signals are taken once, by the first watch, and kept for the rest of the process:
+/// Linux's libdispatch installs its own handler for a signal only the first time a source
+/// for it is made, so giving a signal back (`SIG_DFL`) and taking it again later left it
+/// ignored, and every Ctrl-C after the first write was lost. With nothing watched, a
+/// signal still ends the process at once, with the same status.
+final class InterruptCleanup: Sendable {
     private static let signals = [SIGINT, SIGTERM]
-    /// The folders of every cleanup not yet cancelled, for ``removeWatchedFolders()``.
-    private static let watched = LockedValue<[URL]>([])
+    /// The paths of every cleanup not yet cancelled, by cleanup.
+    private static let watched = LockedValue<[ObjectIdentifier: URL]>([:])
+    /// The signal sources, made by the first watch and never cancelled (see above).
+    private static let sources = LockedValue<[any DispatchSourceSignal]>([])
 
-    /// Watches for the signals until ``cancel()``; on one, removes `folder` and exits.
-    init(removing folder: URL) {
-        self.folder = folder
-        Self.watched.withLock { $0.append(folder) }
-        sources = Self.signals.map { number in
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler {
-                try? FileManager.default.removeItem(at: folder)
-                exit(128 + number)
+    /// Takes the signals from their default action, once for the process.
+    private static func takeSignals() {
+        sources.withLock { sources in
+            guard sources.isEmpty else { return }
+            sources = signals.map { number in
+                // Ignored first, so the signal's default action cannot end the process
+                // between here and the source taking it.
+                signal(number, SIG_IGN)
+                let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+                source.setEventHandler {
+                    removeWatchedPaths()
+                    exit(128 + number)
+                }
+                source.resume()
+                return source
             }
-            source.resume()
-            return source
         }
     }
 
-    /// Stops watching and gives the signals back their default action.
-    func cancel() {
-        for source in sources { source.cancel() }
-        for number in Self.signals { signal(number, SIG_DFL) }
-        Self.watched.withLock { folders in folders.removeAll { $0 == folder } }
+    private let path: URL
+
+    /// Watches `path` (a file, or a folder with what it holds) until ``cancel()``: on one
+    /// of the signals it is removed, with every other path watched, and the process exits.
+    init(removing path: URL) {
+        self.path = path
+        Self.takeSignals()
+        Self.watched.withLock { $0[ObjectIdentifier(self)] = path }
     }
 
-    /// Removes the folder of every cleanup not yet cancelled: for a process about to exit
-    /// with `exit(3)`, which runs no `defer`.
-    static func removeWatchedFolders() {
-        for folder in watched.withLock({ $0 }) { try? FileManager.default.removeItem(at: folder) }
+    /// Stops watching this path (the signals stay taken: see the type's comment).
+    func cancel() {
+        Self.watched.withLock { $0[ObjectIdentifier(self)] = nil }
+    }
+
+    /// Removes every path watched and not yet cancelled: for a process about to exit with
+    /// `exit(3)`, which runs no `defer`.
+    static func removeWatchedPaths() {
+        for path in watched.withLock({ Array($0.values) }) { try? FileManager.default.removeItem(at: path) }
     }
 }

@@ -207,6 +207,10 @@ struct OutputFile {
     private func replace(_ target: String, keeping existing: stat?, _ produce: (Sink) throws -> Void) throws {
         let directory = Self.directory(of: target)
         let temporary = (directory.isEmpty ? "." : directory) + "/.webimage-\(UUID().uuidString).tmp"
+        // Ctrl-C while the content is made must not leave the hidden file behind. Watched
+        // before it exists, so that no moment is left unwatched.
+        let interrupt = InterruptCleanup(removing: URL(fileURLWithPath: temporary))
+        defer { interrupt.cancel() }
         // 0666 less the umask for a new file, as any program's; an existing file's bits are
         // set below with fchmod, which the umask does not touch.
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, existing == nil ? 0o666 : 0o600)

@@ -25,7 +25,7 @@ enum StandardStreams {
     /// Writes `bytes` to standard output (an image for `-o -`), or ends the process.
     static func output(_ bytes: Data) {
         guard let failure = write(bytes, to: STDOUT_FILENO) else { return }
-        InterruptCleanup.removeWatchedFolders()
+        InterruptCleanup.removeWatchedPaths()
         if failure == EPIPE {
             signal(SIGPIPE, SIG_DFL)
             raise(SIGPIPE)

@@ -71,6 +71,43 @@ import Testing
         }
     }
 
+    /// A review's finding on a first attempt at cleaning up `-o`'s hidden temporary file:
+    /// each write took the signals and gave them back, and Linux's libdispatch installs its
+    /// handler only for the first source of a signal, so after one file was written every
+    /// later Ctrl-C was ignored. Here a Ctrl-C after the first of two outputs is written,
+    /// while the second URL stalls, must still end the process, with the status a shell
+    /// gives a command SIGINT ended, and leave no temporary file.
+    @Test func ctrlCAfterAWrittenOutputStillEndsTheFetch() async throws {
+        let png = try pngData(width: 16, height: 16)
+        let cache = try scratchFolder()
+        defer { try? FileManager.default.removeItem(at: cache) }
+        try await LoopbackServer.with(["/fast.png": pngReply(png), "/stalled.png": .stallBeforeHeaders]) { server in
+            let output = cache.appendingPathComponent("out", isDirectory: true)
+            let process = Process()
+            process.executableURL = WebImageCommand.binary
+            process.arguments = ["fetch", server.url("/fast.png").absoluteString, server.url("/stalled.png").absoluteString,
+                                 "--cache-dir", cache.appendingPathComponent("cache").path, "-o", output.path]
+            var environment = ProcessInfo.processInfo.environment
+            for name in WebImageCommand.proxyVariables { environment[name] = nil }
+            process.environment = environment
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+            let written = try await eventually { FileManager.default.fileExists(atPath: output.appendingPathComponent("0-fast.png").path) }
+            try #require(written, "the first output was never written")
+            try #require(try await eventually { server.requestCount("/stalled.png") == 1 })
+            process.interrupt()
+            let ended = try await eventually(within: .seconds(10).scaled) { !process.isRunning }
+            #expect(ended, "the Ctrl-C was ignored")
+            guard ended else { return }
+            #expect(process.terminationReason == .exit && process.terminationStatus == 128 + SIGINT,
+                    "status \(process.terminationStatus), reason \(process.terminationReason.rawValue)")
+            let left = try FileManager.default.contentsOfDirectory(atPath: output.path).filter { $0.hasPrefix(".webimage-") }
+            #expect(left.isEmpty, "\(left)")
+        }
+    }
+
     @Test func failuresGoToStandardErrorAndTheStatusIsOne() async throws {
         let png = try pngData(width: 16, height: 16)
         let cache = try scratchFolder()
