@@ -8,11 +8,12 @@ import Foundation
 ///
 /// The rules are Mozilla's list as Debian ships it (package `publicsuffix`,
 /// `/usr/share/publicsuffix/public_suffix_list.dat`, which `scripts/install-deps.sh`
-/// installs), read once on first use. Only the ASCII rules are taken: a URL's host reaches
-/// the jar in its ASCII (punycode) form, and the list writes internationalised suffixes in
-/// Unicode. Where the file is missing, only the list's default rule applies (a single label,
-/// `com`, is a public suffix), which the cookie parser enforced before this list existed.
-/// A value: thread-safe.
+/// installs), read once on first use. A URL's host reaches the jar in its ASCII (punycode)
+/// form, and the list writes internationalised suffixes in Unicode: those rules are kept in
+/// their `xn--` form (``Punycode``), and a name asked about in Unicode is converted too.
+/// Where the file is missing, only the list's default rule applies (a single label, `com`,
+/// is a public suffix), which the cookie parser enforced before this list existed. A value:
+/// thread-safe.
 struct PublicSuffixList: Sendable {
     /// Where Debian's `publicsuffix` package puts the list.
     static let debianPath = "/usr/share/publicsuffix/public_suffix_list.dat"
@@ -40,8 +41,7 @@ struct PublicSuffixList: Sendable {
         for line in listText.split(whereSeparator: \.isNewline) {
             // A rule ends at the first white space; the rest of the line is ignored.
             guard let rule = line.split(whereSeparator: \.isWhitespace).first, !rule.hasPrefix("//"),
-                  rule.unicodeScalars.allSatisfy(\.isASCII) else { continue }
-            let name = rule.lowercased()
+                  let name = Punycode.asciiDomain(String(rule)) else { continue }
             if name.hasPrefix("!") {
                 exceptions.insert(String(name.dropFirst()))
             } else if name.hasPrefix("*.") {
@@ -56,7 +56,13 @@ struct PublicSuffixList: Sendable {
     /// wildcard covers it and no exception takes it out, or it is a single label. A final
     /// dot (the root: `co.uk.` is `co.uk`) is not part of the name.
     func isPublicSuffix(_ domain: String) -> Bool {
-        let domain = domain.hasSuffix(".") ? String(domain.dropLast()) : domain
+        var domain = domain.hasSuffix(".") ? String(domain.dropLast()) : domain
+        if !domain.unicodeScalars.allSatisfy(\.isASCII) {
+            // A name no rule could be written as is no suffix of the list's; the default
+            // rule (one label) still applies.
+            guard let ascii = Punycode.asciiDomain(domain) else { return !domain.contains(".") }
+            domain = ascii
+        }
         guard let dot = domain.firstIndex(of: ".") else { return true }
         if exceptions.contains(domain) { return false }
         return suffixes.contains(domain) || wildcardParents.contains(String(domain[domain.index(after: dot)...]))

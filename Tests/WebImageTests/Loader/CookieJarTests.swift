@@ -102,6 +102,29 @@ import Testing
         #expect(own?.domain == "github.io")
         #expect(list.isPublicSuffix("localhost"), "a single label, the list's default rule")
         #expect(!list.isPublicSuffix("example.com"))
+        // A rule the list writes in Unicode matches the host's punycode form, and the name
+        // asked about may be in either form.
+        #expect(list.isPublicSuffix("xn--55qx5d.cn"))
+        #expect(list.isPublicSuffix("公司.cn"))
+        #expect(!list.isPublicSuffix("shop.xn--55qx5d.cn"))
+        #expect(try cookie("a=1; Domain=xn--55qx5d.cn", from: "http://shop.xn--55qx5d.cn/") == nil)
+        #expect(try cookie("a=1; Domain=shop.xn--55qx5d.cn", from: "http://img.shop.xn--55qx5d.cn/")?.isHostOnly == false)
+    }
+
+    /// RFC 3492's own samples (7.1), and two everyday names.
+    @Test func punycodeEncodesAsTheRFCsSamples() {
+        func scalars(_ values: [UInt32]) -> String {
+            String(String.UnicodeScalarView(values.compactMap(Unicode.Scalar.init)))
+        }
+        let arabic = scalars([0x644, 0x64A, 0x647, 0x645, 0x627, 0x628, 0x62A, 0x643, 0x644, 0x645, 0x648, 0x634, 0x639, 0x631, 0x628, 0x64A, 0x61F])
+        #expect(Punycode.encode(arabic) == "egbpdaj6bu4bxfgehfvwxn")
+        let chinese = scalars([0x4ED6, 0x4EEC, 0x4E3A, 0x4EC0, 0x4E48, 0x4E0D, 0x8BF4, 0x4E2D, 0x6587])
+        #expect(Punycode.encode(chinese) == "ihqwcrb4cv8a8dqg056pqjye")
+        let mixed = scalars([0x33, 0x5E74, 0x42, 0x7D44, 0x91D1, 0x516B, 0x5148, 0x751F])
+        #expect(Punycode.encode(mixed) == "3B-ww4c5e180e575a65lsy2b", "basic code points kept, in their case")
+        #expect(Punycode.asciiDomain("Bücher.example") == "xn--bcher-kva.example")
+        #expect(Punycode.asciiDomain("münchen.de") == "xn--mnchen-3ya.de")
+        #expect(Punycode.asciiDomain("example.com") == "example.com")
     }
 
     /// The list the jar uses is Debian's, installed by scripts/install-deps.sh.
@@ -111,6 +134,7 @@ import Testing
             #expect(PublicSuffixList.system.isPublicSuffix(suffix), "\(suffix)")
         }
         #expect(!PublicSuffixList.system.isPublicSuffix("example.co.uk"))
+        #expect(PublicSuffixList.system.isPublicSuffix("xn--55qx5d.cn"), "公司.cn, written in Unicode in the list")
         #expect(Cookie(setCookie: "a=1; Domain=co.uk", from: try url("http://evil.co.uk/")) == nil)
     }
 
