@@ -40,7 +40,7 @@ func withDeadline<T: Sendable>(
 
 /// The first outcome of a ``withDeadline(_:timeoutError:_:)`` race, handed to its waiter
 /// whether the waiter arrives before or after it.
-private final class DeadlineRace<T: Sendable>: Sendable {
+final class DeadlineRace<T: Sendable>: Sendable {
     private enum State {
         case idle
         case waiting(CheckedContinuation<T, any Error>)

@@ -212,7 +212,9 @@ public final class ImageServer: Sendable {
     /// Listens on ``Configuration/bind`` (and ``Configuration/prometheusBind`` for
     /// `/metrics`) until SIGTERM, SIGINT or the task's cancellation; then stops accepting,
     /// lets the requests in flight finish within ``Configuration/gracefulStopTimeout``,
-    /// and returns. `onReady` gets the bound ports (useful with port 0).
+    /// and returns. A part of the server that has not stopped 2 s after that (a task that
+    /// ignores cancellation) is logged at error level and left running: `run` returns
+    /// regardless. `onReady` gets the bound ports (useful with port 0).
     public func run(onReady: @escaping @Sendable (_ port: Int, _ metricsPort: Int?) async -> Void = { _, _ in }) async throws {
         let address = try configuration.bindAddress()
         let metricsAddress = try configuration.prometheusAddress()
@@ -264,9 +266,11 @@ public final class ImageServer: Sendable {
             ))
         }
         // Last, so that it hears of the shutdown first (services stop in reverse order).
-        let shutdownClock = ShutdownClock()
-        var serviceConfigurations = services.map { ServiceGroupConfiguration.ServiceConfiguration(service: $0) }
-        serviceConfigurations.append(.init(service: shutdownClock, successTerminationBehavior: .ignore))
+        let stopWatch = StopWatch()
+        var serviceConfigurations = services.enumerated().map { index, service in
+            ServiceGroupConfiguration.ServiceConfiguration(service: stopWatch.track(service, named: index == 0 ? "image server" : "metrics server"))
+        }
+        serviceConfigurations.append(.init(service: stopWatch, successTerminationBehavior: .ignore))
         var groupConfiguration = ServiceGroupConfiguration(
             services: serviceConfigurations,
             gracefulShutdownSignals: [.sigterm, .sigint],
@@ -279,16 +283,21 @@ public final class ImageServer: Sendable {
         // drops requests in flight, and connections accepted but not yet served).
         let running = Task { try await group.run() }
         do {
-            try await withTaskCancellationHandler {
-                try await running.value
+            let stuck = try await withTaskCancellationHandler {
+                try await stopWatch.awaitEnd(of: running, gracePeriod: configuration.gracefulStopTimeout)
             } onCancel: {
                 Task { await group.triggerGracefulShutdown() }
             }
+            if !stuck.isEmpty {
+                logger.error("still running after the graceful stop and the cancellation that followed it; leaving them", metadata: [
+                    "services": "\(stuck.joined(separator: ", "))",
+                ])
+            }
         } catch {
-            try? await shutdownUncancelled(within: remainingStopTime(since: shutdownClock.began))
+            try? await shutdownUncancelled(within: remainingStopTime(since: stopWatch.gracefulStopBegan))
             throw error
         }
-        try await shutdownUncancelled(within: remainingStopTime(since: shutdownClock.began))
+        try await shutdownUncancelled(within: remainingStopTime(since: stopWatch.gracefulStopBegan))
     }
 
     /// ``shutdown(within:)`` in a task of its own. When `run` ends because its task was
@@ -410,17 +419,3 @@ extension NIOThreadPool {
     }
 }
 
-/// Notes when a graceful shutdown begins, so that what follows the service group (the
-/// worker threads' stop) fits in what is left of the graceful-stop time.
-private final class ShutdownClock: Service {
-    private let moment = LockedValue<ContinuousClock.Instant?>(nil)
-
-    /// When the graceful shutdown began; `nil` before, or when the group was cancelled.
-    var began: ContinuousClock.Instant? { moment.withLock { $0 } }
-
-    func run() async throws {
-        // Throws when the group is cancelled instead: then nothing began gracefully.
-        try await gracefulShutdown()
-        moment.withLock { $0 = .now }
-    }
-}

@@ -1,0 +1,152 @@
+import ServiceLifecycle
+import WebImage
+
+/// Watches a service group's stop, so that ``ImageServer/run(onReady:)`` returns within a
+/// bounded time of it and can say which of its services did not stop.
+///
+/// swift-service-lifecycle stops a group in two steps: a graceful shutdown, bounded by
+/// `maximumGracefulShutdownDuration`, then a cancellation of every service, which it waits
+/// for without limit (`maximumCancellationDuration` turns that wait into a `fatalError`
+/// instead, which takes down whatever else the process was doing). One task that ignores
+/// cancellation (a connection's handler suspended somewhere cancellation does not reach)
+/// then kept `run` from returning for good: the tests hung so, twice, and a `webimage
+/// serve` would wait for systemd's kill. With this watch, `run` waits for the group at most
+/// the graceful-stop time plus ``cancellationAllowance``, logs the services still running,
+/// and goes on without them (the process usually exits next).
+///
+/// It is itself a service of the group, the last one, so that it hears of a graceful
+/// shutdown first (a group stops its services in reverse order). Thread-safe.
+final class StopWatch: Service, Sendable {
+    /// How long cancelled services get to end, after the graceful stop's time.
+    static let cancellationAllowance: Duration = .seconds(2)
+
+    private enum Stop {
+        /// Nothing began.
+        case none
+        /// A graceful shutdown began then.
+        case graceful(ContinuousClock.Instant)
+        /// The group was cancelled without a graceful step (a service failed).
+        case cancelled(ContinuousClock.Instant)
+    }
+
+    private struct State {
+        var stop = Stop.none
+        var waiters: [CheckedContinuation<Void, Never>] = []
+        /// The names of the tracked services whose `run` has not returned.
+        var running: [Int: String] = [:]
+        var nextID = 0
+    }
+
+    private let state = LockedValue(State())
+
+    /// When the graceful shutdown began; `nil` before, or when the group was cancelled.
+    var gracefulStopBegan: ContinuousClock.Instant? {
+        state.withLock { state in
+            if case .graceful(let began) = state.stop { return began }
+            return nil
+        }
+    }
+
+    /// The names of the tracked services still running, in the order they were tracked.
+    var servicesStillRunning: [String] {
+        state.withLock { state in state.running.sorted { $0.key < $1.key }.map(\.value) }
+    }
+
+    /// `service`, reporting to this watch when its `run` starts and returns.
+    func track(_ service: any Service, named name: String) -> any Service {
+        TrackedService(service: service, name: name, watch: self)
+    }
+
+    func run() async throws {
+        do {
+            try await gracefulShutdown()
+            began(.graceful(.now))
+        } catch {
+            began(.cancelled(.now))
+            throw error
+        }
+    }
+
+    /// Waits for `group` (a task running the group this watch is in) to end, but after a
+    /// stop began no longer than `gracePeriod` (when graceful) plus
+    /// ``cancellationAllowance``. Returns the names of the tracked services still running
+    /// when it gave up, or `[]` when the group ended; rethrows the group's error.
+    func awaitEnd(of group: Task<Void, any Error>, gracePeriod: Duration, allowance: Duration = cancellationAllowance) async throws -> [String] {
+        let race = DeadlineRace<Bool>()
+        // Unstructured, both: the caller's cancellation (which starts a graceful stop) must
+        // not end the wait itself, and a group that never ends must not hold the caller.
+        Task {
+            do {
+                try await group.value
+                race.finish(.success(true))
+            } catch {
+                race.finish(.failure(error))
+            }
+        }
+        let timer = Task {
+            await self.waitForStop()
+            let limit: ContinuousClock.Instant = self.state.withLock { state in
+                switch state.stop {
+                case .graceful(let began): began + gracePeriod + allowance
+                case .cancelled(let began): began + allowance
+                case .none: .now + allowance
+                }
+            }
+            try await Task.sleep(until: limit, clock: .continuous)
+            race.finish(.success(false))
+        }
+        defer { timer.cancel() }
+        let ended = try await withCheckedThrowingContinuation { race.wait(with: $0) }
+        return ended ? [] : servicesStillRunning
+    }
+
+    private func began(_ stop: Stop) {
+        let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            if case .none = state.stop { state.stop = stop }
+            defer { state.waiters = [] }
+            return state.waiters
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    /// Returns once a stop began (at once when one has).
+    private func waitForStop() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let begun = state.withLock { state in
+                if case .none = state.stop {
+                    state.waiters.append(continuation)
+                    return false
+                }
+                return true
+            }
+            if begun { continuation.resume() }
+        }
+    }
+
+    private func started(_ name: String) -> Int {
+        state.withLock { state in
+            let id = state.nextID
+            state.nextID += 1
+            state.running[id] = name
+            return id
+        }
+    }
+
+    private func ended(_ id: Int) {
+        _ = state.withLock { $0.running.removeValue(forKey: id) }
+    }
+
+    /// A service whose `run` the watch sees start and return. It runs the service in the
+    /// same task, so the group's graceful-shutdown signal (a task local) reaches it.
+    private struct TrackedService: Service {
+        let service: any Service
+        let name: String
+        let watch: StopWatch
+
+        func run() async throws {
+            let id = watch.started(name)
+            defer { watch.ended(id) }
+            try await service.run()
+        }
+    }
+}
