@@ -8,8 +8,8 @@
 # reference, the same list through AsyncHTTPClient alone (download-bench raw), bodies
 # dropped and bodies kept; the last is issue 15's reference (ours >= 0.85x its throughput),
 # driven in 6 lanes and, like ours by default, with every request handed over at once.
-# The rounds alternate ours, curl, raw, raw --keep (in lanes, then queued), ours in lanes (6 tasks each loading its
-# share in turn, exactly as raw drives AsyncHTTPClient) and the coalescing floor (the least
+# The rounds alternate ours, curl, raw, raw --keep in lanes, ours in lanes (6 tasks each loading its
+# share in turn, exactly as raw drives AsyncHTTPClient), raw --keep queued and the coalescing floor (the least
 # a downloader over the same client can add: download-bench floor), so a load change hits
 # all of them.
 # Installs nginx and Pillow through scripts/install-deps.sh when missing, builds download-bench in
@@ -76,8 +76,10 @@ for run in $(seq "$rounds"); do
     curlcpu+=("$(awk '{print $2 + $3}' <<<"$t")")
     raws+=("$("$BENCH" raw "$work/urls.txt" --concurrency 6 | sed -n 's/.* seconds=\([0-9.]*\).*/\1/p')")
     kept+=("$("$BENCH" raw "$work/urls.txt" --concurrency 6 --keep | sed -n 's/.* seconds=\([0-9.]*\).*/\1/p')")
-    keptq+=("$("$BENCH" raw "$work/urls.txt" --concurrency 6 --keep --queued | sed -n 's/.* seconds=\([0-9.]*\).*/\1/p')")
+    # Right after the reference it is paired with, so that a load change between the two
+    # moves both.
     laned+=("$("$BENCH" list "$work/urls.txt" --concurrency 6 --lanes | sed -n 's/.* seconds=\([0-9.]*\).*/\1/p')")
+    keptq+=("$("$BENCH" raw "$work/urls.txt" --concurrency 6 --keep --queued | sed -n 's/.* seconds=\([0-9.]*\).*/\1/p')")
     floors+=("$("$BENCH" floor "$work/urls.txt" --concurrency 6 | sed -n 's/.* seconds=\([0-9.]*\).*/\1/p')")
 done
 decode_line=$("$BENCH" list "$work/urls.txt" --concurrency 6 --decode)
@@ -104,6 +106,9 @@ paste <(printf '%s\n' "${ours[@]}") <(printf '%s\n' "${kept[@]}") | awk '{ print
 l=$(printf '%s\n' "${laned[@]}" | best)
 awk -v l="$l" -v k="$k" -v r="$rounds" 'BEGIN {
     printf "ours in 6 lanes like the reference, best of %d: %.3f s; throughput ratio ours-in-lanes/AsyncHTTPClient-kept %.2fx\n", r, l, k / l }'
+paste <(printf '%s\n' "${laned[@]}") <(printf '%s\n' "${kept[@]}") | awk '{ print $2 / $1 }' | sort -n |
+    awk '{ v[NR] = $1 } END { m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+        printf "median of the per-round ratios ours-in-lanes/AsyncHTTPClient-kept: %.2fx over %d rounds\n", m, NR }'
 # The reference driven as ours is by default: every request handed to AsyncHTTPClient at
 # once, its connection pool (6 connections) holding the waiting ones, as our queue does.
 q=$(printf '%s\n' "${keptq[@]}" | best)

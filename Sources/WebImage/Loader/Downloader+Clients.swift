@@ -111,7 +111,7 @@ extension Downloader {
     /// The HTTP/1.1 connections a client may keep open to one host:
     /// ``Configuration/maxConnectionsPerHost``, or by default as many as downloads may run
     /// at once, at least AsyncHTTPClient's 8.
-    var connectionsPerHost: Int {
+    static func connectionsPerHost(_ config: Configuration) -> Int {
         max(1, config.maxConnectionsPerHost ?? max(8, config.maxConcurrentDownloads))
     }
 
@@ -133,7 +133,7 @@ extension Downloader {
             decompression: .disabled
         )
         configuration.httpVersion = config.allowsHTTP2 ? .automatic : .http1Only
-        configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = connectionsPerHost
+        configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = Self.connectionsPerHost(config)
         // A refused connection fails the download at once, as URLSession's does: by default
         // AsyncHTTPClient retries it until the connect time-out, so a dead origin held each
         // caller (and an image server's worker) for the whole time-out before failing.

@@ -97,9 +97,9 @@ extension Downloader {
             downloader: self, operation: operation, requestURL: request.url, start: start,
             answersBasicChallenge: answersBasicChallenge
         )
-        // The current loop when the transfer starts from the end of another one, so the
-        // delegate and (usually) the reused connection stay on one thread.
-        let eventLoop = client.eventLoopGroup.any()
+        // The loop of the connection it will likely use, so that the delegate and the
+        // connection are on one thread (see LoopAffinity).
+        let eventLoop = loopAffinity.loop(in: client.eventLoopGroup)
         // The configured timeout is an idle limit: the client's connect time-out until the
         // request is sent, then the reader's watchdog. The whole download's limit, when set,
         // counts from the transfer's start, so a retry with credentials gets what is left.
@@ -107,6 +107,7 @@ extension Downloader {
         let task = client.execute(request: outgoing, delegate: reader, eventLoop: .delegate(on: eventLoop), deadline: deadline, logger: nil)
         if !operation.keep(task) { task.cancel() }
         task.futureResult.whenComplete { result in
+            self.loopAffinity.transferEnded(on: eventLoop)
             reader.stopWatchdog()
             if case .failure = result { reader.abandonBody() }
             if case .success(let exchange) = result, let sink = exchange.sink {

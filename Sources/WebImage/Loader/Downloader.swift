@@ -84,6 +84,8 @@ public final class Downloader: ImageLoader {
     let listenerCount = Atomic(0)
     /// The `ETag` / `Last-Modified` of recent responses, to make revalidations conditional.
     let validators = HTTPValidatorStore()
+    /// Which event loop each transfer's response is read on (see ``LoopAffinity``).
+    let loopAffinity: LoopAffinity
 
     /// Creates a downloader. No connection or client exists until the first download.
     public init(config: Downloader.Configuration = Downloader.Configuration()) {
@@ -91,6 +93,7 @@ public final class Downloader: ImageLoader {
         let scheduler = DownloadScheduler(maxConcurrentDownloads: config.maxConcurrentDownloads, lifo: config.executionOrder == .lifo)
         state = LockedValue(State(scheduler: scheduler))
         headers = LockedValue(SharedHeaders(config.httpHeaders))
+        loopAffinity = LoopAffinity(limit: Self.connectionsPerHost(config))
     }
 
     /// How many downloads run at once; changing it starts queued ones at once when it
