@@ -144,6 +144,35 @@ import Testing
         }
     }
 
+    /// A transformer that fails does not fail the load: as SDWebImage does when its
+    /// transformer gives no image, the untransformed image is delivered, the original is
+    /// stored under its own key, and nothing under the transformed key. The load used to
+    /// fail, and downloaded again at every try.
+    @Test func aFailedTransformDeliversTheOriginalAndStoresNothingUnderItsKey() async throws {
+        let png = try pngData(width: 40, height: 30)
+        try await LoopbackServer.with(["/a.png": pngReply(png)]) { server in
+            try await ManagerHarness.with { harness in
+                let url = server.url("/a.png")
+                var context = ImageContext()
+                context.transformer = CropTransformer(rect: PixelRect(x: 100, y: 100, width: 10, height: 10))
+                let cache = harness.makeCache()
+                let manager = harness.makeManager(cache: cache)
+                let result = try await manager.loadImage(with: url, options: .waitStoreCache, context: context)
+                #expect(result.image.size == ImageSize(width: 40, height: 30))
+                #expect(!result.image.isTransformed)
+                #expect(result.cacheType == .none)
+                let key = try #require(manager.cacheKey(for: url, context: context))
+                #expect(key != url.absoluteString)
+                #expect(cache.imageFromMemoryCache(forKey: key) == nil)
+                #expect(cache.diskImageData(forKey: key) == nil)
+                #expect(cache.diskImageData(forKey: url.absoluteString) == png, "the original, under its own key")
+                // The next try reads the original from disk instead of downloading it again.
+                _ = try await manager.loadImage(with: url, options: .waitStoreCache, context: context)
+                #expect(server.requestCount("/a.png") == 1)
+            }
+        }
+    }
+
     @Test func thumbnailIsStoredUnderTheThumbnailKey() async throws {
         let png = try pngData(width: 100, height: 50)
         try await LoopbackServer.with(["/a.png": pngReply(png)]) { server in
