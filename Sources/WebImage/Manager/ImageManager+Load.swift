@@ -150,6 +150,8 @@ extension ImageManager {
         }
         guard let key = cacheKey(for: url, context: context) else { return nil }
         let firstFrameOnly = options.contains(.decodeFirstFrameOnly) || context.imageDecodeOptions?.decodeFirstFrameOnly == true
-        return cache.memoryHit(forKey: key, framesOnDemand: context.decodesFramesOnDemand ?? false, firstFrameOnly: firstFrameOnly)
+        // As the load plan reads it: the context's field, else the decode options' own.
+        let framesOnDemand = context.decodesFramesOnDemand ?? context.imageDecodeOptions?.decodesFramesOnDemand ?? false
+        return cache.memoryHit(forKey: key, framesOnDemand: framesOnDemand, firstFrameOnly: firstFrameOnly)
     }
 }

@@ -45,6 +45,26 @@ import Testing
         }
     }
 
+    /// The decode options' `decodesFramesOnDemand` counts as the context's field in the
+    /// memory check too, as it does in the load: the check read the field alone, so an
+    /// animation decoded whole was handed to a load asking for frames on demand (and one
+    /// decoded lazily was never found by it).
+    @Test func theDecodeOptionsFlagDecidesTheMemoryHitAsTheContextsDoes() async throws {
+        try await withAnimation { url, _, harness in
+            let manager = harness.makeManager(cache: harness.makeCache())
+            var viaOptions = ImageContext()
+            var decode = ImageCoderOptions()
+            decode.decodesFramesOnDemand = true
+            viaOptions.imageDecodeOptions = decode
+            let whole = try await manager.loadImage(with: url, options: .waitStoreCache)
+            #expect(whole.animatedImage == nil)
+            #expect(manager.cachedImage(for: url, context: viaOptions) == nil, "decoded whole: not for a load that wants frames on demand")
+            let lazy = try await manager.loadImage(with: url, options: .waitStoreCache, context: viaOptions)
+            #expect(lazy.animatedImage != nil)
+            #expect(manager.cachedImage(for: url, context: viaOptions) === lazy.image)
+        }
+    }
+
     @Test func preloadAllFramesChargesEveryFrame() async throws {
         try await withAnimation { url, webp, harness in
             let cache = harness.makeCache()
