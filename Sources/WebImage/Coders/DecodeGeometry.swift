@@ -14,6 +14,7 @@ public enum DecodeGeometry {
         frameCount: Int = 1,
         options: ImageCoderOptions
     ) -> ImageSize {
+        sourceSizeReport?.record(source)
         var size = source
         if let box = options.thumbnailPixelSize, box.width > 0, box.height > 0 {
             size = thumbnailSize(
@@ -124,4 +125,34 @@ extension DecodeGeometry {
         let resized = pixels.size == storedTarget ? pixels : pixels.resized(to: storedTarget)
         return applied.apply(to: resized)
     }
+}
+
+extension DecodeGeometry {
+    /// Where a decode reports the size of its source, upright, before any thumbnail
+    /// shrink: what the image server's geometry must start from. A decode that shrinks on
+    /// load rounds each side on its own, so the decoded size is not the source's shape: a
+    /// 1080 × 1081 photo decoded to cover a box came out square, and imgproxy's `auto`
+    /// (fill for landscape, fit for portrait) then picked fill. The first size a decode
+    /// works out a target for is kept (the main image's, before any frame's).
+    ///
+    /// ```swift
+    /// let report = DecodeGeometry.SourceSizeReport()
+    /// let image = try DecodeGeometry.$sourceSizeReport.withValue(report) { try coder.decode(data, options: options) }
+    /// let source = report.size ?? image.size
+    /// ```
+    package final class SourceSizeReport: Sendable {
+        private let recorded = LockedValue<ImageSize?>(nil)
+
+        package init() {}
+
+        /// The source size the decode reported, if it reported one.
+        package var size: ImageSize? { recorded.withLock { $0 } }
+
+        func record(_ size: ImageSize) {
+            recorded.withLock { if $0 == nil { $0 = size } }
+        }
+    }
+
+    /// The report of the decode running in this task (or on this thread), if any.
+    @TaskLocal package static var sourceSizeReport: SourceSizeReport?
 }

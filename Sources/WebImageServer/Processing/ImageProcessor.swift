@@ -93,7 +93,7 @@ public struct ImageProcessor: Sendable {
         // Whether to decode every frame, before the frames are known: when the format the
         // result would have as an animation can animate.
         let animatedOutput = format ?? outputFormat(source: sourceFormat, negotiated: negotiated, animated: true, transparent: true)
-        let decoded = try decode(data, format: sourceFormat, options: options, keepsAnimation: Self.keepsAnimation(animatedOutput, options))
+        let (decoded, sourceSize) = try decode(data, format: sourceFormat, options: options, keepsAnimation: Self.keepsAnimation(animatedOutput, options))
         var image = decoded
         // A PDF's decoder renders the page asked for (``ImageCoderOptions/pageIndex``);
         // other sources give their frames and the page is picked here.
@@ -108,7 +108,7 @@ public struct ImageProcessor: Sendable {
         let transparent = options.background == nil && (image.hasAlpha || options.extend)
         let output = format ?? outputFormat(source: sourceFormat, negotiated: negotiated, animated: image.isAnimated, transparent: transparent)
         let limit = configuration.maxResultDimension
-        let geometry = ResizeGeometry(source: image.size, options: options, maxResultDimension: limit, isVector: Self.isVector(sourceFormat))
+        let geometry = ResizeGeometry(source: sourceSize, options: options, maxResultDimension: limit, isVector: Self.isVector(sourceFormat))
         // The geometry scales the result down to the limit; its rounding must not pass it.
         guard geometry.canvasSize.width <= limit, geometry.canvasSize.height <= limit else {
             throw .badOptions("the result would be \(geometry.canvasSize), over the limit of \(limit) pixels a side")
@@ -203,16 +203,29 @@ public struct ImageProcessor: Sendable {
         return coderOptions
     }
 
-    /// Decodes the source, whose sniffed format is `format`.
-    private func decode(_ data: Data, format: ImageFormat, options: ProcessingOptions, keepsAnimation: Bool) throws(ImageServerError) -> Image {
+    /// Decodes the source, whose sniffed format is `format`; returns the image and the size
+    /// the geometry starts from. For a bitmap that is the source's own size (upright), not
+    /// the decoded one: a decode that shrinks on load rounds each side on its own, and sizes
+    /// worked out from its result drifted from imgproxy's, which works them out from the
+    /// source (a 1080 × 1081 photo decoded square made `auto` fill instead of fit; a
+    /// fractional `dpr` came out a pixel or three off). A vector is drawn at the size asked
+    /// for, so the drawing is its source.
+    private func decode(
+        _ data: Data, format: ImageFormat, options: ProcessingOptions, keepsAnimation: Bool
+    ) throws(ImageServerError) -> (image: Image, sourceSize: ImageSize) {
+        let isVector = Self.isVector(format)
+        let report = DecodeGeometry.SourceSizeReport()
         let image: Image
         do {
-            let decoding = decodeOptions(for: options, keepsAnimation: keepsAnimation, isVector: Self.isVector(format))
-            image = try configuration.coder.decode(data, options: decoding)
+            let decoding = decodeOptions(for: options, keepsAnimation: keepsAnimation, isVector: isVector)
+            image = try DecodeGeometry.$sourceSizeReport.withValue(report) { try configuration.coder.decode(data, options: decoding) }
         } catch {
             throw .processing(WebImageError(error))
         }
-        return image
+        guard !isVector, let source = report.size, source.width >= image.size.width, source.height >= image.size.height else {
+            return (image, image.size)
+        }
+        return (image, source)
     }
 
     /// One frame through the geometry: resample, crop, rotate, blur, pad, flatten.

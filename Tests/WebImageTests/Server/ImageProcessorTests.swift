@@ -78,6 +78,34 @@ import Testing
         #expect(image.size == ImageSize(width: 400, height: 263))
     }
 
+    /// Sizes are worked out from the source, as imgproxy works them out, not from the
+    /// decoded image: a decode that shrinks on load rounds each side on its own. A review
+    /// found, against imgproxy's `calcScale` and `calcSizes`, a 1080 × 1081 photo decoded
+    /// square and so filled by `auto` (imgproxy fits a portrait source), and fractional
+    /// `dpr` results a pixel or three off (one `fill` a pixel narrower than its own box).
+    @Test(arguments: [
+        // source, options, imgproxy's result
+        (ImageSize(width: 1080, height: 1081), "auto 400x300", ImageSize(width: 300, height: 300)),
+        (ImageSize(width: 1000, height: 1001), "auto 300x200", ImageSize(width: 200, height: 200)),
+        (ImageSize(width: 1465, height: 3035), "fill 245x333 dpr 1.5", ImageSize(width: 368, height: 500)),
+        (ImageSize(width: 3049, height: 2913), "fit 673x0 dpr 0.5", ImageSize(width: 337, height: 321)),
+    ])
+    func sizesFollowTheSourceNotTheShrunkDecode(_ source: ImageSize, _ request: String, _ expected: ImageSize) throws {
+        let words = request.split(separator: " ").map(String.init)
+        let box = words[1].split(separator: "x").compactMap { Int($0) }
+        let options = Self.options { options in
+            options.resizingType = ["auto": .auto, "fill": .fill, "fit": .fit, "fill-down": .fillDown][words[0]] ?? .fit
+            options.width = box[0]
+            options.height = box[1]
+            if words.count == 4, let dpr = Double(words[3]) { options.dpr = dpr }
+        }
+        let pixels = PixelBuffer(width: source.width, height: source.height, filling: RGBAColor(red: 90, green: 120, blue: 150))
+        let png = try PNGCoder().encode(Image(pixels: pixels), as: .png, options: ImageCoderOptions())
+        let output = try processor.process(png, options: options, format: .png)
+        let produced = try CodersManager.shared.decode(output.data).size
+        #expect(produced == expected, "\(source) \(request): \(produced)")
+    }
+
     @Test func fillCropsACorpusPNGToTheBox() throws {
         let output = try processor.process(Corpus.data("TestImage.png"), options: Self.options { $0.resizingType = .fill; $0.width = 120; $0.height = 60 }, format: .webp)
         #expect(output.format == .webp)
