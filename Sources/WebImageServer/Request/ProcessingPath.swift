@@ -198,7 +198,7 @@ public struct ProcessingPath: Sendable, Equatable {
             try applyExtend(args, to: &options, name)
         case "gravity", "g":
             try expect(args, 1...3, name)
-            options.gravity = try gravity(args, name)
+            options.gravity = try gravity(args, name, after: options.gravity)
         case "quality", "q":
             let quality = try integer(single(args, name), name, in: 0...100)
             options.quality = quality == 0 ? nil : quality
@@ -252,7 +252,7 @@ public struct ProcessingPath: Sendable, Equatable {
     /// canvas (a focus point too, as imgproxy's `ExtendGravityTypes` allow).
     private static func applyExtend(_ args: [Substring], to options: inout ProcessingOptions, _ name: Substring) throws(ImageServerError) {
         options.extend = try bool(args[0], name)
-        if args.count > 1 { options.extendGravity = try gravity(Array(args.dropFirst()), name) }
+        if args.count > 1 { options.extendGravity = try gravity(Array(args.dropFirst()), name, after: options.extendGravity) }
     }
 
     /// The one argument of an option that takes exactly one.
@@ -303,7 +303,16 @@ public struct ProcessingPath: Sendable, Equatable {
         }
     }
 
-    private static func gravity(_ args: [Substring], _ name: Substring) throws(ImageServerError) -> ProcessingOptions.Gravity {
+    /// A gravity from its arguments. An offset left out keeps the value `previous` had (a
+    /// focus point's coordinates count), as imgproxy's `parseGravity` sets only the fields
+    /// given: `g:we:10/g:ea` is east, 10 pixels in, there.
+    private static func gravity(
+        _ args: [Substring], _ name: Substring, after previous: ProcessingOptions.Gravity
+    ) throws(ImageServerError) -> ProcessingOptions.Gravity {
+        let (previousX, previousY): (Double, Double) = switch previous {
+        case let .anchor(_, x, y): (x, y)
+        case let .focusPoint(x, y): (x, y)
+        }
         if args[0] == "fp" {
             guard args.count == 3 else { throw .badOptions("gravity fp takes x and y") }
             return .focusPoint(x: try number(args[1], name, in: 0...1), y: try number(args[2], name, in: 0...1))
@@ -314,8 +323,8 @@ public struct ProcessingPath: Sendable, Equatable {
             }
             throw .badOptions("option \"\(name)\": unknown gravity \"\(args[0].prefix(40))\"")
         }
-        let x = args.count > 1 && !args[1].isEmpty ? try number(args[1], name, in: -100_000...100_000) : 0
-        let y = args.count > 2 && !args[2].isEmpty ? try number(args[2], name, in: -100_000...100_000) : 0
+        let x = args.count > 1 && !args[1].isEmpty ? try number(args[1], name, in: -100_000...100_000) : previousX
+        let y = args.count > 2 && !args[2].isEmpty ? try number(args[2], name, in: -100_000...100_000) : previousY
         return .anchor(anchor, xOffset: x, yOffset: y)
     }
 

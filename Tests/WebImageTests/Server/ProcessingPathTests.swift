@@ -75,6 +75,11 @@ import Testing
         OptionCase("ex:0:we") { $0.extendGravity = .anchor(.west, xOffset: 0, yOffset: 0) },
         OptionCase("gravity:ce") { $0.gravity = .center },
         OptionCase("g:no") { $0.gravity = .anchor(.north, xOffset: 0, yOffset: 0) },
+        // A later gravity without offsets keeps the earlier ones, as imgproxy's
+        // parseGravity sets only the fields given.
+        OptionCase("g:we:10:5", "g:ea") { $0.gravity = .anchor(.east, xOffset: 10, yOffset: 5) },
+        OptionCase("g:we:10:5", "g:ea:3") { $0.gravity = .anchor(.east, xOffset: 3, yOffset: 5) },
+        OptionCase("ex:1:so:4:6", "ex:1:no") { $0.extend = true; $0.extendGravity = .anchor(.north, xOffset: 4, yOffset: 6) },
         OptionCase("g:so") { $0.gravity = .anchor(.south, xOffset: 0, yOffset: 0) },
         OptionCase("g:ea") { $0.gravity = .anchor(.east, xOffset: 0, yOffset: 0) },
         OptionCase("g:we") { $0.gravity = .anchor(.west, xOffset: 0, yOffset: 0) },
