@@ -65,6 +65,13 @@ public struct ImageProcessor: Sendable {
     /// Formats that can be written as animations.
     static let animatedFormats: Set<ImageFormat> = [.gif, .webp]
 
+    /// The largest side each format's encoder can write: libwebp's 16,383, HEIF's and
+    /// AVIF's 16,384 (imgproxy's `heifMaxResolution`), GIF's 65,535 (a 16-bit field) and
+    /// libjpeg's 65,500. A result over its format's is scaled down to it, as imgproxy's
+    /// `fixSize` does; it failed in the encoder, a 500, when
+    /// ``Configuration/maxResultDimension`` was raised past it.
+    static let maximumDimensions: [ImageFormat: Int] = [.webp: 16_383, .avif: 16_384, .heic: 16_384, .heif: 16_384, .gif: 65_535, .jpeg: 65_500]
+
     /// Whether sources in `format` are drawn at the size asked for (SVG, PDF), not decoded
     /// at a size of their own.
     static func isVector(_ format: ImageFormat) -> Bool {
@@ -107,7 +114,7 @@ public struct ImageProcessor: Sendable {
         }
         let transparent = options.background == nil && (image.hasAlpha || options.extend)
         let output = format ?? outputFormat(source: sourceFormat, negotiated: negotiated, animated: image.isAnimated, transparent: transparent)
-        let limit = configuration.maxResultDimension
+        let limit = min(configuration.maxResultDimension, Self.maximumDimensions[output] ?? .max)
         let geometry = ResizeGeometry(source: sourceSize, options: options, maxResultDimension: limit, isVector: Self.isVector(sourceFormat))
         // The geometry scales the result down to the limit; its rounding must not pass it.
         guard geometry.canvasSize.width <= limit, geometry.canvasSize.height <= limit else {

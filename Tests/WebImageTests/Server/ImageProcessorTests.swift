@@ -266,6 +266,22 @@ import Testing
         #expect(try decode(limited.process(png, options: padded, format: .png)) == ImageSize(width: 100, height: 50))
     }
 
+    /// With the dimension limit raised past what a format can hold, a result is scaled to
+    /// the format's own limit, as imgproxy's `fixSize` does: a WebP 20,000 wide failed in
+    /// libwebp, a 500 (review finding).
+    @Test func aResultOverItsFormatsLargestSideIsScaledDownToIt() throws {
+        var configuration = ImageProcessor.Configuration()
+        configuration.maxResultDimension = 100_000
+        let raised = ImageProcessor(configuration: configuration)
+        // Thin, so the results stay small: 20,000 × 50 pixels at most.
+        let png = try ServerImages.quadrantsPNG(width: 800, height: 2)
+        let wide = Self.options { $0.width = 20_000; $0.enlarge = true }
+        for (format, side) in [(ImageFormat.webp, 16_383), (.gif, 20_000)] {
+            let output = try raised.process(png, options: wide, format: format)
+            #expect(try CodersManager.shared.decode(output.data).size.width == side, "\(format)")
+        }
+    }
+
     /// `fill` with `enlarge` scales a thin source by the larger ratio: a 2 × 2,000 source
     /// filling 2,000 square would be 2,000 × 2,000,000 pixels (16 GB) before its crop. Only
     /// the crop is resampled, so the result comes back as asked.
