@@ -1,19 +1,32 @@
 /// The disk writes a manager left running after their loads completed, so that
-/// ``ImageManager/waitForBackgroundStores()`` can wait for them.
+/// ``ImageManager/waitForBackgroundStores()`` can wait for them, and so that the writes and
+/// reads of one key keep their order.
 ///
 /// A load without `.waitStoreCache` completes once its image is in memory and writes the
 /// disk copy in a detached task (as SDWebImage stores to disk after calling back). Those
 /// tasks used to be anonymous: a process that exited, or a test that removed its cache
 /// folder, right after its last load could not tell when the writes were done, and a write
-/// that came after the folder was removed made the folder again. Counting them costs one
-/// lock per background write, never one per memory hit.
+/// that came after the folder was removed made the folder again.
 ///
-/// Thread-safe: the count and the waiters live under one lock; waiters are resumed
-/// outside it.
+/// They were unordered too. SDImageCache puts its stores and disk queries on one serial
+/// queue, so a query sees every store made before it and two stores of one key land in
+/// the order they were made. Here two loads of one key that each downloaded could leave the
+/// older bytes on disk (the newer in memory, until evicted), and a load right after
+/// another (a second thumbnail size of one URL) missed the original its predecessor was
+/// still writing and downloaded it again. So each write waits for the writes of its keys
+/// started before it, and ``waitForWrites(of:)`` lets a disk query wait for them. Keys
+/// with nothing pending cost one dictionary look-up; counting costs one lock per
+/// background write, never one per memory hit.
+///
+/// Thread-safe: the count, the pending writes by key and the waiters live under one
+/// lock; waiters are resumed outside it.
 final class BackgroundStores: Sendable {
     private struct State {
         var running = 0
         var waiters: [CheckedContinuation<Void, Never>] = []
+        /// The latest write of each key still running, with the number that identifies it.
+        var latest: [String: (id: Int, task: Task<Void, Never>)] = [:]
+        var nextID = 0
     }
 
     private let state = LockedValue(State())
@@ -21,13 +34,30 @@ final class BackgroundStores: Sendable {
     /// How many writes are running.
     var count: Int { state.withLock { $0.running } }
 
-    /// Runs `work` in a detached task of utility priority, counted until it returns.
-    func run(_ work: @escaping @Sendable () async -> Void) {
-        state.withLock { $0.running += 1 }
-        Task.detached(priority: .utility) {
-            await work()
-            self.finished()
+    /// Runs `work`, which writes `keys`, in a detached task of utility priority, after the
+    /// writes of those keys started before it, counted until it returns.
+    func run(writing keys: [String] = [], _ work: @escaping @Sendable () async -> Void) {
+        state.withLock { state in
+            state.running += 1
+            let id = state.nextID
+            state.nextID += 1
+            let before = Set(keys).compactMap { state.latest[$0]?.task }
+            // Made under the lock, so that a write of the same keys started meanwhile
+            // finds this one as the latest and waits for it.
+            let task = Task.detached(priority: .utility) {
+                for write in before { await write.value }
+                await work()
+                self.finished(id: id, keys: keys)
+            }
+            for key in keys { state.latest[key] = (id, task) }
         }
+    }
+
+    /// Returns once the writes of `key` started before this call have finished (at once
+    /// when there are none).
+    func waitForWrites(of key: String) async {
+        guard let pending = state.withLock({ $0.latest[key]?.task }) else { return }
+        await pending.value
     }
 
     /// Returns once no write is running: at once when none is, else when the last one
@@ -43,8 +73,9 @@ final class BackgroundStores: Sendable {
         }
     }
 
-    private func finished() {
+    private func finished(id: Int, keys: [String]) {
         let ready = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            for key in keys where state.latest[key]?.id == id { state.latest[key] = nil }
             state.running -= 1
             guard state.running == 0 else { return [] }
             defer { state.waiters = [] }

@@ -46,6 +46,8 @@ extension ImageManager {
     ) async throws -> LoadOutcome {
         let mayQuery = !plan.options.contains(.fromLoaderOnly)
         if mayQuery, let key = plan.key, plan.queryCacheType != .none {
+            // A disk write of this key still running (an earlier load's) is read, not missed.
+            await backgroundStores.waitForWrites(of: key)
             let start = ContinuousClock.now
             let found = try await plan.cache.image(forKey: key, options: plan.cacheOptions, context: plan.finalQueryContext)
             if let image = found.image {
@@ -59,6 +61,7 @@ extension ImageManager {
             }
         }
         if mayQuery, plan.derivesFromOriginal, let originalKey = plan.originalKey, plan.originalQueryCacheType != .none {
+            await backgroundStores.waitForWrites(of: originalKey)
             let start = ContinuousClock.now
             let found = try await plan.originalCache.image(forKey: originalKey, options: plan.cacheOptions, context: plan.originalQueryContext)
             if let image = found.image {
@@ -104,6 +107,7 @@ extension ImageManager {
     /// The original bytes on disk, to revalidate and compare a refresh against.
     private func originalBytes(_ plan: ImageLoadPlan) async -> Data? {
         guard let key = plan.originalKey else { return nil }
+        await backgroundStores.waitForWrites(of: key)
         if let cache = plan.originalCache as? ImageCache {
             return await BlockingIO.run { cache.diskImageData(forKey: key) }
         }
@@ -215,7 +219,7 @@ extension ImageManager {
             // Memory now, so the next load of this key hits it (as SDWebImage stores to
             // memory before completing); the disk write goes on in the background.
             await stores(.memory)()
-            backgroundStores.run(stores(.disk))
+            backgroundStores.run(writing: [plan.originalKey, plan.key].compactMap { $0 }, stores(.disk))
         }
         return final
     }

@@ -173,6 +173,27 @@ import Testing
         }
     }
 
+    /// A load right after another of the same URL reads the original its predecessor is
+    /// still writing to disk in the background, instead of downloading it again: the
+    /// manager's disk writes and queries of one key keep their order, as SDImageCache's
+    /// serial queue keeps them (review finding: the write ran detached, unordered).
+    @Test func aSecondThumbnailRightAfterTheFirstReadsTheOriginalBeingWritten() async throws {
+        let png = try pngData(width: 900, height: 700)
+        try await LoopbackServer.with(["/a.png": pngReply(png)]) { server in
+            try await ManagerHarness.with { harness in
+                let url = server.url("/a.png")
+                let manager = harness.makeManager(cache: harness.makeCache())
+                for side in [100, 200, 300] {
+                    var context = ImageContext()
+                    context.thumbnailPixelSize = ImageSize(width: side, height: side)
+                    _ = try await manager.loadImage(with: url, context: context)
+                }
+                #expect(server.requestCount("/a.png") == 1, "the original was downloaded again")
+                await manager.waitForBackgroundStores()
+            }
+        }
+    }
+
     @Test func thumbnailIsStoredUnderTheThumbnailKey() async throws {
         let png = try pngData(width: 100, height: 50)
         try await LoopbackServer.with(["/a.png": pngReply(png)]) { server in
