@@ -80,12 +80,21 @@ public struct WebImageBinding<Target: ImageTarget> {
         }
         let delivery = ResultDelivery(target: target, key: key, generation: generation, placeholder: placeholder, options: options)
         let synchronous = SynchronousResults()
+        // Once the manager lets go of the completion below, no result can follow: the slot
+        // then lets go of the caller's completion too. A `.refreshCached` load keeps it
+        // after the cached image for the refreshed one, which never comes when the image is
+        // unchanged; a completion capturing the target's owner then kept owner, target and
+        // state alive in a cycle for good.
+        let ended = LoadEndWatch { [weak state] in
+            Task { @MainActor in state?.loadEnded(key: key, generation: generation) }
+        }
         let operation = state.manager.loadImage(
             with: url,
             options: options,
             context: context,
             progress: delivery.progressHandler(forwarding: progress)
         ) { result in
+            withExtendedLifetime(ended) {}
             guard !synchronous.hold(result) else { return }
             Task { @MainActor in delivery.deliver(result) }
         }
@@ -173,4 +182,21 @@ public protocol ImageTarget: AnyObject, Sendable {
 extension ImageTarget {
     /// The `sd_setImage` calls for this target: `target.webImage.setImage(with: url)`.
     public var webImage: WebImageBinding<Self> { WebImageBinding(target: self) }
+}
+
+/// Runs an action when released: held by the completion a binding hands its manager, it
+/// tells the binding when the manager has let go of that completion, after which no
+/// result can arrive. The release follows the manager's last call of the completion, on
+/// the same thread, so an action that hops to the main actor runs after that call's
+/// delivery, which hopped there first. Thread-safe: the action runs once, in `deinit`.
+private final class LoadEndWatch: Sendable {
+    private let action: @Sendable () -> Void
+
+    init(_ action: @escaping @Sendable () -> Void) {
+        self.action = action
+    }
+
+    deinit {
+        action()
+    }
 }

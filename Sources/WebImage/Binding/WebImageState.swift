@@ -97,6 +97,16 @@ public final class WebImageState {
         return delivered
     }
 
+    /// The load's manager let go of its completion: nothing more can arrive, so a finished
+    /// load kept for a refresh (see ``finish(key:generation:keepsOperation:)``) lets go of
+    /// its completion and operation.
+    func loadEnded(key: String, generation: UInt64) {
+        guard var slot = slots[key], slot.generation == generation, slot.isFinished else { return }
+        slot.completion = nil
+        slot.operation = nil
+        slots[key] = slot
+    }
+
     /// Cancels the load under `key` (default: the latest started) and returns its
     /// completion to call with `.cancelled`, if it had not finished.
     func cancel(key: String?) -> WebImageBindingCompletion? {

@@ -6,38 +6,41 @@
 final class CompletionOnce: Sendable {
     typealias Completion = @Sendable (Result<ImageLoadResult, WebImageError>) -> Void
     private struct State {
+        /// Let go of at the final call, so that nothing the caller's closure holds (a
+        /// binding's target, its owner) outlives the load through the operation handle.
+        var completion: Completion?
         var deliveredFirst = false
         var finished = false
     }
 
-    private let completion: Completion
-    private let state = LockedValue(State())
+    private let state: LockedValue<State>
 
     init(_ completion: @escaping Completion) {
-        self.completion = completion
+        state = LockedValue(State(completion: completion))
     }
 
     /// Delivers the cached result before a refresh.
     func first(_ result: Result<ImageLoadResult, WebImageError>) {
-        let go = state.withLock { state in
-            guard !state.finished, !state.deliveredFirst else { return false }
+        let completion = state.withLock { state -> Completion? in
+            guard !state.finished, !state.deliveredFirst else { return nil }
             state.deliveredFirst = true
-            return true
+            return state.completion
         }
-        if go { completion(result) }
+        completion?(result)
     }
 
     /// Delivers the final result; `nil` means "unchanged" (the cached result went out
     /// already). A failure after the cached result (a cancelled refresh) is not reported:
-    /// the caller has its image.
+    /// the caller has its image. The completion is released either way.
     func final(_ result: Result<ImageLoadResult, WebImageError>?) {
-        let go = state.withLock { state in
-            guard !state.finished else { return false }
+        let completion = state.withLock { state -> Completion? in
+            guard !state.finished else { return nil }
             state.finished = true
-            guard let result else { return false }
-            if state.deliveredFirst, case .failure = result { return false }
-            return true
+            defer { state.completion = nil }
+            guard let result else { return nil }
+            if state.deliveredFirst, case .failure = result { return nil }
+            return state.completion
         }
-        if go, let result { completion(result) }
+        if let completion, let result { completion(result) }
     }
 }

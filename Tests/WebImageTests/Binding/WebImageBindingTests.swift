@@ -252,6 +252,41 @@ import Testing
         #expect(released == nil, "the finished load still holds its completion")
     }
 
+    /// A `.refreshCached` load of a cached image whose refresh finds it unchanged gets no
+    /// second result, so the slot used to keep its completion for good: one capturing the
+    /// view's owner kept owner, view and state alive in a cycle (review finding). Once the
+    /// manager lets go of the load's completion, the slot lets go of the caller's. Through
+    /// the real manager, with an origin that sends the same bytes again.
+    @Test nonisolated func anUnchangedRefreshLetsGoOfItsCompletion() async throws {
+        let png = try pngData(width: 8, height: 8)
+        try await LoopbackServer.with(["/a.png": pngReply(png)]) { server in
+            try await ManagerHarness.with { harness in
+                let url = server.url("/a.png")
+                let manager = harness.makeManager()
+                _ = try await manager.loadImage(with: url, options: .waitStoreCache)
+                try await Self.refreshUnchanged(url, manager: manager, requests: { server.requestCount("/a.png") })
+            }
+        }
+    }
+
+    private static func refreshUnchanged(_ url: URL, manager: ImageManager, requests: @escaping () -> Int) async throws {
+        final class Owner {}
+        let view = TestImageView(manager: manager)
+        var owner: Owner? = Owner()
+        weak let released = owner
+        var results: [ImageCacheType] = []
+        view.webImage.setImage(with: url, options: .refreshCached) { [owner] result in
+            _ = owner
+            results.append((try? result.get())?.cacheType ?? .none)
+        }
+        owner = nil
+        #expect(await eventually { !results.isEmpty })
+        #expect(results == [.memory], "the cached image first")
+        #expect(await eventually { requests() == 2 }, "the refresh asked the origin")
+        #expect(await eventually { released == nil }, "the slot still holds the completion after the refresh ended")
+        #expect(results == [.memory], "an unchanged image is not delivered again")
+    }
+
     @Test func aReplacedLoadCompletesCancelledAtOnceEvenIfItsResultArrives() async throws {
         let a = Self.url("a"), b = Self.url("b")
         let images = [a: TestImageManager.pixel(), b: TestImageManager.pixel()]
