@@ -18,7 +18,10 @@ public struct ImageContext: Sendable {
     /// The coder to decode with, instead of ``CodersManager/shared``: for downloads, `file:`
     /// and `data:` loads, and disk-cache hits (a custom loader decodes as it chooses).
     public var imageCoder: (any ImageCoder)?
-    /// Transforms the decoded image; its key becomes part of the cache key.
+    /// Transforms the decoded image; its key becomes part of the cache key. A transform
+    /// that throws (a crop outside the image) does not fail the load: as with SDWebImage's
+    /// transformer returning no image, the load gives the untransformed image and stores
+    /// nothing under the transformed key.
     public var transformer: (any ImageTransformer)?
     /// Decode at most this size; part of the cache key.
     public var thumbnailPixelSize: ImageSize?
