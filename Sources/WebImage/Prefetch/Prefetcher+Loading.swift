@@ -22,7 +22,7 @@ extension Prefetcher {
     /// Starts one load in the prefetcher's destination.
     private func startLoad(_ start: State.Start) -> ImageLoadOperation {
         switch destination {
-        case .memoryCache where start.options.contains(.refreshCached) && manager is ImageManager:
+        case .memoryCache where Self.refreshes(start, through: manager):
             // The callback form reports the cached image first and, when the refresh finds
             // the image unchanged, never says that the refresh is over: the slot would be
             // freed while the download still runs (more loads at once than the limit, and a
@@ -52,6 +52,16 @@ extension Prefetcher {
                 loadFinished(start.load, failed: (try? result.get()) == nil)
             }
         }
+    }
+
+    /// Whether the load refreshes a cached image through an ``ImageManager``: with
+    /// `.refreshCached` given, or added by the manager's options processor (which the
+    /// manager runs only once the load has started, too late for the choice above).
+    private static func refreshes(_ start: State.Start, through manager: any ImageManaging) -> Bool {
+        guard let manager = manager as? ImageManager else { return false }
+        guard !start.options.contains(.refreshCached) else { return true }
+        guard let processor = manager.optionsProcessor else { return false }
+        return processor.processed(start.url, options: start.options, context: start.context).0.contains(.refreshCached)
     }
 
     private func loadFinished(_ load: PrefetchLoad, failed: Bool) {

@@ -41,7 +41,10 @@ import Testing
     /// its refresh finds the image unchanged, which the manager's callback form never
     /// reports. The prefetcher used to free the slot at the cached image, so every refresh
     /// ran at once, past the limit, and the list completed before any of them ended.
-    @Test func refreshesOfCachedImagesKeepToTheLimitAndEndBeforeTheList() async throws {
+    /// Also when the manager's options processor adds `.refreshCached` (review finding: the
+    /// prefetcher looked at the options it was given, and took the callback form).
+    @Test(arguments: ["given", "added by the options processor"])
+    func refreshesOfCachedImagesKeepToTheLimitAndEndBeforeTheList(_ how: String) async throws {
         let png = try pngData()
         let paths = (0..<4).map { "/\($0).png" }
         try await LoopbackServer.with(Dictionary(uniqueKeysWithValues: paths.map { ($0, pngReply(png)) })) { server in
@@ -56,7 +59,10 @@ import Testing
                     #expect((try? result.get())?.cacheType == .memory, "unchanged: the cached image")
                     handled.withLock { $0[url, default: 0] += 1 }
                 }
-                let result = await prefetcher.prefetch(urls: urls, options: .refreshCached)
+                if how != "given" {
+                    manager.optionsProcessor = ImageOptionsProcessor { _, options, context in (options.union(.refreshCached), context) }
+                }
+                let result = await prefetcher.prefetch(urls: urls, options: how == "given" ? .refreshCached : [])
                 #expect(result == PrefetchResult(finished: 4, skipped: 0, total: 4))
                 #expect(paths.map(server.requestCount) == [2, 2, 2, 2], "every refresh ended before the list")
                 #expect(server.maxOpenRequests == 1)
