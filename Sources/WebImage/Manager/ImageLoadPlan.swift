@@ -120,10 +120,13 @@ struct ImageLoadPlan: Sendable {
         return result
     }
 
-    /// The context of storing the original bytes under ``originalKey``.
+    /// The context of storing the original bytes under ``originalKey``: through the cache
+    /// serializer too, as SDWebImage's `callStoreOriginCacheProcess` stores them (it was
+    /// left out, so a transformed or thumbnail load wrote the raw download).
     var originalStoreContext: ImageCacheContext {
         var result = baseCacheContext
         result.coderOptions.thumbnailPixelSize = nil
+        result.cacheSerializer = cacheSerializer
         if let encode = context.imageEncodeOptions { result.coderOptions.takeEncodeSettings(of: encode) }
         return result
     }

@@ -99,6 +99,24 @@ import Testing
         }
     }
 
+    /// The original stored for a transformed load goes through the serializer too, as
+    /// SDWebImage stores it (review finding: the raw download was written).
+    @Test func theOriginalOfATransformedLoadGoesThroughTheSerializer() async throws {
+        let png = try pngData()
+        let marker = Data("serialized".utf8)
+        try await LoopbackServer.with(["/a.png": pngReply(png)]) { server in
+            try await ManagerHarness.with { harness in
+                var context = ImageContext()
+                context.transformer = KeyedFlip("flip")
+                context.cacheSerializer = BlockCacheSerializer { _, original, _ in original == png ? marker : nil }
+                let cache = harness.makeCache()
+                let url = server.url("/a.png")
+                _ = try await harness.makeManager(cache: cache).loadImage(with: url, options: .waitStoreCache, context: context)
+                #expect(cache.diskImageData(forKey: url.absoluteString) == marker)
+            }
+        }
+    }
+
     @Test func originalGoesToDiskAndTransformedImageToMemoryOnlyWhenAsked() async throws {
         let png = try pngData()
         try await LoopbackServer.with(["/a.png": pngReply(png)]) { server in
