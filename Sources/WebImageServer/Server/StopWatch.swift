@@ -68,8 +68,7 @@ final class StopWatch: Service, Sendable {
     }
 
     /// Waits for `group` (a task running the group this watch is in) to end, but after a
-    /// stop began no longer than `gracePeriod` (when graceful) plus
-    /// ``cancellationAllowance``. Returns the names of the tracked services still running
+    /// stop began no longer than `gracePeriod` plus ``cancellationAllowance``. Returns the names of the tracked services still running
     /// when it gave up, or `[]` when the group ended; rethrows the group's error.
     func awaitEnd(of group: Task<Void, any Error>, gracePeriod: Duration, allowance: Duration = cancellationAllowance) async throws -> [String] {
         let race = DeadlineRace<Bool>()
@@ -85,11 +84,12 @@ final class StopWatch: Service, Sendable {
         }
         let timer = Task {
             await self.waitForStop()
+            // From the stop's start, whichever way it began: a group cancelled because a
+            // service failed may still stop the others gracefully first.
             let limit: ContinuousClock.Instant = self.state.withLock { state in
                 switch state.stop {
-                case .graceful(let began): began + gracePeriod + allowance
-                case .cancelled(let began): began + allowance
-                case .none: .now + allowance
+                case .graceful(let began), .cancelled(let began): began + gracePeriod + allowance
+                case .none: .now + gracePeriod + allowance
                 }
             }
             try await Task.sleep(until: limit, clock: .continuous)
