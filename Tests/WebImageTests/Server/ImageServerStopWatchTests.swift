@@ -8,7 +8,11 @@ import Testing
 /// a service that ignores both the graceful shutdown and the cancellation after it (what a
 /// connection's task suspended out of cancellation's reach does): without the bound the
 /// wait never ends, as two CI runs of the server tests did.
-@Suite struct StopWatchTests {
+///
+/// Named for the server pass of `make test` (its filter is `ImageServer`): in the first
+/// pass, a thousand tests, some blocking the two threads of the cooperative pool for
+/// seconds, starved the groups here for half a minute and every time bound failed.
+@Suite struct ImageServerStopWatchTests {
     /// Runs until `release` is called, whatever happens to its task.
     final class StuckService: Service, Sendable {
         private let waiter = LockedValue<CheckedContinuation<Void, Never>?>(nil)
