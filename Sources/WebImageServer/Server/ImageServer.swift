@@ -212,7 +212,7 @@ public final class ImageServer: Sendable {
     /// Listens on ``Configuration/bind`` (and ``Configuration/prometheusBind`` for
     /// `/metrics`) until SIGTERM, SIGINT or the task's cancellation; then stops accepting,
     /// lets the requests in flight finish within ``Configuration/gracefulStopTimeout``,
-    /// and returns. A part of the server that has not stopped 2 s after that (a task that
+    /// and returns. A part of the server that has not stopped 10 s after that (a task that
     /// ignores cancellation) is logged at error level and left running: `run` returns
     /// regardless. `onReady` gets the bound ports (useful with port 0).
     public func run(onReady: @escaping @Sendable (_ port: Int, _ metricsPort: Int?) async -> Void = { _, _ in }) async throws {
