@@ -9,8 +9,7 @@ import Musl
 #endif
 
 /// Removes a command's temporary files and folders when it is interrupted (Ctrl-C,
-/// SIGTERM), then ends the process with the status a shell gives a command the signal
-/// ended (128 + the signal).
+/// SIGTERM), then lets the signal end the process, as its default action would have.
 ///
 /// A `defer` does not run when a signal ends the process, so `demo` left its cache (half a
 /// gigabyte after a long `--soak`, perhaps in a RAM-backed /tmp) behind, and `-o` its
@@ -23,7 +22,7 @@ import Musl
 /// Linux's libdispatch installs its own handler for a signal only the first time a source
 /// for it is made, so giving a signal back (`SIG_DFL`) and taking it again later left it
 /// ignored, and every Ctrl-C after the first write was lost. With nothing watched, a
-/// signal still ends the process at once, with the same status.
+/// signal still ends the process at once.
 final class InterruptCleanup: Sendable {
     private static let signals = [SIGINT, SIGTERM]
     /// The paths of every cleanup not yet cancelled, by cleanup.
@@ -42,6 +41,19 @@ final class InterruptCleanup: Sendable {
                 let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
                 source.setEventHandler {
                     removeWatchedPaths()
+                    // Ended by the signal itself, not by `exit`: a shell then reports
+                    // 128 + the signal, and a script's loop stops on Ctrl-C (bash goes on
+                    // when a child merely exits, taking the signal as handled).
+                    // libdispatch takes the signal blocked on every thread: unblocked on
+                    // this one, raised here, it is delivered at once.
+                    signal(number, SIG_DFL)
+                    var set = sigset_t()
+                    sigemptyset(&set)
+                    sigaddset(&set, number)
+                    pthread_sigmask(SIG_UNBLOCK, &set, nil)
+                    raise(number)
+                    // Not reached while the default action ends the process; if it did not,
+                    // the status a shell would report.
                     exit(128 + number)
                 }
                 source.resume()

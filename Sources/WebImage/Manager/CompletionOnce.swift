@@ -33,14 +33,17 @@ final class CompletionOnce: Sendable {
     /// already). A failure after the cached result (a cancelled refresh) is not reported:
     /// the caller has its image. The completion is released either way.
     func final(_ result: Result<ImageLoadResult, WebImageError>?) {
-        let completion = state.withLock { state -> Completion? in
-            guard !state.finished else { return nil }
+        // The completion is taken out under the lock and released after it: its captures'
+        // `deinit`s (an owner that cancels its load as it goes) may call back in here.
+        let (completion, delivers) = state.withLock { state -> (Completion?, Bool) in
+            guard !state.finished else { return (nil, false) }
             state.finished = true
-            defer { state.completion = nil }
-            guard let result else { return nil }
-            if state.deliveredFirst, case .failure = result { return nil }
-            return state.completion
+            let completion = state.completion
+            state.completion = nil
+            guard let result else { return (completion, false) }
+            if state.deliveredFirst, case .failure = result { return (completion, false) }
+            return (completion, true)
         }
-        if let completion, let result { completion(result) }
+        if delivers, let completion, let result { completion(result) }
     }
 }

@@ -20,8 +20,8 @@ public struct ImageContext: Sendable {
     public var imageCoder: (any ImageCoder)?
     /// Transforms the decoded image; its key becomes part of the cache key. A transform
     /// that throws (a crop outside the image) does not fail the load: as with SDWebImage's
-    /// transformer returning no image, the load gives the untransformed image and stores
-    /// nothing under the transformed key.
+    /// transformer returning no image, the untransformed image stands for the transformed
+    /// one, delivered and cached under the transformed key.
     public var transformer: (any ImageTransformer)?
     /// Decode at most this size; part of the cache key.
     public var thumbnailPixelSize: ImageSize?

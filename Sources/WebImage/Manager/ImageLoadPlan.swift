@@ -122,7 +122,9 @@ struct ImageLoadPlan: Sendable {
 
     /// The context of storing the original bytes under ``originalKey``: through the cache
     /// serializer too, as SDWebImage's `callStoreOriginCacheProcess` stores them (it was
-    /// left out, so a transformed or thumbnail load wrote the raw download).
+    /// left out, so a transformed load wrote the raw download). A thumbnail load stores
+    /// its original without an image (a thumbnail must not pass for it), and the cache
+    /// calls a serializer only with one, so there the raw download is still written.
     var originalStoreContext: ImageCacheContext {
         var result = baseCacheContext
         result.coderOptions.thumbnailPixelSize = nil

@@ -187,12 +187,12 @@ extension ImageManager {
     ///
     /// A transformer that fails (a crop outside the image, a size over the pixel limit)
     /// does not fail the load: as SDWebImage does when its transformer returns no image,
-    /// the load delivers the untransformed image, and stores nothing under the transformed
-    /// key (the original is still stored under its own). The load used to fail, and, never
-    /// remembered as a failed URL, downloaded the image again at every try.
+    /// the untransformed image stands for the transformed one, delivered and stored under
+    /// the transformed key (so the next load of that key is a cache hit, not the failing
+    /// transform again). The load used to fail, and, never remembered as a failed URL,
+    /// downloaded the image again at every try.
     private func finish(_ original: Decoded, plan: ImageLoadPlan, storeOriginal: Bool) async throws -> Image {
         var final = original.image
-        var storesFinal = true
         if let transformer = plan.transformer {
             let start = ContinuousClock.now
             let image = original.image, animated = plan.animatedTransform
@@ -203,23 +203,24 @@ extension ImageManager {
                 metrics.transformed(in: ContinuousClock.now - start)
             } catch {
                 if error is CancellationError || WebImageError(error) == .cancelled { throw error }
-                logger.debug("transform failed; the untransformed image is delivered", metadata: [
+                logger.debug("transform failed; the untransformed image stands for it", metadata: [
                     "url": "\(plan.url.absoluteString)", "transformer": "\(transformer.key)", "error": "\(error)",
                 ])
-                storesFinal = false
             }
         }
         try Task.checkCancellation()
         let stores = { (levels: ImageCacheType) in
-            self.storeWork(original: original, final: final, plan: plan, storeOriginal: storeOriginal, storesFinal: storesFinal, levels: levels)
+            self.storeWork(original: original, final: final, plan: plan, storeOriginal: storeOriginal, levels: levels)
         }
+        let keys = [plan.originalKey, plan.key].compactMap { $0 }
         if plan.options.contains(.waitStoreCache) {
-            await stores(.all)()
+            // In order with the background writes of the same keys, and waited for.
+            await backgroundStores.write(keys, stores(.all))
         } else {
             // Memory now, so the next load of this key hits it (as SDWebImage stores to
             // memory before completing); the disk write goes on in the background.
             await stores(.memory)()
-            backgroundStores.run(writing: [plan.originalKey, plan.key].compactMap { $0 }, stores(.disk))
+            backgroundStores.run(writing: keys, stores(.disk))
         }
         return final
     }
@@ -233,9 +234,7 @@ extension ImageManager {
 
     /// The stores of one load in the cache levels `levels` selects, as one closure so it
     /// can run now or in the background.
-    private func storeWork(
-        original: Decoded, final: Image, plan: ImageLoadPlan, storeOriginal: Bool, storesFinal: Bool, levels: ImageCacheType
-    ) -> @Sendable () async -> Void {
+    private func storeWork(original: Decoded, final: Image, plan: ImageLoadPlan, storeOriginal: Bool, levels: ImageCacheType) -> @Sendable () async -> Void {
         // A first-frame decode of an animation must not stand in for the animation in
         // memory (as the cache's own queries rule): its bytes still go to disk.
         let avoidMemory = plan.options.contains(.avoidDecodeImage) || plan.decodeOptions.decodeFirstFrameOnly
@@ -261,7 +260,7 @@ extension ImageManager {
             // (the key names the thumbnail and the transformer, not the frame count): stored,
             // it would come back as the whole image's still for later loads of that key.
             let firstFrameStandsIn = derived && plan.decodeOptions.decodeFirstFrameOnly && Self.mayBeAnimated(original.data)
-            if storesFinal, let key = plan.key, finalType != .none, derived || storeOriginal, !firstFrameStandsIn {
+            if let key = plan.key, finalType != .none, derived || storeOriginal, !firstFrameStandsIn {
                 do {
                     try await plan.cache.store(final, data: derived ? finalData : original.data, forKey: key, cacheType: finalType, context: plan.finalStoreContext)
                 } catch {

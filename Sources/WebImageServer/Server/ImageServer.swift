@@ -288,9 +288,9 @@ public final class ImageServer: Sendable {
             } onCancel: {
                 Task { await group.triggerGracefulShutdown() }
             }
-            if !stuck.isEmpty {
+            if let stuck {
                 logger.error("still running after the graceful stop and the cancellation that followed it; leaving them", metadata: [
-                    "services": "\(stuck.joined(separator: ", "))",
+                    "services": "\(stuck.isEmpty ? "(none had started)" : stuck.joined(separator: ", "))",
                 ])
             }
         } catch {

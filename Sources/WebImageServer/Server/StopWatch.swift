@@ -71,9 +71,10 @@ final class StopWatch: Service, Sendable {
     }
 
     /// Waits for `group` (a task running the group this watch is in) to end, but after a
-    /// stop began no longer than `gracePeriod` plus ``cancellationAllowance``. Returns the names of the tracked services still running
-    /// when it gave up, or `[]` when the group ended; rethrows the group's error.
-    func awaitEnd(of group: Task<Void, any Error>, gracePeriod: Duration, allowance: Duration = cancellationAllowance) async throws -> [String] {
+    /// stop began no longer than `gracePeriod` plus ``cancellationAllowance``. Returns `nil`
+    /// when the group ended, else the names of the tracked services still running when it
+    /// gave up (none, when the group had not even started them); rethrows the group's error.
+    func awaitEnd(of group: Task<Void, any Error>, gracePeriod: Duration, allowance: Duration = cancellationAllowance) async throws -> [String]? {
         let race = DeadlineRace<Bool>()
         // Unstructured, both: the caller's cancellation (which starts a graceful stop) must
         // not end the wait itself, and a group that never ends must not hold the caller.
@@ -100,7 +101,7 @@ final class StopWatch: Service, Sendable {
         }
         defer { timer.cancel() }
         let ended = try await withCheckedThrowingContinuation { race.wait(with: $0) }
-        return ended ? [] : servicesStillRunning
+        return ended ? nil : servicesStillRunning
     }
 
     private func began(_ stop: Stop) {

@@ -163,10 +163,11 @@ import Testing
     }
 
     /// A transformer that fails does not fail the load: as SDWebImage does when its
-    /// transformer gives no image, the untransformed image is delivered, the original is
-    /// stored under its own key, and nothing under the transformed key. The load used to
-    /// fail, and downloaded again at every try.
-    @Test func aFailedTransformDeliversTheOriginalAndStoresNothingUnderItsKey() async throws {
+    /// transformer gives no image, the untransformed image stands for the transformed one,
+    /// delivered and stored under the transformed key, so the next load is a cache hit
+    /// instead of the failing transform again. The load used to fail, and downloaded again
+    /// at every try.
+    @Test func aFailedTransformDeliversTheOriginalInItsPlace() async throws {
         let png = try pngData(width: 40, height: 30)
         try await LoopbackServer.with(["/a.png": pngReply(png)]) { server in
             try await ManagerHarness.with { harness in
@@ -181,11 +182,11 @@ import Testing
                 #expect(result.cacheType == .none)
                 let key = try #require(manager.cacheKey(for: url, context: context))
                 #expect(key != url.absoluteString)
-                #expect(cache.imageFromMemoryCache(forKey: key) == nil)
-                #expect(cache.diskImageData(forKey: key) == nil)
+                #expect(cache.imageFromMemoryCache(forKey: key) === result.image)
+                #expect(cache.diskImageData(forKey: key) == png, "the original's bytes stand for the transformed image")
                 #expect(cache.diskImageData(forKey: url.absoluteString) == png, "the original, under its own key")
-                // The next try reads the original from disk instead of downloading it again.
-                _ = try await manager.loadImage(with: url, options: .waitStoreCache, context: context)
+                let again = try await manager.loadImage(with: url, options: .waitStoreCache, context: context)
+                #expect(again.cacheType == .memory)
                 #expect(server.requestCount("/a.png") == 1)
             }
         }

@@ -59,10 +59,10 @@ import Testing
         try #require(try await eventually { watch.servicesStillRunning == ["polite", "stuck"] })
         let start = ContinuousClock.now
         Task { await group.triggerGracefulShutdown() }
-        let left = try await watch.awaitEnd(of: running, gracePeriod: .milliseconds(200), allowance: .milliseconds(300))
+        let left = try await watch.awaitEnd(of: running, gracePeriod: .milliseconds(200), allowance: .seconds(1))
         let waited = ContinuousClock.now - start
         #expect(left == ["stuck"])
-        #expect(waited >= .milliseconds(500), "\(waited)")
+        #expect(waited >= .milliseconds(1200), "\(waited)")
         #expect(waited < .seconds(10), "\(waited)")
         // Released, the stuck service ends and so does the group.
         stuck.release()
@@ -78,7 +78,7 @@ import Testing
         Task { await group.triggerGracefulShutdown() }
         let start = ContinuousClock.now
         let left = try await watch.awaitEnd(of: running, gracePeriod: .seconds(30))
-        #expect(left.isEmpty)
+        #expect(left == nil)
         #expect(ContinuousClock.now - start < .seconds(10), "it waited for the group, not the grace period")
         #expect(watch.gracefulStopBegan != nil)
     }
@@ -94,9 +94,9 @@ import Testing
         let group = group([watch.track(stuck, named: "stuck"), Failing()], watch: watch, grace: .milliseconds(200))
         let running = Task { try await group.run() }
         let start = ContinuousClock.now
-        let left = try await watch.awaitEnd(of: running, gracePeriod: .milliseconds(200), allowance: .milliseconds(300))
+        let left = try await watch.awaitEnd(of: running, gracePeriod: .milliseconds(200), allowance: .seconds(1))
         #expect(left == ["stuck"])
-        #expect(ContinuousClock.now - start < .seconds(10))
+        #expect(ContinuousClock.now - start < .seconds(15))
         stuck.release()
         await #expect(throws: Failing.self) { try await running.value }
     }
