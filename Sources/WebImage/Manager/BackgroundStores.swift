@@ -37,13 +37,13 @@ final class BackgroundStores: Sendable {
     /// Runs `work`, which writes `keys`, in a detached task of utility priority, after the
     /// writes of those keys started before it, counted until it returns.
     func run(writing keys: [String] = [], _ work: @escaping @Sendable () async -> Void) {
-        state.withLock { state in _ = register(keys, work, in: &state) }
+        state.withLock { state in _ = start(keys, work, in: &state) }
     }
 
     /// Starts `work` after the writes of `keys` registered before it, counted, and records
     /// it as their latest. Under the lock, so that a write of the same keys started
     /// meanwhile finds this one as the latest and waits for it.
-    private func register(_ keys: [String], _ work: @escaping @Sendable () async -> Void, in state: inout State) -> (Int, Task<Void, Never>) {
+    private func start(_ keys: [String], _ work: @escaping @Sendable () async -> Void, in state: inout State) -> Task<Void, Never> {
         state.running += 1
         let id = state.nextID
         state.nextID += 1
@@ -54,14 +54,14 @@ final class BackgroundStores: Sendable {
             self.finished(id: id, keys: keys)
         }
         for key in keys { state.latest[key] = (id, task) }
-        return (id, task)
+        return task
     }
 
     /// Runs `work`, which writes `keys`, after the writes of those keys started before it,
     /// and returns when it is done: a `.waitStoreCache` load's stores, kept in order with
     /// the background ones.
     func write(_ keys: [String], _ work: @escaping @Sendable () async -> Void) async {
-        let task = state.withLock { state in register(keys, work, in: &state).1 }
+        let task = state.withLock { state in start(keys, work, in: &state) }
         await task.value
     }
 

@@ -30,11 +30,20 @@ final class StopWatch: Service, Sendable {
         case graceful(ContinuousClock.Instant)
         /// The group was cancelled without a graceful step (a service failed).
         case cancelled(ContinuousClock.Instant)
+
+        /// When the stop began, either way; `nil` before.
+        var began: ContinuousClock.Instant? {
+            switch self {
+            case .none: nil
+            case .graceful(let began), .cancelled(let began): began
+            }
+        }
     }
 
     private struct State {
         var stop = Stop.none
-        var waiters: [CheckedContinuation<Void, Never>] = []
+        /// Callers of ``waitForStop()``, resumed with the moment the stop began.
+        var waiters: [CheckedContinuation<ContinuousClock.Instant, Never>] = []
         /// The names of the tracked services whose `run` has not returned.
         var running: [Int: String] = [:]
         var nextID = 0
@@ -87,16 +96,10 @@ final class StopWatch: Service, Sendable {
             }
         }
         let timer = Task {
-            await self.waitForStop()
             // From the stop's start, whichever way it began: a group cancelled because a
             // service failed may still stop the others gracefully first.
-            let limit: ContinuousClock.Instant = self.state.withLock { state in
-                switch state.stop {
-                case .graceful(let began), .cancelled(let began): began + gracePeriod + allowance
-                case .none: .now + gracePeriod + allowance
-                }
-            }
-            try await Task.sleep(until: limit, clock: .continuous)
+            let began = await self.waitForStop()
+            try await Task.sleep(until: began + gracePeriod + allowance, clock: .continuous)
             race.finish(.success(false))
         }
         defer { timer.cancel() }
@@ -105,25 +108,26 @@ final class StopWatch: Service, Sendable {
     }
 
     private func began(_ stop: Stop) {
-        let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+        let (waiters, moment) = state.withLock { state -> ([CheckedContinuation<ContinuousClock.Instant, Never>], ContinuousClock.Instant?) in
             if case .none = state.stop { state.stop = stop }
             defer { state.waiters = [] }
-            return state.waiters
+            return (state.waiters, state.stop.began)
         }
-        for waiter in waiters { waiter.resume() }
+        guard let moment else { return }
+        for waiter in waiters { waiter.resume(returning: moment) }
     }
 
-    /// Returns once a stop began (at once when one has).
-    private func waitForStop() async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let begun = state.withLock { state in
-                if case .none = state.stop {
+    /// Returns when the stop began, once it has (at once when it had).
+    private func waitForStop() async -> ContinuousClock.Instant {
+        await withCheckedContinuation { (continuation: CheckedContinuation<ContinuousClock.Instant, Never>) in
+            let begun = state.withLock { state -> ContinuousClock.Instant? in
+                guard let began = state.stop.began else {
                     state.waiters.append(continuation)
-                    return false
+                    return nil
                 }
-                return true
+                return began
             }
-            if begun { continuation.resume() }
+            if let begun { continuation.resume(returning: begun) }
         }
     }
 
