@@ -87,18 +87,22 @@ final class FailedURLSet: Sendable {
     /// The built-in answer to "block this URL after this error?". Time-outs, transport
     /// errors, cancellation, server errors (5xx), 408 and 429 may go away on their own, and
     /// a proxy's 407 or an unusable setting is the downloader's, not the URL's, so they are
-    /// not remembered; a 4xx, bytes that are no image, an image over the limits,
-    /// or an unusable URL will fail the same way next time. SDWebImage's downloader keeps a
-    /// similar split (it forgives every status code; here a 404 is remembered, as the
-    /// project's issue asks).
+    /// not remembered; a 4xx, bytes that are no image, or an unusable URL will fail the
+    /// same way next time. SDWebImage's downloader keeps a similar split (it forgives every
+    /// status code; here a 404 is remembered, as the project's issue asks).
+    ///
+    /// An image over the pixel limit is not remembered: the limit is the load's, not the
+    /// URL's. The same bytes decode under another load's context (a thumbnail size, a
+    /// higher ``ImageCoderOptions/pixelLimit``, frames on demand), and SDWebImage blocks
+    /// none of its decoders' errors but bad data.
     static func isRemembered(_ error: WebImageError) -> Bool {
         switch error {
-        case .invalidURL, .badImageData, .unsupportedFormat, .imageTooLarge, .invalidDownloadContentType, .responseTooLarge:
+        case .invalidURL, .badImageData, .unsupportedFormat, .invalidDownloadContentType, .responseTooLarge:
             true
         case .invalidDownloadStatusCode(let code):
             (400..<500).contains(code) && code != 408 && code != 429
         case .cacheNotModified, .blackListed, .invalidDownloadOperation, .cancelled, .invalidDownloadResponse,
-             .encodingFailed, .timedOut, .network, .notInCache, .transformFailed,
+             .encodingFailed, .timedOut, .network, .notInCache, .transformFailed, .imageTooLarge,
              // The downloader's settings, not the URL: fixed there, the URL loads.
              .proxyAuthenticationRequired, .invalidConfiguration:
             false

@@ -63,6 +63,30 @@ import Testing
         }
     }
 
+    /// A review's finding: an image over one load's pixel limit blocked its URL for an hour,
+    /// so a load that could decode it (a higher limit, a thumbnail) failed as blacklisted.
+    /// The limit is the load's, not the URL's: not remembered.
+    @Test func anImageOverOneLoadsPixelLimitDoesNotBlockItsURL() async throws {
+        let png = try pngData(width: 40, height: 30)
+        try await LoopbackServer.with(["/big.png": pngReply(png)]) { server in
+            try await ManagerHarness.with { harness in
+                let manager = harness.makeManager()
+                let url = server.url("/big.png")
+                var small = ImageContext()
+                var decode = ImageCoderOptions()
+                decode.pixelLimit = 100
+                small.imageDecodeOptions = decode
+                await #expect(throws: WebImageError.imageTooLarge(width: 40, height: 30, limit: 100)) {
+                    try await manager.loadImage(with: url, context: small)
+                }
+                #expect(!manager.isFailedURL(url))
+                let loaded = try await manager.loadImage(with: url)
+                #expect(loaded.image.size == ImageSize(width: 40, height: 30))
+                #expect(server.requestCount("/big.png") == 2)
+            }
+        }
+    }
+
     @Test func theManagersLimitsBoundItsSet() async throws {
         try await LoopbackServer.with(["/1.png": .status(404), "/2.png": .status(404)]) { server in
             try await ManagerHarness.with { harness in
