@@ -18,6 +18,18 @@ extension ImageManager {
         progress: LoadProgressHandler? = nil
     ) async throws(WebImageError) -> ImageLoadResult {
         let (url, options, context) = try prepared(url, options: options, context: context)
+        return try await loadPrepared(url, options: options, context: context, progress: progress)
+    }
+
+    /// The `async` load after ``prepared(_:options:context:)``: the options processor has
+    /// run and the failed-URL set was asked. The prefetcher calls this when it has prepared
+    /// the load itself, so the processor runs once per load.
+    func loadPrepared(
+        _ url: URL,
+        options: ImageOptions,
+        context: ImageContext,
+        progress: LoadProgressHandler?
+    ) async throws(WebImageError) -> ImageLoadResult {
         if let image = memoryHit(url, options: options, context: context) {
             metrics.memoryHit()
             return ImageLoadResult(image: image, data: nil, cacheType: .memory, url: url)
@@ -63,18 +75,26 @@ extension ImageManager {
         progress: LoadProgressHandler? = nil,
         completion: @escaping @Sendable (Result<ImageLoadResult, WebImageError>) -> Void
     ) -> ImageLoadOperation {
-        let queue = context.callbackQueue
-        let deliver: @Sendable (Result<ImageLoadResult, WebImageError>) -> Void = { result in
-            if let queue { queue.async { completion(result) } } else { completion(result) }
-        }
         let prepared: (URL, ImageOptions, ImageContext)
         do {
             prepared = try self.prepared(url, options: options, context: context)
         } catch {
-            deliver(.failure(error))
+            Self.delivering(completion, on: context.callbackQueue)(.failure(error))
             return ImageLoadOperation {}
         }
         let (url, options, context) = prepared
+        return loadPrepared(url, options: options, context: context, progress: progress, completion: completion)
+    }
+
+    /// The callback load after ``prepared(_:options:context:)`` (see the `async` form's).
+    func loadPrepared(
+        _ url: URL,
+        options: ImageOptions,
+        context: ImageContext,
+        progress: LoadProgressHandler?,
+        completion: @escaping @Sendable (Result<ImageLoadResult, WebImageError>) -> Void
+    ) -> ImageLoadOperation {
+        let deliver = Self.delivering(completion, on: context.callbackQueue)
         if let image = memoryHit(url, options: options, context: context) {
             metrics.memoryHit()
             deliver(.success(ImageLoadResult(image: image, data: nil, cacheType: .memory, url: url)))
@@ -106,6 +126,15 @@ extension ImageManager {
             task.cancel()
             gate.close { once.final(.failure(.cancelled)) }
         }
+    }
+
+    /// `completion`, called on `queue` when one is given (``ImageContext/callbackQueue``).
+    static func delivering(
+        _ completion: @escaping @Sendable (Result<ImageLoadResult, WebImageError>) -> Void,
+        on queue: DispatchQueue?
+    ) -> @Sendable (Result<ImageLoadResult, WebImageError>) -> Void {
+        guard let queue else { return completion }
+        return { result in queue.async { completion(result) } }
     }
 
     /// The image in memory for `url` under `options` and `context`, or `nil`: the

@@ -22,46 +22,48 @@ extension Prefetcher {
     /// Starts one load in the prefetcher's destination.
     private func startLoad(_ start: State.Start) -> ImageLoadOperation {
         switch destination {
-        case .memoryCache where Self.refreshes(start, through: manager):
+        case .memoryCache:
+            let completion: @Sendable (Result<ImageLoadResult, WebImageError>) -> Void = { [self] result in
+                loadHandler?(start.url, result)
+                loadFinished(start.load, failed: (try? result.get()) == nil)
+            }
+            guard let imageManager = manager as? ImageManager else {
+                return manager.loadImage(with: start.url, options: start.options, context: start.context, progress: nil, completion: completion)
+            }
+            // Prepared here, so that the choice below sees the options processor's
+            // `.refreshCached` and the processor runs once per load, as in the manager.
+            let url: URL, options: ImageOptions, context: ImageContext
+            do {
+                (url, options, context) = try imageManager.prepared(start.url, options: start.options, context: start.context)
+            } catch {
+                ImageManager.delivering(completion, on: start.context.callbackQueue)(.failure(error))
+                return ImageLoadOperation {}
+            }
+            guard options.contains(.refreshCached) else {
+                return imageManager.loadPrepared(url, options: options, context: context, progress: nil, completion: completion)
+            }
             // The callback form reports the cached image first and, when the refresh finds
             // the image unchanged, never says that the refresh is over: the slot would be
             // freed while the download still runs (more loads at once than the limit, and a
-            // refresh no cancel reaches). ``ImageManager``'s `async` form returns when the
-            // whole load is over, refresh included, so the slot is held until then. (The
-            // protocol's default `async` form returns the first result; another manager
-            // keeps the callback form.)
-            let task = Task { [self] in
+            // refresh no cancel reaches). The `async` form returns when the whole load is
+            // over, refresh included, so the slot is held until then. (Another manager's
+            // `async` form may return the first result; it keeps the callback form.)
+            let task = Task {
                 let result: Result<ImageLoadResult, WebImageError>
                 do throws(WebImageError) {
-                    result = .success(try await manager.loadImage(with: start.url, options: start.options, context: start.context, progress: nil))
+                    result = .success(try await imageManager.loadPrepared(url, options: options, context: context, progress: nil))
                 } catch {
                     result = .failure(error)
                 }
-                loadHandler?(start.url, result)
-                loadFinished(start.load, failed: (try? result.get()) == nil)
+                completion(result)
             }
             return ImageLoadOperation { task.cancel() }
-        case .memoryCache:
-            return manager.loadImage(with: start.url, options: start.options, context: start.context, progress: nil) { [self] result in
-                loadHandler?(start.url, result)
-                loadFinished(start.load, failed: (try? result.get()) == nil)
-            }
         case .diskCache:
             return manager.loadOriginalData(with: start.url, options: start.options, context: start.context, progress: nil) { [self] result in
                 dataLoadHandler?(start.url, result)
                 loadFinished(start.load, failed: (try? result.get()) == nil)
             }
         }
-    }
-
-    /// Whether the load refreshes a cached image through an ``ImageManager``: with
-    /// `.refreshCached` given, or added by the manager's options processor (which the
-    /// manager runs only once the load has started, too late for the choice above).
-    private static func refreshes(_ start: State.Start, through manager: any ImageManaging) -> Bool {
-        guard let manager = manager as? ImageManager else { return false }
-        guard !start.options.contains(.refreshCached) else { return true }
-        guard let processor = manager.optionsProcessor else { return false }
-        return processor.processed(start.url, options: start.options, context: start.context).0.contains(.refreshCached)
     }
 
     private func loadFinished(_ load: PrefetchLoad, failed: Bool) {
