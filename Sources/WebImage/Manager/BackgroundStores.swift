@@ -27,6 +27,12 @@ final class BackgroundStores: Sendable {
         /// The latest write of each key still running, with the number that identifies it.
         var latest: [String: (id: Int, task: Task<Void, Never>)] = [:]
         var nextID = 0
+        /// Queries waiting in ``waitForWrites(of:)``, by a number of their own: the write
+        /// each waits for (the latest of its key when it came) and how to resume it.
+        var queries: [Int: (write: Int, continuation: CheckedContinuation<Void, Never>)] = [:]
+        /// Queries whose task was cancelled before they were recorded in `queries`.
+        var cancelledQueries: Set<Int> = []
+        var nextQueryID = 0
     }
 
     private let state = LockedValue(State())
@@ -66,10 +72,40 @@ final class BackgroundStores: Sendable {
     }
 
     /// Returns once the writes of `key` started before this call have finished (at once
-    /// when there are none).
-    func waitForWrites(of key: String) async {
-        guard let pending = state.withLock({ $0.latest[key]?.task }) else { return }
-        await pending.value
+    /// when there are none), or throws ``WebImageError/cancelled`` as soon as the calling
+    /// task is cancelled: a cancelled load does not wait for a slow disk.
+    ///
+    /// Waiting for the latest write of the key is waiting for all of them, since each write
+    /// waits for those of its keys started before it.
+    func waitForWrites(of key: String) async throws(WebImageError) {
+        let queryID = state.withLock { state -> Int? in
+            guard state.latest[key] != nil else { return nil }
+            state.nextQueryID += 1
+            return state.nextQueryID
+        }
+        guard let queryID else { return }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let waits = state.withLock { state -> Bool in
+                    guard state.cancelledQueries.remove(queryID) == nil, let write = state.latest[key] else { return false }
+                    state.queries[queryID] = (write.id, continuation)
+                    return true
+                }
+                if !waits { continuation.resume() }
+            }
+        } onCancel: {
+            let waiting = state.withLock { state -> CheckedContinuation<Void, Never>? in
+                guard let query = state.queries.removeValue(forKey: queryID) else {
+                    state.cancelledQueries.insert(queryID)
+                    return nil
+                }
+                return query.continuation
+            }
+            waiting?.resume()
+        }
+        // A cancel that came after the write resumed this query left its mark: drop it.
+        state.withLock { _ = $0.cancelledQueries.remove(queryID) }
+        if Task.isCancelled { throw .cancelled }
     }
 
     /// Returns once no write is running: at once when none is, else when the last one
@@ -86,13 +122,19 @@ final class BackgroundStores: Sendable {
     }
 
     private func finished(id: Int, keys: [String]) {
-        let ready = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+        let (ready, queries) = state.withLock { state -> ([CheckedContinuation<Void, Never>], [CheckedContinuation<Void, Never>]) in
             for key in keys where state.latest[key]?.id == id { state.latest[key] = nil }
+            var queries: [CheckedContinuation<Void, Never>] = []
+            for (queryID, query) in state.queries where query.write == id {
+                state.queries[queryID] = nil
+                queries.append(query.continuation)
+            }
             state.running -= 1
-            guard state.running == 0 else { return [] }
+            guard state.running == 0 else { return ([], queries) }
             defer { state.waiters = [] }
-            return state.waiters
+            return (state.waiters, queries)
         }
+        for query in queries { query.resume() }
         for waiter in ready { waiter.resume() }
     }
 }

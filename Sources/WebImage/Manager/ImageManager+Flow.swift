@@ -47,7 +47,7 @@ extension ImageManager {
         let mayQuery = !plan.options.contains(.fromLoaderOnly)
         if mayQuery, let key = plan.key, plan.queryCacheType != .none {
             // A disk write of this key still running (an earlier load's) is read, not missed.
-            await backgroundStores.waitForWrites(of: key)
+            try await backgroundStores.waitForWrites(of: key)
             let start = ContinuousClock.now
             let found = try await plan.cache.image(forKey: key, options: plan.cacheOptions, context: plan.finalQueryContext)
             if let image = found.image {
@@ -61,7 +61,7 @@ extension ImageManager {
             }
         }
         if mayQuery, plan.derivesFromOriginal, let originalKey = plan.originalKey, plan.originalQueryCacheType != .none {
-            await backgroundStores.waitForWrites(of: originalKey)
+            try await backgroundStores.waitForWrites(of: originalKey)
             let start = ContinuousClock.now
             let found = try await plan.originalCache.image(forKey: originalKey, options: plan.cacheOptions, context: plan.originalQueryContext)
             if let image = found.image {
@@ -107,7 +107,8 @@ extension ImageManager {
     /// The original bytes on disk, to revalidate and compare a refresh against.
     private func originalBytes(_ plan: ImageLoadPlan) async -> Data? {
         guard let key = plan.originalKey else { return nil }
-        await backgroundStores.waitForWrites(of: key)
+        // Cancelled: no bytes; the refresh's download then ends as cancelled.
+        do { try await backgroundStores.waitForWrites(of: key) } catch { return nil }
         if let cache = plan.originalCache as? ImageCache {
             return await BlockingIO.run { cache.diskImageData(forKey: key) }
         }
