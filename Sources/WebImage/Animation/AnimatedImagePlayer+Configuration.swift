@@ -18,7 +18,9 @@ extension AnimatedImagePlayer {
     /// How a player plays and how much it may buffer.
     public struct Configuration: Sendable, Equatable {
         /// Bytes of decoded frames the look-ahead buffer may hold. 0 (the default) sizes it
-        /// automatically to a fifth of the memory the kernel reports available; 1 means no
+        /// automatically to a fifth of the memory the kernel reports available (the
+        /// container's limit counted), and at most what the image's
+        /// ``AnimatedImage/pixelLimit`` lets all its frames take; 1 means no
         /// look-ahead: only the frame being shown is held, and each next frame is decoded
         /// when it is due. The buffer always holds at least one frame.
         public var maxBufferSize = 0
@@ -34,21 +36,31 @@ extension AnimatedImagePlayer {
         public init() {}
     }
 
-    /// The automatic buffer size: a fifth of `MemAvailable`, or 64 MiB where it cannot be
-    /// read. A fifth leaves room for the other players and the rest of the process.
-    static func automaticBufferSize() -> Int {
-        (Configuration.SystemMemory.availableBytes() ?? 320 << 20) / 5
+    /// The automatic buffer size for `image`: a fifth of the memory available to the
+    /// process (``Configuration/SystemMemory/availableBytes()``), or of 320 MiB where it
+    /// cannot be read, and never more than holding all frames at once may take
+    /// (``AnimatedImage/pixelLimit`` at 4 bytes a pixel): a 140 KB GIF of 10,000 frames of
+    /// 1,000 × 1,000 that ``AnimatedImage/preloadAllFrames()`` refuses must not get
+    /// gigabytes of look-ahead either. A fifth leaves room for the other players and the
+    /// rest of the process.
+    static func automaticBufferSize(for image: AnimatedImage) -> Int {
+        let memory = (Configuration.SystemMemory.availableBytes() ?? 320 << 20) / 5
+        let (allFrames, overflow) = max(0, image.pixelLimit).multipliedReportingOverflow(by: 4)
+        return overflow ? memory : min(memory, allFrames)
     }
 }
 
 extension AnimatedImagePlayer.Configuration {
     /// What the kernel says about free memory, for the player's automatic buffer size.
     enum SystemMemory {
-        /// `MemAvailable` from `/proc/meminfo`, in bytes: what can be allocated without
-        /// swapping, counting reclaimable caches. `nil` where the file is missing or unreadable.
+        /// The bytes the process can still allocate: `MemAvailable` from `/proc/meminfo`
+        /// (what can be allocated without swapping, counting reclaimable caches), or less
+        /// when the process's memory cgroup (a container's limit) leaves less. `nil` where
+        /// neither can be read.
         static func availableBytes() -> Int? {
-            guard let text = try? String(contentsOfFile: "/proc/meminfo", encoding: .utf8) else { return nil }
-            return parseAvailable(text)
+            let host = (try? String(contentsOfFile: "/proc/meminfo", encoding: .utf8)).flatMap(parseAvailable)
+            guard let group = cgroupAvailableBytes() else { return host }
+            return min(host ?? group, group)
         }
 
         /// The `MemAvailable:  N kB` line of a meminfo text, in bytes.
@@ -60,6 +72,51 @@ extension AnimatedImagePlayer.Configuration {
                 return overflow ? nil : bytes
             }
             return nil
+        }
+
+        /// What the process's memory cgroup has left under its limit: `memory.max` less
+        /// `memory.current` (cgroup v2) or `memory.limit_in_bytes` less
+        /// `memory.usage_in_bytes` (v1). `/proc/meminfo` shows the host's memory even inside
+        /// a container, so a player in a 1 GiB container on a 64 GiB host budgeted
+        /// gigabytes and was killed. `nil` with no limit or nothing readable.
+        static func cgroupAvailableBytes() -> Int? {
+            let membership = (try? String(contentsOfFile: "/proc/self/cgroup", encoding: .utf8)) ?? ""
+            for (limitPath, usagePath) in cgroupFiles(membership: membership) {
+                guard let limitText = try? String(contentsOfFile: limitPath, encoding: .utf8),
+                      let usageText = try? String(contentsOfFile: usagePath, encoding: .utf8) else { continue }
+                return available(limit: limitText, usage: usageText)
+            }
+            return nil
+        }
+
+        /// The limit and usage files to try, most specific first, for the process's
+        /// `/proc/self/cgroup` text: its own group's under the v2 and v1 hierarchies, then
+        /// the hierarchies' roots (inside a container with its own cgroup namespace, the
+        /// root is the container's group).
+        static func cgroupFiles(membership: String, root: String = "/sys/fs/cgroup") -> [(limit: String, usage: String)] {
+            var files: [(String, String)] = []
+            for line in membership.split(separator: "\n") {
+                let fields = line.split(separator: ":", maxSplits: 2, omittingEmptySubsequences: false)
+                guard fields.count == 3, fields[2].hasPrefix("/"), !fields[2].contains("..") else { continue }
+                let path = fields[2] == "/" ? "" : String(fields[2])
+                if fields[0] == "0", fields[1].isEmpty {
+                    files.append(("\(root)\(path)/memory.max", "\(root)\(path)/memory.current"))
+                } else if fields[1].split(separator: ",").contains("memory") {
+                    files.append(("\(root)/memory\(path)/memory.limit_in_bytes", "\(root)/memory\(path)/memory.usage_in_bytes"))
+                }
+            }
+            files.append(("\(root)/memory.max", "\(root)/memory.current"))
+            files.append(("\(root)/memory/memory.limit_in_bytes", "\(root)/memory/memory.usage_in_bytes"))
+            return files
+        }
+
+        /// The limit less the usage, from the two files' texts; `nil` for no limit (`max`
+        /// in v2; v1 writes a number near 2^63 instead) or an unreadable text.
+        static func available(limit: String, usage: String) -> Int? {
+            let limitText = limit.trimmingCharacters(in: .whitespacesAndNewlines)
+            guard limitText != "max", let limit = Int(limitText), limit < 1 << 60,
+                  let usage = Int(usage.trimmingCharacters(in: .whitespacesAndNewlines)) else { return nil }
+            return max(0, limit - usage)
         }
     }
 }

@@ -74,7 +74,7 @@ public final class AnimatedImagePlayer: Sendable {
     ) {
         self.image = image
         self.clock = clock
-        let bytesLimit = configuration.maxBufferSize > 0 ? configuration.maxBufferSize : Self.automaticBufferSize()
+        let bytesLimit = configuration.maxBufferSize > 0 ? configuration.maxBufferSize : Self.automaticBufferSize(for: image)
         buffer = AnimationFrameBuffer(
             image: image, capacity: bytesLimit / max(1, image.properties.bytesPerFrame))
         // A file may claim any duration (a JPEG XL frame up to about 4e12 s): more than a year
@@ -160,13 +160,16 @@ public final class AnimatedImagePlayer: Sendable {
     // MARK: Control
 
     /// Starts or resumes playing from the current frame (from the start after finishing).
-    /// Time spent paused is not counted.
+    /// Time spent paused is not counted. Calling it while playing changes nothing, so an
+    /// owner may call it whenever it wants the animation running (on each redraw, say)
+    /// without losing the time since the last tick, as SDAnimatedImagePlayer's
+    /// `startPlaying` does.
     public func play() {
         let now = nanoseconds(clock.now)
         state.withLock { state in
             if state.isFinished { reset(&state) }
+            if !state.isPlaying || state.lastTick == nil { state.lastTick = now }
             state.isPlaying = true
-            state.lastTick = now
             _ = showPendingIfReady(&state)
             refreshWindow(&state)
         }
@@ -219,7 +222,9 @@ public final class AnimatedImagePlayer: Sendable {
         let now = nanoseconds(clock.now)
         return state.withLock { state in
             let delta = max(0, now - (state.lastTick ?? now))
-            state.lastTick = now
+            // A tick that read the clock before another (each reads it outside the lock)
+            // must not move the last tick back, which would count that time twice.
+            state.lastTick = max(now, state.lastTick ?? now)
             var changed = false
             if state.pending {
                 changed = showPendingIfReady(&state)
@@ -296,7 +301,10 @@ public final class AnimatedImagePlayer: Sendable {
     }
 
     /// Keeps the frames the next steps need: the current (or awaited) one and those after
-    /// it in play order, up to the buffer's capacity. A finished player keeps none. Made
+    /// it in play order, up to the buffer's capacity, looking one whole period of the mode
+    /// ahead (a bounce comes back over the frames it just showed: stopping at the first
+    /// frame seen again dropped them at the turn, and a forward-only format decoded them
+    /// all again on every loop). A finished player keeps none. Made
     /// again only when the position, the mode or the end changed: a tick that moves nothing
     /// used to rebuild it, O(frames) on the display link's thread for an animation of many
     /// tiny frames, whose window holds them all.
@@ -311,12 +319,23 @@ public final class AnimatedImagePlayer: Sendable {
         // tick quadratic in that.
         var inWindow: Set<Int> = [state.position.index]
         var position = state.position
-        while window.count < buffer.capacity {
+        var steps = 0
+        let period = Self.period(of: state.mode, frameCount: image.frameCount)
+        while window.count < buffer.capacity, steps < period {
             position = Self.step(from: position, frameCount: image.frameCount, mode: state.mode).position
-            guard inWindow.insert(position.index).inserted else { break }
-            window.append(position.index)
+            steps += 1
+            if inWindow.insert(position.index).inserted { window.append(position.index) }
         }
         buffer.update(window: window)
+    }
+
+    /// Steps after which `mode` is back where it started: every frame once for normal and
+    /// reverse; there and back (each inner frame twice) for the bounce modes.
+    private static func period(of mode: PlaybackMode, frameCount: Int) -> Int {
+        switch mode {
+        case .normal, .reverse: frameCount
+        case .bounce, .reversedBounce: max(1, 2 * (frameCount - 1))
+        }
     }
 
     private struct Step {

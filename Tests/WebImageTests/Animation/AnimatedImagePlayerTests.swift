@@ -288,6 +288,64 @@ import Testing
         #expect(try #require(AnimatedImagePlayer.Configuration.SystemMemory.availableBytes()) > 0)
     }
 
+    /// A review's finding: the automatic size ignored the image's pixel limit, so a small
+    /// file of many large frames that ``AnimatedImage/preloadAllFrames()`` refuses got
+    /// gigabytes of look-ahead.
+    @Test func automaticBufferSizeStaysWithinThePixelLimit() throws {
+        // 16 frames of 8×8; the limit holds 3 of them.
+        let image = try AnimatedImage(coder: SyntheticFrameSource(durations: Array(repeating: 0.1, count: 16)), pixelLimit: 3 * 64)
+        let player = AnimatedImagePlayer(image: image, clock: ManualClock())
+        #expect(player.maxBufferCount == 3)
+    }
+
+    /// A review's finding: `/proc/meminfo` shows the host's memory inside a container, so
+    /// the automatic size counted memory the container may not use.
+    @Test func theMemoryCgroupsLimitCounts() {
+        typealias Memory = AnimatedImagePlayer.Configuration.SystemMemory
+        #expect(Memory.available(limit: "1073741824\n", usage: "805306368\n") == 256 << 20)
+        #expect(Memory.available(limit: "max\n", usage: "5\n") == nil, "v2: no limit")
+        #expect(Memory.available(limit: "9223372036854771712\n", usage: "5\n") == nil, "v1: no limit")
+        #expect(Memory.available(limit: "100", usage: "200") == 0, "over the limit: nothing left")
+        #expect(Memory.available(limit: "", usage: "1") == nil)
+        let v2 = Memory.cgroupFiles(membership: "0::/system.slice/app.service\n", root: "/cg")
+        #expect(v2.first?.limit == "/cg/system.slice/app.service/memory.max")
+        #expect(v2.first?.usage == "/cg/system.slice/app.service/memory.current")
+        let v1 = Memory.cgroupFiles(membership: "5:cpu,cpuacct:/x\n4:memory:/docker/abc\n0::/\n", root: "/cg")
+        #expect(v1.map(\.limit) == [
+            "/cg/memory/docker/abc/memory.limit_in_bytes", "/cg/memory.max", "/cg/memory.max", "/cg/memory/memory.limit_in_bytes",
+        ])
+        #expect(Memory.cgroupFiles(membership: "0::/../../etc\n", root: "/cg").count == 2, "no path out of the hierarchy")
+    }
+
+    /// A review's finding: the window stopped at the first frame it had seen, which in a
+    /// bounce is the frame just shown, so the frames needed on the way back were dropped at
+    /// each turn and decoded again on every loop, even with room for them all.
+    @Test(arguments: [Mode.bounce, .reversedBounce])
+    func aBounceWithRoomForEveryFrameDecodesEachOnce(_ mode: Mode) throws {
+        let source = SyntheticFrameSource(durations: Array(repeating: 0.1, count: 6))
+        let (player, clock) = try makePlayer(source, mode: mode)
+        // Two loops: 0 1 2 3 4 5 4 3 2 1 | 0 1 ... (10 steps of 100 ms each).
+        _ = timeline(player, clock, milliseconds: 2000)
+        #expect(player.currentLoop == 2)
+        #expect(source.decodedIndices.sorted() == Array(0..<6), "decoded: \(source.decodedIndices)")
+    }
+
+    /// A review's finding: `play()` while playing restarted the time count, so an owner
+    /// that calls it before each tick (to be sure the animation runs) never moved on.
+    @Test func playWhilePlayingKeepsTheTimeSinceTheLastTick() throws {
+        let (player, clock) = try makePlayer()
+        player.play()
+        player.waitUntilIdle()
+        player.tick()
+        for _ in 0..<10 {
+            clock.advance(by: .milliseconds(10))
+            player.play()
+            player.tick()
+            player.waitUntilIdle()
+        }
+        #expect(player.currentFrameIndex == 1)
+    }
+
     /// A file may claim any frame duration (a JPEG XL frame up to about 4e12 s), past what
     /// nanoseconds in an Int64 count (9.2e9 s): the player shows such a frame for a year
     /// instead of trapping.
