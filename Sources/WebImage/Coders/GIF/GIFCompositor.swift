@@ -14,8 +14,9 @@ struct GIFCompositor {
     private var control = GIFCoder.FrameControl()
     /// Frames produced so far.
     private(set) var frameIndex = 0
-    /// Whether any frame so far used transparency or left part of the canvas uncovered.
-    private(set) var hasAlpha = false
+    /// Whether any frame so far may show a transparent pixel (see ``CanvasTransparency``).
+    var hasAlpha: Bool { transparency.hasAlpha }
+    private var transparency: CanvasTransparency
 
     /// A compositor before frame 0. The caller has checked `canvasSize` against the limit.
     init(canvasSize: ImageSize, target: ImageSize, options: ImageCoderOptions) {
@@ -23,6 +24,7 @@ struct GIFCompositor {
         self.target = target
         self.options = options
         canvas = GIFCanvas(width: canvasSize.width, height: canvasSize.height)
+        transparency = CanvasTransparency(width: canvasSize.width, height: canvasSize.height)
     }
 
     /// Goes back to before frame 0 with a fresh canvas, for a reader that starts over.
@@ -52,9 +54,7 @@ struct GIFCompositor {
                 try reader.readPixels(of: image) { row, indices in
                     canvas.draw(row: row, indices: indices, of: image, palette: palette, transparentIndex: transparentIndex)
                 }
-                let uncovered = image.left > 0 || image.top > 0
-                    || image.left + image.width < canvasSize.width || image.top + image.height < canvasSize.height
-                hasAlpha = hasAlpha || transparentIndex != nil || (frameIndex == 0 && uncovered)
+                transparency.frame(image, control: control)
                 let pixels = try PixelBuffer(width: canvasSize.width, height: canvasSize.height, bytes: canvas.rgba)
                 let frame = ImageFrame(
                     pixels: DecodeGeometry.finish(pixels, orientation: .up, target: target, options: options),
@@ -67,5 +67,19 @@ struct GIFCompositor {
                 return nil
             }
         }
+    }
+}
+
+extension CanvasTransparency {
+    /// Follows one GIF frame: its descriptor's rectangle, then its graphic control's
+    /// transparent colour and disposal.
+    mutating func frame(_ image: GIFImageDescriptor, control: GIFCoder.FrameControl) {
+        let disposal: Disposal = switch control.disposal {
+        case .keep: .keep
+        case .clear: .clear
+        case .restorePrevious: .restorePrevious
+        }
+        frame(x: image.left, y: image.top, width: image.width, height: image.height,
+              drawsTransparent: control.transparentIndex != nil, disposal: disposal)
     }
 }

@@ -51,14 +51,14 @@ public final class GIFFrameSource: SequentialFrameSource {
             var scan = Scan(canvas: reader.canvasSize)
             try DecodeGeometry.checkPixelLimit(width: scan.canvas.width, height: scan.canvas.height, options: options)
             var control = GIFCoder.FrameControl()
+            var transparency = CanvasTransparency(width: scan.canvas.width, height: scan.canvas.height)
             scanning: while scan.durations.count < options.frameLimit {
                 guard let record = try? reader.nextRecord() else { break }
                 switch record {
                 case .image(let image):
                     guard (try? reader.skipPixels()) != nil else { break scanning }
-                    let uncovered = image.left > 0 || image.top > 0
-                        || image.left + image.width < scan.canvas.width || image.top + image.height < scan.canvas.height
-                    scan.hasAlpha = scan.hasAlpha || control.transparentIndex != nil || (scan.durations.isEmpty && uncovered)
+                    transparency.frame(image, control: control)
+                    scan.hasAlpha = transparency.hasAlpha
                     scan.durations.append(control.duration)
                     control = GIFCoder.FrameControl()
                 case .extension(let label, let blocks):

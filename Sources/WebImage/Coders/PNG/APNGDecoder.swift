@@ -23,6 +23,27 @@ enum APNGDecoder {
         var playCount: Int
         /// PLTE and tRNS chunks, whole, to copy into each frame's stream.
         var sharedChunks: [Range<Int>]
+
+        /// Whether compositing leaves canvas pixels clear in some frame of a `canvas`-sized
+        /// image whose own pixels are opaque: a first frame smaller than the canvas (after a
+        /// hidden default image), or what a dispose operation cleared and no later frame
+        /// covered (see ``CanvasTransparency``). An RGB APNG can have alpha this way.
+        func leavesClearPixels(canvas: ImageSize) -> Bool {
+            var transparency = CanvasTransparency(width: canvas.width, height: canvas.height)
+            for frame in frames {
+                let control = frame.control
+                let disposal: CanvasTransparency.Disposal = switch control.dispose {
+                case .none: .keep
+                case .background: .clear
+                // On the first frame it restores the empty canvas: clear, as the specification
+                // says to treat it.
+                case .previous: .restorePrevious
+                }
+                transparency.frame(x: control.x, y: control.y, width: control.width, height: control.height,
+                                   drawsTransparent: false, disposal: disposal)
+            }
+            return transparency.hasAlpha
+        }
     }
 
     /// The animation in `layout`, or `nil` when there is no `acTL` before the image data

@@ -49,8 +49,9 @@ public final class APNGFrameSource: SequentialFrameSource {
             }
             animation.frames.removeLast(max(0, animation.frames.count - options.frameLimit))
             let orientation = coder.orientation(in: layout, bytes: bytes)
-            return (animation, header, orientation, header.hasAlphaChannel || coder.hasTransparencyChunk(in: layout),
-                    PNGDecoder.colorProfile(bytes))
+            let canvas = ImageSize(width: header.width, height: header.height)
+            let hasAlpha = header.hasAlphaChannel || coder.hasTransparencyChunk(in: layout) || animation.leavesClearPixels(canvas: canvas)
+            return (animation, header, orientation, hasAlpha, PNGDecoder.colorProfile(bytes))
         }
         let source = ImageSize(width: header.width, height: header.height)
         let target = DecodeGeometry.targetSize(

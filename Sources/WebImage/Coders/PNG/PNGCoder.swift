@@ -55,7 +55,7 @@ public struct PNGCoder: SingleFormatCoder {
                 let kept = ColorConversion.apply(PNGDecoder.colorProfile(bytes), to: &frames, options: options)
                 return Image(
                     frames: frames, format: .png, scale: options.scaleFactor, loopCount: animation.playCount,
-                    orientation: orientation, hasAlpha: hasAlpha,
+                    orientation: orientation, hasAlpha: hasAlpha || animation.leavesClearPixels(canvas: source),
                     isThumbnail: frames[0].pixels.size.pixelCount < source.pixelCount, colorProfile: kept,
                     metadata: metadata
                 )

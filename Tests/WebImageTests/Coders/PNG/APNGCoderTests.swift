@@ -192,9 +192,9 @@ enum APNGTestFile {
         var blend: APNGFrameControl.Blend = .source
     }
 
-    /// The IDAT payloads of `pixels` encoded as an RGBA PNG.
-    static func imageData(_ pixels: PixelBuffer) throws -> [[UInt8]] {
-        let png = try PNGEncoder.encode(pixels, keepAlpha: true)
+    /// The IDAT payloads of `pixels` encoded as an RGBA PNG (RGB when not `keepAlpha`).
+    static func imageData(_ pixels: PixelBuffer, keepAlpha: Bool = true) throws -> [[UInt8]] {
+        let png = try PNGEncoder.encode(pixels, keepAlpha: keepAlpha)
         return try png.withUnsafeBytes { bytes in
             try PNGChunks.scan(bytes).chunks.filter { $0.type == PNGChunks.IDAT }.map { Array(bytes[$0.payload]) }
         }
@@ -204,14 +204,15 @@ enum APNGTestFile {
         canvas: ImageSize? = nil,
         defaultImage: PixelBuffer? = nil,
         frames: [Frame],
-        sequenceOffset: UInt32 = 0
+        sequenceOffset: UInt32 = 0,
+        rgb: Bool = false
     ) throws -> Data {
         let size = canvas ?? defaultImage?.size ?? frames[0].pixels.size
         var out = PNGChunks.signature
         var ihdr: [UInt8] = []
         PNGChunks.appendUInt32(UInt32(size.width), to: &ihdr)
         PNGChunks.appendUInt32(UInt32(size.height), to: &ihdr)
-        ihdr += [8, 6, 0, 0, 0]
+        ihdr += [8, rgb ? 2 : 6, 0, 0, 0]
         PNGChunks.append(type: PNGChunks.IHDR, payload: ihdr, to: &out)
         var actl: [UInt8] = []
         PNGChunks.appendUInt32(UInt32(frames.count), to: &actl)
@@ -228,12 +229,12 @@ enum APNGTestFile {
             return c.payload
         }
         if let defaultImage {
-            for data in try imageData(defaultImage) { PNGChunks.append(type: PNGChunks.IDAT, payload: data, to: &out) }
+            for data in try imageData(defaultImage, keepAlpha: !rgb) { PNGChunks.append(type: PNGChunks.IDAT, payload: data, to: &out) }
         }
         for (index, frame) in frames.enumerated() {
             PNGChunks.append(type: PNGChunks.fcTL, payload: control(frame), to: &out)
             if index == 0 { sequence += sequenceOffset }
-            for data in try imageData(frame.pixels) {
+            for data in try imageData(frame.pixels, keepAlpha: !rgb) {
                 if index == 0 && defaultImage == nil {
                     PNGChunks.append(type: PNGChunks.IDAT, payload: data, to: &out)
                 } else {

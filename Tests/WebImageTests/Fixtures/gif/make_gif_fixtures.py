@@ -230,7 +230,10 @@ def reference(path):
     first = gif["frames"][0]
     uncovered = first["left"] > 0 or first["top"] > 0 or first["left"] + first["w"] < gif["width"] \
         or first["top"] + first["h"] < gif["height"]
-    has_alpha = uncovered or any(f["gce"] and f["gce"]["transparent"] is not None for f in gif["frames"])
+    # A transparent colour, a small first frame, or any composited frame with a clear pixel
+    # (what a disposal cleared or restored to clear and no later frame covered).
+    has_alpha = uncovered or any(f["gce"] and f["gce"]["transparent"] is not None for f in gif["frames"]) \
+        or any((f[..., 3] < 255).any() for f in frames)
     ours = [crc(f) for f in frames]
     pillow = pillow_crcs(path)
     agrees = [size == (gif["width"], gif["height"]) and value == mine for (size, value), mine in zip(pillow, ours)]
