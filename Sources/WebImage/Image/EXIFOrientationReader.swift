@@ -43,24 +43,45 @@ public enum EXIFOrientationReader {
     /// `anyIntegerType`, any single integer is reset (BYTE, SBYTE, SHORT, SSHORT, LONG,
     /// SLONG, in either byte order): libtiff reads the tag from all of them, so the TIFF
     /// decoder turned the pixels by any of them.
+    ///
+    /// Every orientation entry of IFD0 is reset, not only the first: readers differ on
+    /// which of repeated entries they take (Pillow the last, Exiv2 and this reader the
+    /// first), and a block reset at its first alone made Pillow's `exif_transpose` turn the
+    /// pixels a second time.
     static func resetOrientation(inTIFF bytes: inout [UInt8], anyIntegerType: Bool = false) {
-        guard let value = orientationValue(inTIFF: bytes, anyIntegerType: anyIntegerType) else { return }
-        // 1 in the field's own width and byte order.
-        let one: [UInt8] = value.littleEndian ? [1] + Array(repeating: 0, count: value.width - 1)
-            : Array(repeating: 0, count: value.width - 1) + [1]
-        guard value.offset + value.width <= bytes.count else { return }
-        bytes.replaceSubrange(value.offset..<value.offset + value.width, with: one)
+        let entries = ifd0Entries(tag: 0x0112, inTIFF: bytes)
+        for entry in entries {
+            guard let value = orientationValue(at: entry, inTIFF: bytes, anyIntegerType: anyIntegerType) else { continue }
+            // 1 in the field's own width and byte order.
+            let one: [UInt8] = value.littleEndian ? [1] + Array(repeating: 0, count: value.width - 1)
+                : Array(repeating: 0, count: value.width - 1) + [1]
+            guard value.offset + value.width <= bytes.count else { continue }
+            bytes.replaceSubrange(value.offset..<value.offset + value.width, with: one)
+        }
     }
 
-    /// Where the orientation's value lies and its width, when the entry is one SHORT (or
-    /// one LONG). A function of its own so that the reader's reference to the bytes is gone
-    /// before the caller writes them (no copy-on-write of the whole block).
+    /// Where the first orientation entry's value lies and its width (see
+    /// ``orientationValue(at:inTIFF:anyIntegerType:)``).
     private static func orientationValue(
         inTIFF bytes: [UInt8],
         anyIntegerType: Bool = false
     ) -> (offset: Int, width: Int, littleEndian: Bool)? {
-        guard let entry = orientationEntry(inTIFF: bytes), entry.reader.u32(entry.offset + 4) == 1 else { return nil }
-        let little = entry.reader.littleEndian
+        guard let entry = orientationEntry(inTIFF: bytes) else { return nil }
+        return orientationValue(at: entry.offset, inTIFF: bytes, anyIntegerType: anyIntegerType)
+    }
+
+    /// Where the value of the orientation entry at `offset` lies and its width, when the
+    /// entry is one SHORT (or one LONG). A function of its own so that the reader's
+    /// reference to the bytes is gone before the caller writes them (no copy-on-write of
+    /// the whole block).
+    private static func orientationValue(
+        at offset: Int,
+        inTIFF bytes: [UInt8],
+        anyIntegerType: Bool
+    ) -> (offset: Int, width: Int, littleEndian: Bool)? {
+        guard let little = byteOrder(ofTIFF: bytes), offset + 10 <= bytes.count else { return nil }
+        let entry = (offset: offset, reader: IntegerReader(bytes: bytes, littleEndian: little))
+        guard entry.reader.u32(entry.offset + 4) == 1 else { return nil }
         switch entry.reader.u16(entry.offset + 2) {
         case 3: return (entry.offset + 8, 2, little)
         // A LONG is not the standard's type. A little-endian one reads as the orientation
@@ -115,5 +136,19 @@ public enum EXIFOrientationReader {
             if tag == wanted { return (entry, reader) }
         }
         return nil
+    }
+
+    /// Where each of IFD0's entries for `tag` starts, repeats included, up to its damage.
+    static func ifd0Entries(tag wanted: Int, inTIFF bytes: [UInt8]) -> [Int] {
+        guard let little = byteOrder(ofTIFF: bytes) else { return [] }
+        let reader = IntegerReader(bytes: bytes, littleEndian: little)
+        guard let ifd = reader.u32(4), let count = reader.u16(ifd) else { return [] }
+        var entries: [Int] = []
+        for index in 0..<count {
+            let entry = ifd + 2 + index * 12
+            guard let tag = reader.u16(entry) else { break }
+            if tag == wanted { entries.append(entry) }
+        }
+        return entries
     }
 }

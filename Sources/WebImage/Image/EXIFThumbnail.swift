@@ -78,10 +78,15 @@ enum EXIFThumbnail {
         }
         // JPEG thumbnails without their length: each runs to its end marker, when what the
         // offset names is a JPEG past IFD1's directory (a bogus offset zeroed to the end of
-        // the block would take the EXIF sub-directory with it).
-        for offset in jpeg.offset.dropFirst(jpeg.length.count)
-        where offset >= directory.upperBound && offset + 1 < bytes.count && bytes[offset] == 0xFF && bytes[offset + 1] == 0xD8 {
-            ranges.append(offset..<jpegEnd(in: bytes, from: offset))
+        // the block would take the EXIF sub-directory with it). In ascending order, each
+        // once, and none that starts inside one already found (whose start marker is zeroed
+        // with it), so no byte is scanned twice: thousands of offsets naming one JPEG of a
+        // megabyte took billions of steps.
+        var scannedTo = 0
+        for offset in Set(jpeg.offset.dropFirst(jpeg.length.count)).sorted()
+        where offset >= max(directory.upperBound, scannedTo) && offset + 1 < bytes.count && bytes[offset] == 0xFF && bytes[offset + 1] == 0xD8 {
+            scannedTo = jpegEnd(in: bytes, from: offset)
+            ranges.append(offset..<scannedTo)
         }
         ranges.append(directory.clamped(to: 0..<bytes.count))
         // Sorted and merged, so overlapping strips are zeroed once; the header and IFD0 are

@@ -82,6 +82,30 @@ public struct ImageMetadata: Sendable, Hashable {
         return metadata
     }
 
+    /// These blocks saying "upright": every IFD0 orientation of the EXIF block (a SHORT or
+    /// a LONG of any byte order) and every XMP `tiff:Orientation` rewritten to 1, in place.
+    /// For pixels turned after the decode, as the image server's `rotate` turns a source
+    /// decoded without `auto_rotate`: a kept block that still named the source's
+    /// orientation made viewers turn the result once more. (imgproxy removes the tag
+    /// whenever it rotates or flips.)
+    package func orientationReset() -> ImageMetadata {
+        var metadata = self
+        if let exif {
+            var bytes = [UInt8](exif)
+            let start = bytes.starts(with: Self.jpegEXIFPrefix) ? Self.jpegEXIFPrefix.count : 0
+            var tiff = Array(bytes[start...])
+            EXIFOrientationReader.resetOrientation(inTIFF: &tiff, anyIntegerType: true)
+            bytes.replaceSubrange(start..., with: tiff)
+            metadata.exif = Data(bytes)
+        }
+        if let xmp {
+            var bytes = [UInt8](xmp)
+            for digit in bytes.withUnsafeBytes(Self.xmpOrientationDigits(in:)) { bytes[digit] = UInt8(ascii: "1") }
+            metadata.xmp = Data(bytes)
+        }
+        return metadata
+    }
+
     /// The value of the first `tiff:Orientation` in an XMP packet, written either as an
     /// attribute (`tiff:Orientation="6"`) or as an element
     /// (`<tiff:Orientation>6</tiff:Orientation>`): the orientation of a file whose EXIF

@@ -143,11 +143,15 @@ public struct ImageProcessor: Sendable {
         // Transparent padding (`extend` with no background) makes an opaque source's result
         // transparent: the AVIF, JPEG XL and HEIC encoders keep an alpha channel only for an
         // image that says it has one, and wrote the padding black.
+        // Pixels turned here, from a source decoded as stored (`auto_rotate:0`): the kept
+        // EXIF and XMP must not name the source's orientation any more, or a viewer turns
+        // the result again (imgproxy drops the tag whenever it rotates).
+        let metadata = !options.autoRotate && options.rotate % 360 != 0 ? image.metadata.orientationReset() : image.metadata
         let result = Image(
             frames: frames, format: output, loopCount: image.loopCount,
             hasAlpha: options.background == nil && (image.hasAlpha || frames.contains { $0.pixels.containsTransparency }),
             isTransformed: true,
-            colorProfile: image.colorProfile, metadata: image.metadata
+            colorProfile: image.colorProfile, metadata: metadata
         )
         return Output(data: try encode(result, as: output, options: options), format: output)
     }
@@ -164,10 +168,16 @@ public struct ImageProcessor: Sendable {
     /// A vector source (`isVector`: SVG, PDF) always gets the box, enlarging or not: it is
     /// drawn at the size asked for, crisp, as imgproxy draws it (its `enlarge` applies to
     /// raster sources only), rather than drawn small and scaled up as a bitmap.
-    func decodeOptions(for options: ProcessingOptions, keepsAnimation: Bool, isVector: Bool = false) -> ImageCoderOptions {
+    ///
+    /// HEIF and AVIF sources are always turned upright, `auto_rotate` or not: their
+    /// rotation and mirroring are the container's (`irot`, `imir`), which libvips always
+    /// lets libheif apply, so imgproxy's results of them are upright either way, and an
+    /// iPhone portrait came out sideways with `ar:0`.
+    func decodeOptions(for options: ProcessingOptions, keepsAnimation: Bool, format: ImageFormat = .undefined) -> ImageCoderOptions {
+        let isVector = Self.isVector(format)
         var coderOptions = ImageCoderOptions()
         coderOptions.pixelLimit = configuration.maxSourcePixels
-        coderOptions.applyOrientation = options.autoRotate
+        coderOptions.applyOrientation = options.autoRotate || [.heic, .heif, .avif].contains(format)
         // What the result keeps must be read (or kept unconverted) at the decode.
         coderOptions.keepsColorProfile = !options.stripColorProfile
         coderOptions.readsMetadata = !options.stripMetadata || options.keepCopyright
@@ -224,7 +234,7 @@ public struct ImageProcessor: Sendable {
         let report = DecodeGeometry.SourceSizeReport()
         let image: Image
         do {
-            let decoding = decodeOptions(for: options, keepsAnimation: keepsAnimation, isVector: isVector)
+            let decoding = decodeOptions(for: options, keepsAnimation: keepsAnimation, format: format)
             image = try DecodeGeometry.$sourceSizeReport.withValue(report) { try configuration.coder.decode(data, options: decoding) }
         } catch {
             throw .processing(WebImageError(error))

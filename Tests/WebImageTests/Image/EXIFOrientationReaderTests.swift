@@ -74,6 +74,27 @@ import Testing
         #expect(EXIFOrientationReader.orientation(inTIFF: Self.exifPrefix) == nil)
     }
 
+    /// A review's finding: of two orientation entries only the first was reset, and Pillow,
+    /// which reads the last, turned the kept block's pixels a second time.
+    @Test(arguments: [true, false])
+    func everyRepeatedOrientationIsReset(littleEndian: Bool) {
+        var block = Self.tiff(littleEndian: littleEndian, entries: [(0x0112, 3, 1, 6), (0x010F, 2, 6, 0), (0x0112, 3, 1, 8)])
+        EXIFOrientationReader.resetOrientation(inTIFF: &block)
+        #expect(EXIFOrientationReader.ifd0Entries(tag: 0x0112, inTIFF: block).count == 2)
+        let values = EXIFOrientationReader.ifd0Entries(tag: 0x0112, inTIFF: block).map { entry in
+            EXIFOrientationReader.IntegerReader(bytes: block, littleEndian: littleEndian).u16(entry + 8)
+        }
+        #expect(values == [1, 1])
+        // Through the metadata's own reset, with JPEG's prefix and an XMP copy.
+        let metadata = ImageMetadata(
+            exif: Data(Self.exifPrefix + Self.tiff(littleEndian: littleEndian, entries: [(0x0112, 3, 1, 6), (0x0112, 3, 1, 6)])),
+            xmp: Data(#"<x tiff:Orientation="6"/><tiff:Orientation>8</tiff:Orientation>"#.utf8)
+        ).orientationReset()
+        let tiff = [UInt8](metadata.exif ?? Data()).dropFirst(Self.exifPrefix.count)
+        #expect(EXIFOrientationReader.orientation(inTIFF: tiff) == .up)
+        #expect(String(decoding: metadata.xmp ?? Data(), as: UTF8.self) == #"<x tiff:Orientation="1"/><tiff:Orientation>1</tiff:Orientation>"#)
+    }
+
     @Test(arguments: [true, false])
     func truncatedBlocksGiveNilAndNeverTrap(littleEndian: Bool) {
         let full = Self.tiff(littleEndian: littleEndian, entries: [(0x010F, 2, 6, 0), (0x0112, 3, 1, 6)])

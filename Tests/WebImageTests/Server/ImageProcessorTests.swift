@@ -60,6 +60,7 @@ import Testing
         #expect(!processor.decodeOptions(for: ProcessingOptions(), keepsAnimation: true).decodeFirstFrameOnly)
         #expect(!processor.decodeOptions(for: Self.options { $0.page = 2 }, keepsAnimation: false).decodeFirstFrameOnly)
         #expect(!processor.decodeOptions(for: Self.options { $0.autoRotate = false }, keepsAnimation: false).applyOrientation)
+        #expect(processor.decodeOptions(for: Self.options { $0.autoRotate = false }, keepsAnimation: false, format: .heic).applyOrientation)
         #expect(ImageProcessor.keepsAnimation(.gif, ProcessingOptions()))
         #expect(ImageProcessor.keepsAnimation(.webp, ProcessingOptions()))
         #expect(!ImageProcessor.keepsAnimation(.png, ProcessingOptions()))
@@ -378,7 +379,7 @@ import Testing
         #expect(plainImage.size == ImageSize(width: 524, height: 304))
         #expect(enlargedImage.size == plainImage.size)
         #expect(enlargedImage.pixels == plainImage.pixels)
-        let vector = vectorProcessor.decodeOptions(for: Self.options { $0.width = 524; $0.enlarge = true }, keepsAnimation: false, isVector: true)
+        let vector = vectorProcessor.decodeOptions(for: Self.options { $0.width = 524; $0.enlarge = true }, keepsAnimation: false, format: .svg)
         #expect(vector.thumbnailPixelSize == ImageSize(width: 524, height: Int(Int32.max)))
         let raster = vectorProcessor.decodeOptions(for: Self.options { $0.width = 524; $0.enlarge = true }, keepsAnimation: false)
         #expect(raster.thumbnailPixelSize == nil)
@@ -453,5 +454,33 @@ import Testing
                 #expect(tags["EXIF:GPSLatitude"] == nil)
             }
         }
+    }
+
+    /// A review's finding: with `auto_rotate:0` a HEIC or AVIF source came out sideways.
+    /// Their turn is the container's, which libvips always applies, so imgproxy's result is
+    /// upright whatever `auto_rotate` says.
+    @Test(arguments: ["heif/orientation-6.heic", "avif/orientation-6.avif"])
+    func aHEIFOrAVIFSourceIsUprightWithoutAutoRotate(path: String) throws {
+        let source = try Data(contentsOf: Corpus.fixtures.appendingPathComponent(path))
+        let upright = try CodersManager.shared.decode(processor.process(source, options: ProcessingOptions(), format: .png).data)
+        let asStored = try CodersManager.shared.decode(processor.process(source, options: Self.options { $0.autoRotate = false }, format: .png).data)
+        #expect(asStored.size == upright.size)
+        #expect(asStored.pixels == upright.pixels)
+    }
+
+    /// A review's finding: `ar:0` with `rot:90` and the metadata kept wrote the turned
+    /// pixels with the source's EXIF orientation, and viewers turned them again. Also every
+    /// repeat of the tag is reset (Pillow reads the last).
+    @Test func aRotationOfAnUnturnedSourceResetsTheKeptOrientation() throws {
+        let source = try Data(contentsOf: Corpus.fixtures.appendingPathComponent("metadata/exif-xmp-icc.jpg"))
+        let options = Self.options {
+            $0.autoRotate = false
+            $0.rotate = 90
+            $0.stripMetadata = false
+        }
+        let tags = try ExifTool.tags(of: processor.process(source, options: options, format: .jpeg).data, ext: "jpg")
+        #expect(tags["EXIF:Orientation"] as? Int == 1)
+        let kept = try ExifTool.tags(of: processor.process(source, options: Self.options { $0.autoRotate = false; $0.stripMetadata = false }, format: .jpeg).data, ext: "jpg")
+        #expect(kept["EXIF:Orientation"] as? Int != 1, "not turned: the source's orientation stays, as imgproxy keeps it")
     }
 }
