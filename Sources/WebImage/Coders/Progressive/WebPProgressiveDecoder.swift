@@ -6,7 +6,8 @@ import Foundation
 ///
 /// Still images go through libwebp's incremental decoder (`WebPIDecoder`), each byte once,
 /// scaled while decoding when a thumbnail or scale-down asks for a smaller size, as
-/// ``WebPCoder`` does; rows not decoded yet are transparent black. An animation shows
+/// ``WebPCoder`` does, in the colours of its ICC profile as the final image; rows not
+/// decoded yet are transparent black. An animation shows
 /// its frames that arrived whole (decoded by ``WebPCoder`` from the bytes so far) once
 /// another frame completes. The EXIF orientation applies once its chunk has arrived —
 /// usually at the end of the file, so partial images of a rotated WebP may show it
@@ -44,15 +45,18 @@ public final class WebPProgressiveDecoder: CoreBackedProgressiveDecoder {
             try DecodeGeometry.checkPixelLimit(width: source.width, height: source.height, options: options)
             if features.has_animation != 0 { return try partialAnimation(from: data, options: options) }
 
-            let orientation = WebPProgressiveDecoder.orientationSoFar(data)
+            let (orientation, profile) = WebPProgressiveDecoder.chunksSoFar(data)
             let target = DecodeGeometry.targetSize(sourceSize: source, orientation: orientation, frameCount: 1, options: options)
             let stored = (options.applyOrientation ? orientation : .up).orientedSize(target)
             if still?.size != stored { still = try StillSession(source: source, output: stored) }
             guard let still, let pixels = try still.decode(data) else { return nil }
+            var finished = DecodeGeometry.finish(pixels, orientation: orientation, target: target, options: options)
+            // Colours as the final image has them: the ICCP chunk comes before the image data.
+            let kept = ColorConversion.apply(profile, to: &finished, options: options)
             return Image(
-                frames: [ImageFrame(pixels: DecodeGeometry.finish(pixels, orientation: orientation, target: target, options: options))],
+                frames: [ImageFrame(pixels: finished)],
                 format: .webp, scale: options.scaleFactor, loopCount: 1, orientation: orientation,
-                hasAlpha: features.has_alpha != 0, isThumbnail: stored != source, isIncremental: true)
+                hasAlpha: features.has_alpha != 0, isThumbnail: stored != source, isIncremental: true, colorProfile: kept)
         }
 
         /// The frames so far, decoded again only when another one has completed.
@@ -86,15 +90,16 @@ public final class WebPProgressiveDecoder: CoreBackedProgressiveDecoder {
         }
     }
 
-    /// The orientation in an EXIF chunk among the bytes so far, `.up` while there is none.
-    private static func orientationSoFar(_ data: Data) -> ImageOrientation {
+    /// The orientation in an EXIF chunk among the bytes so far (`.up` while there is none),
+    /// and the colour profile of the ICCP chunk, which comes before the image data.
+    private static func chunksSoFar(_ data: Data) -> (ImageOrientation, ColorProfile?) {
         data.withUnsafeBytes { bytes in
-            guard let base = bytes.bindMemory(to: UInt8.self).baseAddress else { return .up }
+            guard let base = bytes.bindMemory(to: UInt8.self).baseAddress else { return (.up, nil) }
             var webpData = WebPData(bytes: base, size: bytes.count)
             var state = WEBP_DEMUX_PARSING_HEADER
-            guard let demuxer = WebPDemuxPartial(&webpData, &state) else { return .up }
+            guard let demuxer = WebPDemuxPartial(&webpData, &state) else { return (.up, nil) }
             defer { WebPDemuxDelete(demuxer) }
-            return WebPCoder.fileOrientation(in: demuxer) ?? .up
+            return (WebPCoder.fileOrientation(in: demuxer) ?? .up, WebPCoder.iccProfile(in: demuxer))
         }
     }
 

@@ -54,6 +54,25 @@ struct ProgressiveWebPTests {
         #expect(ok)
     }
 
+    /// A review's finding: partial images of a still WebP ignored its ICC profile, so a
+    /// Display P3 image changed colour when its download completed. Converted, the rows so
+    /// far are the final rows; kept, the partial carries the profile.
+    @Test func partialStillsHaveTheFinalColours() throws {
+        let data = try Data(contentsOf: Corpus.fixtures.appendingPathComponent("color/display-p3.webp"))
+        let (partials, final) = try run(
+            data, chunks: ProgressiveFeeder.fixedChunks(total: data.count, size: 200), askEvery: data.count / 8)
+        #expect(!partials.isEmpty)
+        for partial in partials {
+            #expect(ProgressiveFeeder.rowsAreFinalThenFill(partial.pixels, final: final.pixels, fill: .clear))
+        }
+        var keeping = ImageCoderOptions()
+        keeping.keepsColorProfile = true
+        let (kept, keptFinal) = try run(
+            data, chunks: ProgressiveFeeder.fixedChunks(total: data.count, size: 200), askEvery: data.count / 8, options: keeping)
+        #expect(keptFinal.colorProfile != nil)
+        #expect(!kept.isEmpty && kept.allSatisfy { $0.colorProfile == keptFinal.colorProfile })
+    }
+
     @Test func losslessWithAlphaFedOneByteAtATime() throws {
         let data = try Self.fixture("lossless_alpha.webp")
         let (partials, final) = try run(data, chunks: ProgressiveFeeder.fixedChunks(total: data.count, size: 1), askEvery: 1)
