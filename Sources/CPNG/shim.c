@@ -263,6 +263,15 @@ int cpng_encode(const uint8_t *pixels, uint32_t width, uint32_t height, size_t b
         png_set_option(png, PNG_SKIP_sRGB_CHECK_PROFILE, PNG_OPTION_ON);
         png_set_benign_errors(png, 1);
         png_set_iCCP(png, info, "ICC profile", PNG_COMPRESSION_TYPE_BASE, icc_profile, icc_length);
+        // A profile libpng refused (its header or tag table, by libpng's stricter rules than
+        // Little CMS's) was dropped with a warning. Writing the pixels untagged would leave
+        // them in that profile's colours with nothing saying so: the caller converts them to
+        // sRGB and writes again, without the profile.
+        if (!png_get_valid(png, info, PNG_INFO_iCCP)) {
+            png_destroy_write_struct(&png, &info);
+            copy_message(message, message_size, "libpng refused the ICC profile");
+            return CPNG_PROFILE_REFUSED;
+        }
     }
     png_write_info(png, info);
     if (!keep_alpha) png_set_filler(png, 0, PNG_FILLER_AFTER);

@@ -54,9 +54,13 @@ typedef struct {
     size_t capacity;
 } cpng_buffer;
 
+/// cpng_encode's answer when libpng refuses the ICC profile it was given.
+#define CPNG_PROFILE_REFUSED 2
+
 /// Encodes 8-bit RGBA rows as a PNG: colour type RGBA, or RGB when `keep_alpha` is 0
 /// (the fourth byte of each pixel is then dropped). `level` is zlib's 0...9. An iCCP chunk
-/// holds the `icc_length` bytes at `icc_profile` when it is not NULL.
+/// holds the `icc_length` bytes at `icc_profile` when it is not NULL; when libpng refuses
+/// those bytes, nothing is written and CPNG_PROFILE_REFUSED is returned.
 /// On failure returns non-zero and writes a message into `message`.
 int cpng_encode(const uint8_t *pixels, uint32_t width, uint32_t height, size_t bytes_per_row,
                 int keep_alpha, int level, const uint8_t *icc_profile, uint32_t icc_length,

@@ -9,8 +9,27 @@ enum PNGEncoder {
 
     /// A complete PNG of `pixels`: colour type RGBA, or RGB when `keepAlpha` is false,
     /// with `metadata`: the profile in an iCCP chunk (libpng's), EXIF in `eXIf` and XMP in
-    /// an `iTXt` chunk keyed `XML:com.adobe.xmp`, before the image data.
+    /// an `iTXt` chunk keyed `XML:com.adobe.xmp`, before the image data. A profile libpng
+    /// refuses (stricter than Little CMS about its header and tag table) is not lost
+    /// silently with the pixels left in its colours: they are converted to sRGB and written
+    /// without it.
     static func encode(_ pixels: PixelBuffer, keepAlpha: Bool, metadata: EncodedMetadata = EncodedMetadata()) throws -> [UInt8] {
+        if let png = try attempt(pixels, keepAlpha: keepAlpha, metadata: metadata) { return png }
+        let (converted, plain) = inSRGB([ImageFrame(pixels: pixels)], metadata)
+        return try encode(converted[0].pixels, keepAlpha: keepAlpha, metadata: plain)
+    }
+
+    /// `frames` converted from `metadata`'s profile to sRGB, and `metadata` without it.
+    private static func inSRGB(_ frames: [ImageFrame], _ metadata: EncodedMetadata) -> ([ImageFrame], EncodedMetadata) {
+        var frames = frames
+        var plain = metadata
+        plain.colorProfile = nil
+        _ = ColorConversion.apply(metadata.colorProfile, to: &frames, options: ImageCoderOptions())
+        return (frames, plain)
+    }
+
+    /// The PNG, or `nil` when libpng refused the profile of `metadata`.
+    private static func attempt(_ pixels: PixelBuffer, keepAlpha: Bool, metadata: EncodedMetadata) throws -> [UInt8]? {
         guard pixels.width <= 0x7FFF_FFFF, pixels.height <= 0x7FFF_FFFF else {
             throw WebImageError.encodingFailed("PNG: \(pixels.size) exceeds the format's size limit")
         }
@@ -27,6 +46,7 @@ enum PNGEncoder {
                 )
             }
         }
+        if status == CPNG_PROFILE_REFUSED, metadata.colorProfile != nil { return nil }
         guard status == 0, let data = buffer.data else {
             let reason = String(cBuffer: message)
             throw WebImageError.encodingFailed("PNG: " + (reason.isEmpty ? "libpng failed" : reason))
@@ -76,7 +96,12 @@ enum PNGEncoder {
         var out = PNGChunks.signature
         var sequence: UInt32 = 0
         for (index, frame) in frames.enumerated() {
-            let png = try encode(frame.pixels, keepAlpha: keepAlpha, metadata: index == 0 ? metadata : EncodedMetadata())
+            let encoded = try attempt(frame.pixels, keepAlpha: keepAlpha, metadata: index == 0 ? metadata : EncodedMetadata())
+            guard let png = encoded else {
+                // The first frame's profile was refused: every frame to sRGB, then again.
+                let (converted, plain) = inSRGB(frames, metadata)
+                return try encodeAnimation(converted, loopCount: loopCount, keepAlpha: keepAlpha, metadata: plain)
+            }
             try png.withUnsafeBytes { bytes in
                 let layout = try PNGChunks.scan(bytes)
                 guard let ihdr = layout.chunks.first, ihdr.type == PNGChunks.IHDR else {

@@ -69,4 +69,35 @@ import Testing
         #expect(types.last == "IEND")
         #expect(colorType(data) == 6)
     }
+
+    /// A review's finding: a profile Little CMS takes and libpng refuses (here a rendering
+    /// intent libpng calls invalid) was dropped with a warning, and the pixels were
+    /// written untagged in its colours. They are now converted to sRGB, still and animated.
+    @Test func aProfileLibpngRefusesLeavesSRGBPixels() throws {
+        let source = try Data(contentsOf: Corpus.fixtures.appendingPathComponent("color/display-p3.png"))
+        var keep = ImageCoderOptions()
+        keep.keepsColorProfile = true
+        let kept = try PNGCoder().decode(source, options: keep)
+        let profile = try #require(kept.colorProfile)
+        // A rendering intent past libpng's 0xFFFF, in the header's bytes 64–67.
+        var bytes = [UInt8](profile.data)
+        bytes.replaceSubrange(64..<68, with: [0, 1, 0, 0])
+        let odd = try ColorProfile(iccData: Data(bytes))
+        let converted = try PNGCoder().decode(source, options: ImageCoderOptions())
+        var options = ImageCoderOptions()
+        options.metadataPolicy = .all
+        for frames in [1, 2] {
+            let image = Image(
+                frames: Array(repeating: ImageFrame(pixels: kept.pixels, duration: 0.1), count: frames), format: .png,
+                colorProfile: odd)
+            let written = try PNGCoder().encode(image, as: .png, options: options)
+            let again = try PNGCoder().decode(written, options: keep)
+            #expect(again.colorProfile == nil, "\(frames) frame(s): no iCCP")
+            #expect(again.frames.count == frames)
+            for frame in again.frames {
+                let differs = zip(frame.pixels.bytes, converted.pixels.bytes).contains { abs(Int($0) - Int($1)) > 2 }
+                #expect(!differs, "\(frames) frame(s): the pixels are in sRGB")
+            }
+        }
+    }
 }
