@@ -29,6 +29,11 @@ final class InterruptCleanup: Sendable {
     private static let watched = LockedValue<[ObjectIdentifier: URL]>([:])
     /// The signal sources, made by the first watch and never cancelled (see above).
     private static let sources = LockedValue<[any DispatchSourceSignal]>([])
+    /// Held while a watched path is created (``creating(_:)``) and, from the cleanup on,
+    /// by the signal's handler until the process ends: a file is either made before the
+    /// cleanup, which then removes it, or never. Without it, a writer between its watch and
+    /// its `open` could make the file just after the cleanup and leave it behind.
+    private static let creation = LockedValue(())
 
     /// Takes the signals from their default action, once for the process.
     private static func takeSignals() {
@@ -40,26 +45,39 @@ final class InterruptCleanup: Sendable {
                 signal(number, SIG_IGN)
                 let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
                 source.setEventHandler {
-                    removeWatchedPaths()
-                    // Ended by the signal itself, not by `exit`: a shell then reports
-                    // 128 + the signal, and a script's loop stops on Ctrl-C (bash goes on
-                    // when a child merely exits, taking the signal as handled).
-                    // libdispatch takes the signal blocked on every thread: unblocked on
-                    // this one, raised here, it is delivered at once.
-                    signal(number, SIG_DFL)
-                    var set = sigset_t()
-                    sigemptyset(&set)
-                    sigaddset(&set, number)
-                    pthread_sigmask(SIG_UNBLOCK, &set, nil)
-                    raise(number)
-                    // Not reached while the default action ends the process; if it did not,
-                    // the status a shell would report.
-                    exit(128 + number)
+                    // Not released: the process ends inside (see `creation`).
+                    creation.withLock { (_: inout Void) -> Never in endProcess(by: number) }
                 }
                 source.resume()
                 return source
             }
         }
+    }
+
+    /// Removes what is watched, then ends the process by signal `number`.
+    private static func endProcess(by number: Int32) -> Never {
+        removeWatchedPaths()
+        // Ended by the signal itself, not by `exit`: a shell then reports
+        // 128 + the signal, and a script's loop stops on Ctrl-C (bash goes on
+        // when a child merely exits, taking the signal as handled).
+        // libdispatch takes the signal blocked on every thread: unblocked on
+        // this one, raised here, it is delivered at once.
+        signal(number, SIG_DFL)
+        var set = sigset_t()
+        sigemptyset(&set)
+        sigaddset(&set, number)
+        pthread_sigmask(SIG_UNBLOCK, &set, nil)
+        raise(number)
+        // Not reached while the default action ends the process; if it did not,
+        // the status a shell would report.
+        exit(128 + number)
+    }
+
+    /// Runs `create`, which makes a watched path (an `open` with `O_CREAT`), so that an
+    /// interruption's cleanup comes wholly before or wholly after it: after, the path is
+    /// removed; before, `create` never runs, the process ending first.
+    static func creating<T>(_ create: () throws -> T) rethrows -> T {
+        try creation.withLock { _ in try create() }
     }
 
     private let path: URL

@@ -213,7 +213,9 @@ struct OutputFile {
         defer { interrupt.cancel() }
         // 0666 less the umask for a new file, as any program's; an existing file's bits are
         // set below with fchmod, which the umask does not touch.
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, existing == nil ? 0o666 : 0o600)
+        let descriptor = InterruptCleanup.creating {
+            open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, existing == nil ? 0o666 : 0o600)
+        }
         guard descriptor >= 0 else {
             // Say where: the file itself may be writable while its folder is not.
             throw WriteError(path, "cannot make a temporary file in \(directory.isEmpty ? "." : directory): \(String(cString: strerror(errno)))")
