@@ -23,7 +23,7 @@ struct BatchOptions: ParsableArguments {
     @Option(name: .customLong("cache-dir"), help: "The cache's parent directory (default: $XDG_CACHE_HOME/swift-web-image).")
     var cacheDirectory: String?
 
-    @Option(help: "Decode each image to fit inside WxH (keeping its aspect ratio) and cache that thumbnail under its own key.")
+    @Option(help: "Decode each image to fit inside WxH (\(ImageSize.argumentHelp); keeping its aspect ratio) and cache that thumbnail under its own key.")
     var thumbnail: ImageSize?
 
     @Option(help: ArgumentHelp(
@@ -32,7 +32,7 @@ struct BatchOptions: ParsableArguments {
     ))
     var concurrency: Int?
 
-    @Option(help: "Quality (0-100) of the images the cache encodes itself, such as thumbnails; downloaded bytes are stored unchanged.")
+    @Option(help: "Quality (0-100) of the images the command encodes itself: thumbnails in the cache, and fetch's -o files; downloaded bytes are stored unchanged.")
     var quality: Double = BatchOptions.defaultQuality
 
     @Flag(inversion: .prefixedNo, help: "With --thumbnail (or fetch's --transform), also store each full downloaded image on disk.")

@@ -13,7 +13,10 @@ struct CacheCommand: ParsableCommand {
 
     /// Where the cache is: `DIR/NS`, as `ImageCache(namespace: NS, directory: DIR)` puts it.
     struct Location: ParsableArguments {
-        @Option(help: "The parent directory of the caches (default: $XDG_CACHE_HOME/swift-web-image, else ~/.cache/swift-web-image).")
+        // `--cache-dir` as fetch, prefetch and serve name the same folder.
+        @Option(
+            name: [.customLong("directory"), .customLong("cache-dir")],
+            help: "The parent directory of the caches, as fetch's --cache-dir (default: $XDG_CACHE_HOME/swift-web-image, else ~/.cache/swift-web-image).")
         var directory: String?
 
         @Option(help: "The cache's namespace, a folder inside the directory.")
@@ -183,6 +186,12 @@ struct CacheCommand: ParsableCommand {
                 let cache = DiskCache(directory: location.url, configuration: configuration)
                 let result = cache.removeExpiredData()
                 StandardStreams.output("removed \(result.expiredCount) expired and \(result.trimmedCount) over-size entries, \(result.removedSize) bytes of disk freed; \(cache.totalCount) entries, \(cache.totalSize) bytes of data remain\n")
+                // As `clear`: a cron job's `trim || alert` must see a trim that could not
+                // remove what it should have.
+                guard result.failedCount == 0 else {
+                    let reason = access(location.url.path, W_OK) == 0 ? "" : ": \(String(cString: strerror(errno)))"
+                    throw Failure("cannot remove \(result.failedCount) entries in \(location.url.path)\(reason)")
+                }
             }
         }
     }

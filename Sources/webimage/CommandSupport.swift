@@ -68,15 +68,31 @@ struct InputFileError: Error, CustomStringConvertible {
 }
 
 extension ImageSize: ExpressibleByArgument {
-    /// Parses `WxH` (or a single `N` for a square).
+    /// Parses `WxH`, a single `N` for a square, or `Wx` / `xH` for a bound on one side
+    /// only (as vipsthumbnail's `--size` takes them): the other side is then
+    /// ``unboundedSide``.
     public init?(argument: String) {
         let parts = argument.lowercased().split(separator: "x", omittingEmptySubsequences: false)
-        let numbers = parts.compactMap { Int($0) }
-        guard numbers.count == parts.count, (1...2).contains(numbers.count), numbers.allSatisfy({ $0 > 0 }) else {
-            return nil
+        guard (1...2).contains(parts.count) else { return nil }
+        if parts.count == 1 {
+            guard let side = Int(parts[0]), side > 0 else { return nil }
+            self.init(width: side, height: side)
+            return
         }
-        self.init(width: numbers[0], height: numbers.count == 2 ? numbers[1] : numbers[0])
+        let width = parts[0].isEmpty ? Self.unboundedSide : Int(parts[0])
+        let height = parts[1].isEmpty ? Self.unboundedSide : Int(parts[1])
+        guard let width, let height, width > 0, height > 0, !(parts[0].isEmpty && parts[1].isEmpty) else { return nil }
+        self.init(width: width, height: height)
     }
+
+    /// The side `Wx` and `xH` leave open: larger than any image the decoders accept.
+    static let unboundedSide = Int(Int32.max)
+
+    /// Whether one side was left open (`Wx`, `xH`).
+    var hasUnboundedSide: Bool { width == Self.unboundedSide || height == Self.unboundedSide }
+
+    /// The grammar, for help texts.
+    static let argumentHelp = "WxH, N for NxN, or Wx / xH to bound one side"
 }
 
 extension ImageFormat: ExpressibleByArgument {
@@ -90,9 +106,15 @@ extension ImageFormat: ExpressibleByArgument {
         ("svg", .svg), ("pdf", .pdf),
     ]
 
-    /// Parses a format name of ``argumentNames``, in any case.
+    /// Parses a format name of ``argumentNames``, in any case; also `jpegxl`, the name
+    /// `info` and `fetch` print for JPEG XL (``ImageFormat/jpegXL``'s raw value), so that
+    /// what one command prints another takes. Not listed, as help offers `jxl`.
     public init?(argument: String) {
         let name = argument.lowercased()
+        if name == ImageFormat.jpegXL.rawValue.lowercased() {
+            self = .jpegXL
+            return
+        }
         guard let format = Self.argumentNames.first(where: { $0.name == name })?.format else { return nil }
         self = format
     }

@@ -14,6 +14,15 @@ struct ConversionFiles: ParsableArguments {
         try input.read()
     }
 
+    /// The output name's extension, lowercased; `nil` for none (a hidden file's leading
+    /// dot is no extension) and for standard output.
+    var outputExtension: String? {
+        guard output != "-", let name = output.split(separator: "/").last, let dot = name.lastIndex(of: "."),
+              dot > name.startIndex else { return nil }
+        let suffix = name[name.index(after: dot)...].lowercased()
+        return suffix.isEmpty ? nil : suffix
+    }
+
     /// Writes `data` to the output file (see ``OutputFile``).
     func write(_ data: Data) throws {
         try OutputFile(path: output).write(data)

@@ -11,7 +11,7 @@ struct DecodeCommand: ParsableCommand {
 
     @OptionGroup var files: ConversionFiles
 
-    @Option(help: "Decode to fit inside WxH (never larger than a bitmap; SVG and PDF are drawn at that size).")
+    @Option(help: "Decode to fit inside WxH (\(ImageSize.argumentHelp); never larger than a bitmap; SVG and PDF are drawn at that size).")
     var thumbnail: ImageSize?
 
     @Flag(help: "With --thumbnail, fit each side separately instead of keeping the aspect ratio.")
@@ -34,16 +34,16 @@ struct DecodeCommand: ParsableCommand {
 
     func validate() throws {
         // The bytes are PNG whatever the name says: `-o x.jpg` made a PNG called x.jpg.
-        // The name's extension (none for a hidden file's leading dot).
-        let name = files.output.split(separator: "/").last ?? ""
-        let suffix = name.lastIndex(of: ".").map { dot in dot > name.startIndex ? name[name.index(after: dot)...].lowercased() : "" } ?? ""
-        if suffix != "png", ImageFormat(argument: suffix) != nil {
+        if let suffix = files.outputExtension, suffix != "png", ImageFormat(argument: suffix) != nil {
             throw ValidationError("decode writes PNG, not \(suffix): name the output .png, or use encode --format for another format")
         }
         // 0 or less used to mean no limit, quietly (`encode --max-file-size 0` is refused).
         if let scaleDownLimit, scaleDownLimit <= 0 { throw ValidationError("--scale-down-limit must be a positive number of bytes") }
         if let frame, frame < 0 { throw ValidationError("--frame must be 0 or more") }
         if let page, page < 0 { throw ValidationError("--page must be 0 or more") }
+        if stretch, thumbnail?.hasUnboundedSide == true {
+            throw ValidationError("--stretch needs both sides of --thumbnail (WxH)")
+        }
     }
 
     func run() throws {
@@ -55,16 +55,29 @@ struct DecodeCommand: ParsableCommand {
             options.applyOrientation = !noOrientation
             try metadata.applyToDecode(&options)
             options.pageIndex = page ?? 0
+            let data = try files.read()
+            // Only PDF has pages (``ImageCoderOptions/pageIndex``): another format gave its
+            // first image for any page, and said nothing.
+            if let page, page > 0, ImageFormat(sniffing: data) != .pdf {
+                throw ValidationError("--page is for PDF documents; this input is \(ImageFormat(sniffing: data).rawValue) (use --frame for an animation's frames)")
+            }
             let image: Image
             if let frame {
-                let animation = try AnimatedImage(data: files.read(), options: options, coder: fileCoders)
+                let animation = try AnimatedImage(data: data, options: options, coder: fileCoders)
                 guard frame < animation.frameCount else {
                     throw ValidationError("--frame \(frame) is past the last frame (\(animation.frameCount) frames)")
                 }
-                image = Image(pixels: try animation.frame(at: frame), format: animation.format)
+                // The profile and metadata the decode kept, as without --frame: read with
+                // the first frame (a decode of one frame reads the file's blocks as a whole).
+                var first = options
+                first.decodeFirstFrameOnly = true
+                let described = try fileCoders.decode(data, options: first)
+                image = Image(
+                    frames: [ImageFrame(pixels: try animation.frame(at: frame))], format: animation.format,
+                    hasAlpha: animation.properties.hasAlpha, colorProfile: described.colorProfile, metadata: described.metadata)
             } else {
                 options.decodeFirstFrameOnly = true
-                image = try fileCoders.decode(files.read(), options: options)
+                image = try fileCoders.decode(data, options: options)
             }
             var encodeOptions = ImageCoderOptions()
             encodeOptions.encodeFirstFrameOnly = true

@@ -2,7 +2,8 @@ import ArgumentParser
 import Foundation
 import WebImage
 
-/// `webimage encode FILE -o OUT --format F`: re-encode an image.
+/// `webimage encode FILE -o OUT [--format F]`: re-encode an image, in the format `--format`
+/// or the output's extension names.
 struct EncodeCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "encode",
@@ -12,8 +13,8 @@ struct EncodeCommand: ParsableCommand {
     @OptionGroup var files: ConversionFiles
 
     // The values are listed by the help from `EncodableFormat`, the parser's own list.
-    @Option(help: "Output format.")
-    var format: EncodableFormat
+    @Option(help: "Output format (default: from the output's extension, as magick and vips take it).")
+    var format: EncodableFormat?
 
     @Option(help: "Quality from 0 to 100 for lossy formats (default 100).")
     var quality: Double = 100
@@ -31,7 +32,28 @@ struct EncodeCommand: ParsableCommand {
 
     func validate() throws {
         guard (0...100).contains(quality) else { throw ValidationError("--quality must be between 0 and 100") }
+        // The library's own scale is 0-1: 0.8 meant as 80 % wrote an image at 0.8 %.
+        if quality > 0, quality < 1 { throw ValidationError("--quality is from 0 to 100 (\(quality) would be under 1 %); did you mean \(Int(quality * 100))?") }
         if let maxFileSize, maxFileSize <= 0 { throw ValidationError("--max-file-size must be positive") }
+        _ = try outputFormat()
+    }
+
+    /// `--format`, else the format the output's extension names. A known image extension
+    /// that differs from `--format` is refused: `-o a.jpg --format webp` wrote WebP bytes
+    /// under a JPEG name (decode refuses the same mismatch).
+    func outputFormat() throws -> ImageFormat {
+        let suffix = files.outputExtension
+        let named = suffix.flatMap(ImageFormat.init(argument:))
+        if let format {
+            if let named, named != format.format {
+                throw ValidationError("-o \(files.output) names \(suffix ?? "") but --format is \(format.format.rawValue): make them agree")
+            }
+            return format.format
+        }
+        guard let suffix, let named = EncodableFormat(argument: suffix) else {
+            throw ValidationError("--format is needed: the output's name gives no format encode can write (\(EncodableFormat.allValueStrings.joined(separator: ", ")))")
+        }
+        return named.format
     }
 
     func run() throws {
@@ -45,7 +67,7 @@ struct EncodeCommand: ParsableCommand {
             options.lossless = lossless
             options.maxFileSize = maxFileSize
             options.maxPixelSize = maxPixelSize
-            let encoded = try CodersManager.shared.encode(image, as: format.format, options: options)
+            let encoded = try CodersManager.shared.encode(image, as: outputFormat(), options: options)
             try files.write(encoded)
             // The limit is a best effort, as SDWebImage's: the smallest output is written,
             // but the user is told it is over (lossless formats have no quality to lower).

@@ -25,7 +25,16 @@ struct FetchCommand: AsyncParsableCommand {
         still load. On a terminal a progress bar is drawn on standard error; a summary line \
         (loaded, failed, bytes, seconds) ends the run on standard error. With --thumbnail the \
         thumbnail is stored at --quality (default \(Int(BatchOptions.defaultQuality))) and the \
-        full downloaded image only with --originals.
+        full downloaded image only with --originals. -o files in a lossy format are encoded \
+        at --quality too.
+
+        --transform takes steps separated by ';', run left to right: resize=WxH[,MODE] \
+        (MODE fill, the default, which stretches to exactly WxH as SDWebImage's resizing \
+        transformer does; fit keeps the aspect ratio inside WxH, as magick -resize; cover \
+        fills WxH and crops), crop=X,Y,W,H, flip=h|v|hv, rotate=DEG[,fit|keep] (degrees \
+        counter-clockwise, as SDWebImage's; magick -rotate turns clockwise), \
+        round=R[,corners=tl+tr+bl+br][,border=W][,color=#RRGGBBAA], tint=#COLOR[,MODE], \
+        blur=SIGMA.
 
         With --raw nothing is decoded: each download streams into the disk cache as it arrives \
         (memory stays at a buffer per download, whatever the image's size) and -o gets the \
@@ -45,10 +54,10 @@ struct FetchCommand: AsyncParsableCommand {
 
     @OptionGroup var batch: BatchOptions
 
-    @Option(name: .long, help: "Transformers to apply, e.g. 'resize=256x256,aspectFill;round=12'.", transform: TransformSpec.argument)
+    @Option(name: .long, help: "Transformers to apply, e.g. 'resize=256x256,fit;round=12' (the steps are listed above).", transform: TransformSpec.argument)
     var transform: TransformSpec?
 
-    @Option(name: .shortAndLong, help: "Write the image here (PNG unless the extension names another format); with several URLs or '-', a directory receiving INDEX-NAME.png.")
+    @Option(name: .shortAndLong, help: "Write the image here (PNG unless the extension names another format); with several URLs or '-', or a name ending in '/' or naming a directory, a directory receiving INDEX-NAME.png.")
     var output: String?
 
     @Flag(help: "Do not decode: store the original bytes as they arrive (a buffer of memory per download) and write them unchanged to -o.")
@@ -62,6 +71,18 @@ struct FetchCommand: AsyncParsableCommand {
         if output == "-" { throw ValidationError("-o - is not taken: standard output carries a line per URL (use `webimage decode - -o -` to convert a piped image)") }
     }
 
+    /// Whether `-o` names a folder: for several URLs or standard input, and for a name
+    /// that ends in `/` or is an existing directory whatever the count (as `curl
+    /// --output-dir`): one URL into `-o shots/` failed after its download with "is a
+    /// directory", and a script's list of one URL wrote a file where a longer list made a
+    /// folder.
+    var outputIsDirectory: Bool {
+        guard let output else { return false }
+        if urls.count > 1 || urls.contains("-") || output.hasSuffix("/") { return true }
+        var isDirectory: ObjCBool = false
+        return FileManager.default.fileExists(atPath: output, isDirectory: &isDirectory) && isDirectory.boolValue
+    }
+
     func run() async throws {
         let downloader = try batch.makeDownloader()
         let cache = ImageCache(namespace: "default", directory: batch.cacheBase)
@@ -71,7 +92,7 @@ struct FetchCommand: AsyncParsableCommand {
             manager: batch.makeManager(cache: cache, downloader: downloader),
             context: context,
             output: output,
-            outputIsDirectory: urls.count > 1 || urls.contains("-"),
+            outputIsDirectory: outputIsDirectory,
             raw: raw,
             display: ProgressDisplay(total: urls.contains("-") ? nil : urls.count)
         )

@@ -47,7 +47,13 @@ struct MetadataOption: ParsableArguments {
             } catch WebImageError.responseTooLarge {
                 throw ValidationError("--cmyk-profile \(cmykProfile) is larger than an ICC profile can be (4 MiB)")
             }
-            let profile = try ColorProfile(iccData: bytes)
+            let profile: ColorProfile
+            do {
+                profile = try ColorProfile(iccData: bytes)
+            } catch {
+                // Named, or the user suspects the image being decoded.
+                throw ValidationError("--cmyk-profile \(cmykProfile) is not an ICC profile")
+            }
             guard profile.colorSpace == .cmyk else { throw ValidationError("--cmyk-profile \(cmykProfile) is not a CMYK profile") }
             options.defaultCMYKProfile = profile
         }

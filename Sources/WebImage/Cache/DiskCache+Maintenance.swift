@@ -41,6 +41,10 @@ extension DiskCache {
         public var trimmedCount = 0
         /// Disk space freed in all, in bytes (``EntryInfo/allocatedSize`` of each entry removed).
         public var removedSize = 0
+        /// Entries that expired, or were picked to get under the size limit, and could not
+        /// be removed (a folder the process may not write): a cleanup that freed nothing
+        /// must not read as one that had nothing to do.
+        public var failedCount = 0
 
         /// Creates an empty result.
         public init() {}
@@ -118,6 +122,8 @@ extension DiskCache {
                 if remove(name) {
                     result.expiredCount += 1
                     result.removedSize = result.removedSize.saturatingAdding(info.allocatedSize)
+                } else if FileIO.status(path + "/" + name) != nil {
+                    result.failedCount += 1
                 }
                 continue
             }
@@ -128,6 +134,7 @@ extension DiskCache {
             let trimmed = trim(kept, total: total, below: configuration.maxSize / 2)
             result.trimmedCount += trimmed.count
             result.removedSize = result.removedSize.saturatingAdding(trimmed.size)
+            result.failedCount += trimmed.failed
         }
         for (entryName, sidecar) in sidecars {
             // A store writes the sidecar before it renames its entry into place: a sidecar
@@ -256,13 +263,14 @@ extension DiskCache {
     }
 
     /// Removes the oldest of `listed` (which total `total` bytes) until the total is under
-    /// `target`; returns how many it removed and their bytes. An entry gone since the
-    /// listing (another process's cleanup of the same folder took it) counts as removed
-    /// toward the target, not in the result: counting it as still there made two cleanups
-    /// at once each remove half, and together empty the cache.
-    func trim(_ listed: [ListedEntry], total: Int, below target: Int) -> (count: Int, size: Int) {
+    /// `target`; returns how many it removed and their bytes, and how many it could not
+    /// remove. An entry gone since the listing (another process's cleanup of the same
+    /// folder took it) counts as removed toward the target, not in the result: counting it
+    /// as still there made two cleanups at once each remove half, and together empty the
+    /// cache.
+    func trim(_ listed: [ListedEntry], total: Int, below target: Int) -> (count: Int, size: Int, failed: Int) {
         var total = total
-        var removed = (count: 0, size: 0)
+        var removed = (count: 0, size: 0, failed: 0)
         for entry in listed.sorted(by: { $0.date < $1.date }) {
             if remove(entry.name) {
                 removed.count += 1
@@ -270,6 +278,8 @@ extension DiskCache {
                 total -= entry.size
             } else if FileIO.status(path + "/" + entry.name) == nil {
                 total -= entry.size
+            } else {
+                removed.failed += 1
             }
             if total < target { break }
         }

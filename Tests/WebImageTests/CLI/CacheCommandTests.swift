@@ -96,4 +96,36 @@ import Testing
         #expect(run.stdout == "nothing removed: \(base.url.appendingPathComponent("none").path) does not exist\n", "\(run.stdout)")
         #expect(!FileManager.default.fileExists(atPath: base.url.appendingPathComponent("none").path))
     }
+
+    /// A review's finding: `trim` said "removed 0" and exited 0 when it could not remove
+    /// what had expired, so `trim || alert` never fired (`clear` already failed). As root
+    /// the command runs as `nobody` (see above).
+    @Test(.enabled(if: WebImageCommand.canRunUnprivileged))
+    func aTrimThatCannotRemoveFails() throws {
+        let base = try TemporaryDirectory()
+        defer {
+            chmod(base.url.appendingPathComponent("photos").path, 0o755)
+            base.remove()
+        }
+        let cache = DiskCache(directory: base.url.appendingPathComponent("photos"))
+        try cache.setData(Data([1, 2, 3]), forKey: "https://a.example/1.png")
+        try #require(chmod(base.url.appendingPathComponent("photos").path, 0o555) == 0)
+        let trim = try WebImageCommand.run(
+            ["cache", "trim", "--directory", base.path, "--namespace", "photos", "--max-age", "0"], unprivileged: true)
+        #expect(trim.status == 1, "\(trim.stdout)")
+        #expect(trim.stderr.contains("cannot remove 1 entries"), "\(trim.stderr)")
+        #expect(cache.totalCount == 1)
+    }
+
+    /// `--cache-dir`, as fetch, prefetch and serve spell the same folder.
+    @Test func cacheDirIsTheDirectory() throws {
+        let base = try TemporaryDirectory()
+        defer { base.remove() }
+        let cache = DiskCache(directory: base.url.appendingPathComponent("photos"))
+        try cache.setData(Data([1, 2, 3]), forKey: "https://a.example/1.png")
+        let byDirectory = try WebImageCommand.run("cache", "info", "--directory", base.path, "--namespace", "photos", "--json")
+        let byCacheDir = try WebImageCommand.run("cache", "info", "--cache-dir", base.path, "--namespace", "photos", "--json")
+        #expect(byCacheDir.status == 0, "\(byCacheDir.stderr)")
+        #expect(byCacheDir.stdout == byDirectory.stdout)
+    }
 }

@@ -218,15 +218,51 @@ import Testing
         let png = try pngData(width: 8, height: 8)
         let folder = try scratchFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
-        let inTheWay = folder.appendingPathComponent("out.png")
-        try FileManager.default.createDirectory(at: inTheWay, withIntermediateDirectories: true)
-        try FileManager.default.createDirectory(at: inTheWay.appendingPathComponent("child"), withIntermediateDirectories: true)
+        // A file where the output's folder should be (an existing folder named as the
+        // output is now written into, as `-o DIR/` is).
+        let blocker = folder.appendingPathComponent("blocker")
+        try Data("not a folder".utf8).write(to: blocker)
+        let inTheWay = blocker.appendingPathComponent("out.png")
         let source = "data:image/png;base64," + png.base64EncodedString()
         let result = try await run(["fetch", source, "--raw", "-o", inTheWay.path, "--cache-dir", folder.path])
         #expect(result.status == 1)
         #expect(result.stderr.contains("cannot write \(inTheWay.path): "), "\(result.stderr)")
         // No temporary file is left beside it.
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).allSatisfy { !$0.hasSuffix(".tmp") })
+    }
+
+    /// A review's finding: `-o` was a folder only for several URLs, so one URL into an
+    /// existing folder (or `-o shots/`) downloaded, then failed with "is a directory", and
+    /// a script's list of one URL wrote a file where a longer list made a folder.
+    @Test func oneURLIntoAFolderIsWrittenInsideIt() async throws {
+        let png = try pngData(width: 8, height: 8)
+        let folder = try scratchFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let existing = folder.appendingPathComponent("shots")
+        try FileManager.default.createDirectory(at: existing, withIntermediateDirectories: true)
+        let source = "data:image/png;base64," + png.base64EncodedString()
+        let result = try await run(["fetch", source, "-o", existing.path, "--cache-dir", folder.path])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: existing.path).count == 1)
+        let slashed = folder.appendingPathComponent("new").path + "/"
+        let second = try await run(["fetch", source, "-o", slashed, "--cache-dir", folder.path])
+        #expect(second.status == 0, "\(second.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: slashed).count == 1)
+    }
+
+    /// A review's finding: `-o` files were encoded at 100 whatever `--quality` said.
+    @Test func theOutputIsEncodedAtTheQualityAsked() async throws {
+        let folder = try scratchFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let source = Corpus.fixtures.appendingPathComponent("color/display-p3.jpg").absoluteString
+        var sizes: [Int] = []
+        for quality in ["20", "95"] {
+            let output = folder.appendingPathComponent("q\(quality).jpg")
+            let result = try await run(["fetch", source, "-o", output.path, "--quality", quality, "--cache-dir", folder.path])
+            #expect(result.status == 0, "\(result.stderr)")
+            sizes.append(try Data(contentsOf: output).count)
+        }
+        #expect(sizes[0] < sizes[1], "\(sizes)")
     }
 
     @Test func rawWithAThumbnailIsAUsageError() async throws {
