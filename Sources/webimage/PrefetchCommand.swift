@@ -86,8 +86,18 @@ struct PrefetchCommand: AsyncParsableCommand {
                 display.failed(line: "skipped \(url.absoluteString): \(error.description)")
             }
         }
+        // The manager stores what it decoded without failing the load when the disk refuses
+        // it (as SDWebImage does): filling the cache is this command's whole job, so each
+        // image that came from the network is looked for on disk, and one missing is a
+        // failure. Without the check a read-only or full cache gave "loaded" and status 0.
+        let loadContext = context()
+        let unstored = LockedValue(0)
         let imageLines: Prefetcher.LoadHandler = { url, outcome in
             switch outcome {
+            case .success(let result) where result.cacheType == .none
+                && !(manager.cacheKey(for: url, context: loadContext).map(cache.diskCache.containsData(forKey:)) ?? true):
+                unstored.withLock { $0 += 1 }
+                display.failed(line: "skipped \(url.absoluteString): loaded, but it could not be stored in the cache at \(cache.diskCache.directory.path)")
             case .success(let result):
                 let size = result.data?.count ?? 0
                 let line = "loaded \(url.absoluteString) \(result.image.size.width)x\(result.image.size.height) "
@@ -101,11 +111,12 @@ struct PrefetchCommand: AsyncParsableCommand {
             ? Prefetcher(manager: manager, maxConcurrentPrefetchCount: batch.loadsAtOnce, destination: .diskCache, dataLoadHandler: dataLines)
             : Prefetcher(manager: manager, maxConcurrentPrefetchCount: batch.loadsAtOnce, loadHandler: imageLines)
         let started = ContinuousClock.now
-        let summary = await prefetcher.prefetch(urls: urls, options: [.waitStoreCache], context: context())
-        display.finish("prefetched \(summary.total) URLs: finished \(summary.finished), loaded \(summary.loaded), "
-            + "skipped \(summary.skipped), \(ProgressDisplay.bytes(display.counts.bytes)) in \(ProgressDisplay.seconds(ContinuousClock.now - started))")
+        let summary = await prefetcher.prefetch(urls: urls, options: [.waitStoreCache], context: loadContext)
+        let notStored = unstored.withLock { $0 }
+        display.finish("prefetched \(summary.total) URLs: finished \(summary.finished), loaded \(summary.loaded - notStored), "
+            + "skipped \(summary.skipped + notStored), \(ProgressDisplay.bytes(display.counts.bytes)) in \(ProgressDisplay.seconds(ContinuousClock.now - started))")
         try await downloader.shutdown()
-        if summary.skipped > 0 { throw ExitCode.failure }
+        if summary.skipped > 0 || notStored > 0 { throw ExitCode.failure }
     }
 
     /// The context of every load: the batch options' (thumbnail, quality, originals), stored

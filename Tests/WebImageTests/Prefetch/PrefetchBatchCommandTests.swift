@@ -47,6 +47,24 @@ import Testing
         }
     }
 
+    /// A review's finding: with --thumbnail (or --decode) a cache that could not be written
+    /// (here a file where its folder should be) gave "loaded" for every URL and status 0,
+    /// the cache empty. The raw path already failed.
+    @Test func aThumbnailTheCacheCannotHoldIsAFailure() async throws {
+        let jpeg = try Corpus.data("TestImage.jpg")
+        let folder = try scratchFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let blocker = folder.appendingPathComponent("cache")
+        try Data("a file, not a folder".utf8).write(to: blocker)
+        try await LoopbackServer.with(["/a.jpg": .ok(jpeg)]) { server in
+            let result = try await run(["prefetch", "--from", "-", "--cache-dir", blocker.path, "--thumbnail", "40x40"],
+                                       input: Data(server.url("/a.jpg").absoluteString.utf8))
+            #expect(result.status == 1, "\(result.stderr)")
+            #expect(result.stderr.contains("could not be stored in the cache"), "\(result.stderr)")
+            #expect(result.stderr.contains("loaded 0, skipped 1"), "\(result.stderr)")
+        }
+    }
+
     @Test func aListLineOverTheLimitIsRefusedWithItsNumber() async throws {
         let input = "https://example.test/a.png\n# comment\n" + "https://example.test/" + String(repeating: "x", count: 70_000) + "\n"
         let result = try await run(["prefetch", "--from", "-"], input: Data(input.utf8))
