@@ -59,15 +59,21 @@ final class IdleConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler
         /// Whether a response's head was written and its end has not reached the socket.
         var isWritingResponse: Bool { responsesWriting > 0 }
 
+        /// A request part arrived. A head or an end puts the deadline back; a body part
+        /// does not, so a request must arrive whole within the timeout of its head (as Go's
+        /// `ReadTimeout` bounds imgproxy's whole read). An image server takes no body: one
+        /// sent a byte every few seconds used to hold its connection for good, past
+        /// ``ImageServer/Configuration/maxClients``.
         mutating func partRead(_ part: HTTPRequestPart, now: NIODeadline) {
-            lastActivity = now
             switch part {
             case .head:
+                lastActivity = now
                 isReadingRequest = true
                 unanswered += 1
             case .body:
                 break
             case .end:
+                lastActivity = now
                 isReadingRequest = false
             }
         }

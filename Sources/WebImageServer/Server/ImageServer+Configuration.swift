@@ -200,16 +200,22 @@ extension ImageServer {
                 // connection, so the clients bound it anyway.
                 queueSize = size == 0 ? 1_000_000 : size
             }
-            maxClients = try reader.integer("MAX_CLIENTS", in: 1...1_000_000) ?? maxClients
+            // imgproxy's 0 for these three is "no limit". Carried over by renaming (as the
+            // README invites), it made the server refuse to start. 0 clients is no limit of
+            // the server's own here too (descriptors still bound them); a source and a
+            // result are held in memory whole, so their 0 keeps the default bound.
+            if let clients = try reader.integer("MAX_CLIENTS", in: 0...1_000_000) {
+                maxClients = clients == 0 ? 1_000_000 : clients
+            }
             timeout = try reader.seconds("TIMEOUT") ?? timeout
             downloadTimeout = try reader.seconds("DOWNLOAD_TIMEOUT") ?? downloadTimeout
             keepAliveTimeout = try reader.seconds("KEEP_ALIVE_TIMEOUT") ?? keepAliveTimeout
             writeResponseTimeout = try reader.seconds("WRITE_RESPONSE_TIMEOUT") ?? writeResponseTimeout
             ttl = try reader.integer("TTL", in: 0...Int(Int32.max)) ?? ttl
             maxSourceResolution = try reader.number("MAX_SRC_RESOLUTION", in: 0.000001...100_000) ?? maxSourceResolution
-            maxSourceFileSize = try reader.integer("MAX_SRC_FILE_SIZE", in: 1...Int.max) ?? maxSourceFileSize
+            if let size = try reader.integer("MAX_SRC_FILE_SIZE", in: 0...Int.max), size > 0 { maxSourceFileSize = size }
             maxAnimationFrames = try reader.integer("MAX_ANIMATION_FRAMES", in: 1...1_000_000) ?? maxAnimationFrames
-            maxResultDimension = try reader.integer("MAX_RESULT_DIMENSION", in: 1...1_000_000) ?? maxResultDimension
+            if let side = try reader.integer("MAX_RESULT_DIMENSION", in: 0...1_000_000), side > 0 { maxResultDimension = side }
             quality = try reader.integer("QUALITY", in: 1...100) ?? quality
             if let pairs = try reader.parsedList("FORMAT_QUALITY", Self.formatQualityPair) {
                 for (format, value) in pairs { formatQuality[format] = value }

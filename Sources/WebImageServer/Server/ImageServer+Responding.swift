@@ -82,19 +82,22 @@ extension ImageServer {
         let variant = ResultVariant(explicit: path.options.format, offered: offered, negotiates: negotiates)
         let key = variant.key(for: signedPart)
         let varies = variant.varies
-        if resultCache.isEnabled {
-            if let (entry, level) = try await cached(key, in: resultCache) {
-                metrics.recordCacheHit(level)
-                return Delivery(entry: entry, varies: varies)
-            }
-            metrics.cacheMisses.increment()
-        }
 
+        // The disk lookup too runs within the request's time: on a stalled disk (a hard NFS
+        // mount of the shared folder) it waited without limit, with no 503 and the
+        // connection counted as the server's time, until every client slot was taken.
         let remaining = configuration.timeout - (ContinuousClock.now - start)
         let watch = await connection?.connectionWatch()
         let entry = try await withDeadline(remaining, timeoutError: .processingTimedOut, abandonedWhenClosed: watch) {
-            try await self.jobs.value(forKey: key) {
-                try await self.produce(path, variant: variant, cacheKey: key, watch: watch)
+            if self.resultCache.isEnabled {
+                if let (entry, level) = try await self.cached(key, in: self.resultCache) {
+                    self.metrics.recordCacheHit(level)
+                    return entry
+                }
+                self.metrics.cacheMisses.increment()
+            }
+            return try await self.jobs.value(forKey: key) {
+                try await self.produce(path, variant: variant, cacheKey: key)
             }
         }
         return Delivery(entry: entry, varies: varies)
@@ -152,7 +155,7 @@ extension ImageServer {
               let path = try? ProcessingPath(parsing: target), (try? processor.validate(path.options)) != nil,
               !jobs.isInFlight(forKey: ResultVariant(explicit: path.options.format, offered: offered, negotiates: negotiates).key(for: signedPart))
         else { return nil }
-        metrics.cacheMisses.increment()
+        if resultCache.isEnabled { metrics.cacheMisses.increment() }
         let refusal = ImageServerError.queueFull
         metrics.recordResponse(status: refusal.status, errorLabel: refusal.label)
         metrics.requestDuration.record(ContinuousClock.now - start)
@@ -173,7 +176,7 @@ extension ImageServer {
     }
 
     /// The job behind a cache miss: a worker slot, the source, the processing, the store.
-    private func produce(_ path: ProcessingPath, variant: ResultVariant, cacheKey: String, watch: ConnectionWatch?) async throws -> ByteCache.Entry {
+    private func produce(_ path: ProcessingPath, variant: ResultVariant, cacheKey: String) async throws -> ByteCache.Entry {
         // The request looked in the cache before it joined the jobs in flight; a job for the
         // same result may have stored it and ended in between (the disk lookup alone is a
         // thread hop). Looking again here, once per job, means a result is made once.
@@ -181,14 +184,8 @@ extension ImageServer {
             return entry
         }
         let queued = ContinuousClock.now
-        do {
-            try await queue.enter()
-        } catch is CancellationError {
-            // Cancelled in the queue: by the time-out (which /health reports), or because
-            // the client went (which says nothing about the server's health).
-            if watch?.isClosed != true { noteQueueTimeout() }
-            throw CancellationError()
-        }
+        // Cancelled in the queue (by the time-out, or because the client went): thrown on.
+        try await queue.enter()
         defer { queue.leave() }
         metrics.queueDuration.record(ContinuousClock.now - queued)
 

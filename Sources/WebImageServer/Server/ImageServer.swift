@@ -56,9 +56,6 @@ public final class ImageServer: Sendable {
     let jobs = TaskCoalescer<String, ByteCache.Entry>()
     let workerThreads: NIOThreadPool
     let logger: Logger
-    /// When a request last gave up waiting in the queue: `/health` fails for one time-out
-    /// after it.
-    private let lastQueueTimeout = LockedValue<ContinuousClock.Instant?>(nil)
 
     /// Creates a server; nothing listens until ``run(onReady:)``.
     /// - Parameters:
@@ -102,7 +99,8 @@ public final class ImageServer: Sendable {
                 timeout: configuration.downloadTimeout,
                 userAgent: configuration.userAgent,
                 localFiles: try configuration.localFilesystemRoot.map { root throws(ImageServerError) in try LocalFileSource(root: root) },
-                allowsDataSources: configuration.allowsDataSources
+                allowsDataSources: configuration.allowsDataSources,
+                maxConcurrentDownloads: max(DownloaderSourceFetcher.maxConcurrentDownloads, configuration.workers)
             )
             self.fetcher = fetcher
             ownedDownloader = fetcher.downloader
@@ -337,13 +335,16 @@ public final class ImageServer: Sendable {
 
     // MARK: Health
 
-    /// 200 when a small decode → resize → encode round trip works and no request has given
-    /// up waiting in the queue within the last time-out; else 503.
+    /// 200 when a small decode → resize → encode round trip works; else 503. Liveness only,
+    /// as imgproxy's: it used to fail for a time-out after any request gave up in the
+    /// queue, and under a load spread over every node that took them all out of a
+    /// balancer's rotation at once (memory hits included, which cost microseconds and were
+    /// still served) and had probes restart them, their caches lost. Load has its own
+    /// signals: 429 at a full queue, 503 per request, `webimage_errors_total` and
+    /// `webimage_queue_length`.
     func healthResponse() async -> Response {
         var problem: String?
-        if let last = lastQueueTimeout.withLock({ $0 }), ContinuousClock.now - last < configuration.timeout {
-            problem = "a request waited in the queue longer than the time-out"
-        } else if let failure = Self.roundTripFailure(processor) {
+        if let failure = Self.roundTripFailure(processor) {
             problem = "the image round trip failed: \(failure)"
         }
         let status: HTTPResponse.Status = problem == nil ? .ok : .serviceUnavailable
@@ -370,9 +371,6 @@ public final class ImageServer: Sendable {
         }
     }
 
-    func noteQueueTimeout() {
-        lastQueueTimeout.withLock { $0 = .now }
-    }
 }
 
 /// Calls `onReady` once every listener has reported its port.

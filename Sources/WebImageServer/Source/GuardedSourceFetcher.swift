@@ -54,7 +54,9 @@ public struct GuardedSourceFetcher: SourceFetching {
 
     /// A fetcher whose downloader refuses bodies over `maxBytes` and gives up on a
     /// connection idle for `timeout`; `userAgent`, when given, replaces the library's
-    /// `User-Agent`.
+    /// `User-Agent`. `maxConcurrentDownloads` must be at least the server's workers: a
+    /// download waiting inside the downloader spends its download time-out there, and with
+    /// more workers than the limit the excess failed as the origin's time-outs.
     public init(
         allowedSources: [SourcePattern],
         addressPolicy: SourceAddressPolicy,
@@ -63,13 +65,14 @@ public struct GuardedSourceFetcher: SourceFetching {
         timeout: Duration,
         userAgent: String? = nil,
         localFiles: LocalFileSource? = nil,
-        allowsDataSources: Bool = false
+        allowsDataSources: Bool = false,
+        maxConcurrentDownloads: Int = DownloaderSourceFetcher.maxConcurrentDownloads
     ) {
         var configuration = Downloader.Configuration()
         if let userAgent { configuration.httpHeaders["User-Agent"] = userAgent }
         configuration.maximumResponseSize = maxBytes
         configuration.timeout = timeout
-        configuration.maxConcurrentDownloads = DownloaderSourceFetcher.maxConcurrentDownloads
+        configuration.maxConcurrentDownloads = maxConcurrentDownloads
         configuration.acceptableStatusCodes = Set(200..<300).union(Self.redirectStatuses)
         self.downloader = Downloader(config: configuration)
         self.allowedSources = allowedSources

@@ -46,8 +46,9 @@ public struct DownloaderSourceFetcher: SourceFetching {
     }
 
     /// The server's job queue already bounds fetches to its workers; the downloader's own
-    /// limit (6 by default) sits above any usual worker count so it never queues them again.
-    static let maxConcurrentDownloads = 64
+    /// limit (6 by default) sits above any usual worker count so it never queues them again
+    /// (the server raises it to its worker count past 64).
+    public static let maxConcurrentDownloads = 64
 
     public func fetch(_ url: URL) async throws(ImageServerError) -> Data {
         do {

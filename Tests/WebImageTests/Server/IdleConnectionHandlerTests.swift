@@ -38,6 +38,18 @@ import Testing
         #expect(machine.timerFired(now: Self.start + .seconds(71)) == .close)
     }
 
+    /// A review's finding: every body part put the deadline back, so a body sent a byte
+    /// every nine seconds held its connection for good.
+    @Test func aBodyArrivingSlowlyDoesNotHoldTheConnection() {
+        var machine = Machine(timeout: .seconds(10), writeTimeout: .seconds(30), now: Self.start)
+        machine.partRead(Self.head, now: Self.start)
+        for second in [9, 18] {
+            machine.partRead(.body(ByteBuffer(string: "a")), now: Self.start + .seconds(Int64(second)))
+        }
+        #expect(machine.timerFired(now: Self.start + .seconds(9)) == .rearm(Self.start + .seconds(10)))
+        #expect(machine.timerFired(now: Self.start + .seconds(19)) == .close)
+    }
+
     @Test func pipelinedRequestsAreAnsweredBeforeTheConnectionCountsAsIdle() {
         var machine = Machine(timeout: .seconds(1), writeTimeout: .seconds(30), now: Self.start)
         for _ in 0..<2 {

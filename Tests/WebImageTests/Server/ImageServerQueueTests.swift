@@ -4,7 +4,7 @@ import Testing
 @testable import WebImageServer
 
 /// The worker queue under load: a full queue answers 429 at once while /health and
-/// /metrics keep answering; a request that times out waiting turns /health to 503; and
+/// /metrics keep answering; a request that times out waiting is a 503 and /health stays up; and
 /// concurrent requests for one source share one origin fetch.
 @Suite struct ImageServerQueueTests {
     static let png = Result { try ServerImages.quadrantsPNG(width: 64, height: 64) }
@@ -141,7 +141,10 @@ import Testing
         }
     }
 
-    @Test func requestThatTimesOutInTheQueueIsA503AndTurnsHealthTo503() async throws {
+    /// A queue time-out is that request's 503; `/health` stays 200 (a review's finding: it
+    /// turned 503 for a time-out after any of them, and a busy fleet failed its checks
+    /// all at once).
+    @Test func requestThatTimesOutInTheQueueIsA503AndHealthStaysUp() async throws {
         let configuration = ImageServer.Configuration.testing {
             $0.workers = 1
             $0.queueSize = 4
@@ -172,8 +175,7 @@ import Testing
             #expect(waited.text == "processing timed out\n")
             #expect(origin.requestCount("/b.png") == 0)
             let health = try await server.request("/health")
-            #expect(health.status == 503)
-            #expect(health.text.contains("queue"))
+            #expect(health.status == 200)
             #expect(health.header("Cache-Control") == "no-cache")
             // A got its 503 at its own time-out, though it still holds the worker slot.
             #expect(try await first.status == 503)
@@ -182,8 +184,6 @@ import Testing
             // Once the thread drops A's cancelled work the slot is free again.
             #expect(try await waitUntil { server.server.queue.running == 0 })
             #expect(try await server.request(ImageURL.plain(origin.url("/b.png"), ["w:12"])).status == 200)
-            // One time-out after the last queue time-out, /health recovers.
-            #expect(try await waitUntil { try await server.request("/health").status == 200 })
             #expect(origin.requestCount("/a.png") == 0)
         }
     }

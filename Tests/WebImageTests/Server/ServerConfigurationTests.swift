@@ -76,9 +76,25 @@ import Testing
     @Test func imgproxysQueueSizeIsReadWithItsMeaning() throws {
         #expect(try Configuration(environment: ["WEBIMAGE_REQUESTS_QUEUE_SIZE": "7"]).effectiveQueueSize == 7)
         #expect(try Configuration(environment: ["WEBIMAGE_REQUESTS_QUEUE_SIZE": "0"]).effectiveQueueSize == 1_000_000)
+        // imgproxy's 0 ("no limit") for these, carried over by renaming, starts the server.
+        let zeros = try Configuration(environment: [
+            "WEBIMAGE_MAX_CLIENTS": "0", "WEBIMAGE_MAX_SRC_FILE_SIZE": "0", "WEBIMAGE_MAX_RESULT_DIMENSION": "0",
+        ])
+        #expect(zeros.maxClients == 1_000_000)
+        #expect(zeros.maxSourceFileSize == Configuration().maxSourceFileSize)
+        #expect(zeros.maxResultDimension == Configuration().maxResultDimension)
         #expect(try Configuration(environment: ["WEBIMAGE_QUEUE_SIZE": "0"]).effectiveQueueSize == 0)
         let both = try Configuration(environment: ["WEBIMAGE_QUEUE_SIZE": "2", "WEBIMAGE_REQUESTS_QUEUE_SIZE": "9"])
         #expect(both.effectiveQueueSize == 2)
+    }
+
+    /// A review's finding: the downloader's limit stayed at 64 with more workers, so the
+    /// excess downloads waited inside it and spent their download time-out there.
+    @Test func theSourceDownloaderAllowsEveryWorker() throws {
+        let many = try ImageServer(configuration: .testing { $0.workers = 80 })
+        #expect((many.fetcher as? GuardedSourceFetcher)?.downloader.config.maxConcurrentDownloads == 80)
+        let few = try ImageServer(configuration: .testing { $0.workers = 2 })
+        #expect((few.fetcher as? GuardedSourceFetcher)?.downloader.config.maxConcurrentDownloads == 64)
     }
 
     @Test func emptyEnvironmentGivesTheDefaults() throws {
@@ -171,8 +187,8 @@ import Testing
 
     @Test(arguments: [
         ("SIGNATURE_SIZE", "0"), ("SIGNATURE_SIZE", "33"), ("INSECURE", "maybe"), ("WORKERS", "0"), ("WORKERS", "two"),
-        ("QUEUE_SIZE", "-1"), ("MAX_CLIENTS", "0"), ("TIMEOUT", "0"), ("TIMEOUT", "soon"), ("TIMEOUT", "-1"),
-        ("DOWNLOAD_TIMEOUT", "100000"), ("TTL", "-5"), ("MAX_SRC_RESOLUTION", "0"), ("MAX_SRC_FILE_SIZE", "0"),
+        ("QUEUE_SIZE", "-1"), ("MAX_CLIENTS", "-1"), ("TIMEOUT", "0"), ("TIMEOUT", "soon"), ("TIMEOUT", "-1"),
+        ("DOWNLOAD_TIMEOUT", "100000"), ("TTL", "-5"), ("MAX_SRC_RESOLUTION", "0"), ("MAX_SRC_FILE_SIZE", "-1"),
         ("MAX_ANIMATION_FRAMES", "1.5"), ("MAX_RESULT_DIMENSION", "x"), ("QUALITY", "0"), ("QUALITY", "101"),
         ("AUTO_WEBP", "2"), ("AUTO_AVIF", "on"), ("USE_ETAG", "y"), ("RESULT_CACHE", "redis"), ("SOURCE_CACHE", "memory,s3"),
         ("CACHE_MEMORY_SIZE", "-1"), ("CACHE_DISK_SIZE", "-1"), ("CACHE_DISK_MAX_AGE", "never"), ("GRACEFUL_STOP_TIMEOUT", "forever"), ("ALLOWED_SOURCES", "https://a.example/,ftp://b"),
