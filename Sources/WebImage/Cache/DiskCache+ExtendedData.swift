@@ -7,11 +7,20 @@ extension DiskCache {
         public let data: Data
         /// The extended data stored with the entry, if any.
         public let extendedData: Data?
+        /// When the entry's file was last written (`nil` for an entry made in memory): its
+        /// age, for a reader that must not serve what is older than it allows.
+        public let modificationDate: Date?
 
         /// Creates an entry value.
-        public init(data: Data, extendedData: Data?) {
+        public init(data: Data, extendedData: Data?, modificationDate: Date? = nil) {
             self.data = data
             self.extendedData = extendedData
+            self.modificationDate = modificationDate
+        }
+
+        /// Equal when they hold the same bytes and extended data, whenever written.
+        public static func == (lhs: Entry, rhs: Entry) -> Bool {
+            lhs.data == rhs.data && lhs.extendedData == rhs.extendedData
         }
     }
 

@@ -165,7 +165,8 @@ public final class DiskCache: Sendable {
     /// The bytes and the extended data stored for `key`, or `nil`.
     public func entry(forKey key: String) -> Entry? {
         withEntryFile(forKey: key) { file, directory, name in
-            Entry(data: file.data, extendedData: readExtendedData(fd: file.fd, directory: directory, name: name))
+            Entry(data: file.data, extendedData: readExtendedData(fd: file.fd, directory: directory, name: name),
+                  modificationDate: file.modificationDate)
         }
     }
 

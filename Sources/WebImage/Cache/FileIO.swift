@@ -21,6 +21,8 @@ package enum FileIO {
     struct ReadFile: ~Copyable {
         let data: Data
         let fd: Int32
+        /// The file's last modification: for entries, when they were written.
+        let modificationDate: Date
 
         deinit { close(fd) }
     }
@@ -50,7 +52,8 @@ package enum FileIO {
             close(fd)
             return nil
         }
-        return ReadFile(data: data, fd: fd)
+        let modified = Date(timeIntervalSince1970: Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9)
+        return ReadFile(data: data, fd: fd, modificationDate: modified)
     }
 
     /// Reads `fd` to its end into one allocation handed to `Data` without a copy. A file

@@ -64,8 +64,23 @@ public final class ByteCache: Sendable {
     /// process, and a server restarted under a stricter policy must not serve what only the
     /// old one would have fetched. Memory keys go without: memory dies with its settings.
     public let diskNamespace: String
-    private let memory: MemoryCache<String, Entry>
+    /// Entries in memory, each with when it was made (or written to disk, for one read
+    /// back from there).
+    private let memory: MemoryCache<String, Stamped>
     private let disk: DiskCache?
+    /// The oldest an entry may be to be served, from any level: the disk level's
+    /// ``DiskCache/Configuration/maxAge`` (`WEBIMAGE_CACHE_DISK_MAX_AGE`); `nil` when it is
+    /// negative (never). Without it a popular result stayed in memory for as long as it
+    /// was asked for, a source changed at its origin was never seen again, and a disk hit
+    /// of a day-old entry started a new life in memory; only a restart of every node
+    /// helped. The disk level's cleanup removes old files only every ten minutes, so
+    /// reading checks their age too.
+    let maxAge: TimeInterval?
+
+    private struct Stamped: Sendable {
+        var entry: Entry
+        var storedAt: Date
+    }
     /// Bytes written to disk since the last size check, and whether one is running.
     private let diskWrites = LockedValue((bytes: 0, isChecking: false))
 
@@ -91,6 +106,7 @@ public final class ByteCache: Sendable {
         self.tagsEntries = tagsEntries
         self.diskNamespace = diskNamespace
         memory = MemoryCache(totalCostLimit: max(1, memoryLimit))
+        maxAge = diskConfiguration.maxAge >= 0 ? diskConfiguration.maxAge : nil
         let disk = levels.contains(.disk) ? DiskCache(directory: directory, configuration: diskConfiguration) : nil
         self.disk = disk
         if let disk, diskConfiguration.maxSize > 0 || diskConfiguration.maxAge >= 0 {
@@ -104,9 +120,21 @@ public final class ByteCache: Sendable {
     /// Whether any level is on.
     public var isEnabled: Bool { !levels.isEmpty }
 
-    /// The entry for `key` in memory; never blocks.
+    /// The entry for `key` in memory, unless it is older than ``maxAge`` (then dropped);
+    /// never blocks.
     public func memoryEntry(forKey key: String) -> Entry? {
-        levels.contains(.memory) ? memory.value(forKey: key) : nil
+        guard levels.contains(.memory), let stamped = memory.value(forKey: key) else { return nil }
+        guard isFresh(stamped.storedAt) else {
+            memory.removeValue(forKey: key)
+            return nil
+        }
+        return stamped.entry
+    }
+
+    /// Whether something made at `date` may still be served.
+    private func isFresh(_ date: Date) -> Bool {
+        guard let maxAge else { return true }
+        return Date().timeIntervalSince(date) < maxAge
     }
 
     /// The entry for `key` on disk, promoted to memory when that level is on. Blocking
@@ -116,6 +144,8 @@ public final class ByteCache: Sendable {
         // could pair one version's bytes with another's format when a store or a trim
         // landed between them.
         guard let disk, let stored = disk.entry(forKey: diskNamespace + key) else { return nil }
+        let writtenAt = stored.modificationDate ?? Date()
+        guard isFresh(writtenAt) else { return nil }
         let data = stored.data
         // The extended data is the format, then (for a result) a line with the file name.
         let lines = stored.extendedData
@@ -124,7 +154,7 @@ public final class ByteCache: Sendable {
         let format = lines.first.flatMap { ImageFormat(rawValue: String($0)) } ?? ImageFormat(sniffing: data)
         let filename = lines.count > 1 ? String(lines[1]) : nil
         let entry = Entry(data: data, format: format, etag: tagsEntries ? Entry.etag(of: data) : nil, filename: filename)
-        if levels.contains(.memory) { memory.setValue(entry, forKey: key, cost: Self.cost(of: entry, key: key)) }
+        if levels.contains(.memory) { memory.setValue(Stamped(entry: entry, storedAt: writtenAt), forKey: key, cost: Self.cost(of: entry, key: key)) }
         return entry
     }
 
@@ -144,7 +174,7 @@ public final class ByteCache: Sendable {
     /// response: it is reported, not thrown.
     @discardableResult
     public func store(_ entry: Entry, forKey key: String) -> Bool {
-        if levels.contains(.memory) { memory.setValue(entry, forKey: key, cost: Self.cost(of: entry, key: key)) }
+        if levels.contains(.memory) { memory.setValue(Stamped(entry: entry, storedAt: Date()), forKey: key, cost: Self.cost(of: entry, key: key)) }
         guard let disk else { return true }
         do {
             let extended = entry.format.rawValue + (entry.filename.map { "\n" + $0 } ?? "")

@@ -117,6 +117,30 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty, "no entry and no temporary file")
     }
 
+    /// A review's finding: an entry in memory never aged, and one read back from disk
+    /// started a new life there, so a result of a changed source was served for as long as
+    /// it was popular. Past the disk level's age, neither level serves it; a copy promoted
+    /// from disk keeps the file's age.
+    @Test func noLevelServesAnEntryPastItsAge() async throws {
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var limits = DiskCache.Configuration()
+        limits.maxAge = 0.3
+        let cache = ByteCache(levels: [.memory, .disk], directory: directory, memoryLimit: 1 << 20, disk: limits)
+        let entry = ByteCache.Entry(data: Data([1, 2, 3]), format: .png)
+        cache.store(entry, forKey: "a")
+        #expect(cache.memoryEntry(forKey: "a") == entry)
+        try await Task.sleep(for: .milliseconds(400))
+        #expect(cache.memoryEntry(forKey: "a") == nil)
+        #expect(cache.diskEntry(forKey: "a") == nil)
+        // The file is still there (the cleanup has not run): a negative age never expires.
+        var forever = limits
+        forever.maxAge = -1
+        let keeper = ByteCache(levels: [.memory, .disk], directory: directory, memoryLimit: 1 << 20, disk: forever)
+        #expect(keeper.diskEntry(forKey: "a") == entry)
+        #expect(keeper.memoryEntry(forKey: "a") == entry)
+    }
+
     @Test func memoryResultCacheAnswersTheSecondRequestWithoutTheOrigin() async throws {
         let configuration = ImageServer.Configuration.testing {
             $0.resultCache = .memory
