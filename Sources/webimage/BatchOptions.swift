@@ -32,7 +32,7 @@ struct BatchOptions: ParsableArguments {
     ))
     var concurrency: Int?
 
-    @Option(help: "Quality (0-100) of the images the command encodes itself: thumbnails in the cache, and fetch's -o files; downloaded bytes are stored unchanged.")
+    @Option(help: "Quality (0-100) of the images the command encodes itself in a lossy format: thumbnails in the cache, and fetch's -o files; downloaded bytes are stored unchanged.")
     var quality: Double = BatchOptions.defaultQuality
 
     @Flag(inversion: .prefixedNo, help: "With --thumbnail (or fetch's --transform), also store each full downloaded image on disk.")
@@ -53,6 +53,8 @@ struct BatchOptions: ParsableArguments {
             throw ValidationError("--concurrency must be between 1 and \(Self.maximumConcurrency)")
         }
         guard (0...100).contains(quality) else { throw ValidationError("--quality must be between 0 and 100") }
+        // The library's own scale is 0-1: 0.8 meant as 80 % wrote thumbnails at 0.8 %.
+        if quality > 0, quality < 1 { throw ValidationError("--quality is from 0 to 100 (\(quality) would be under 1 %); did you mean \(Int(quality * 100))?") }
         guard timeout > 0 else { throw ValidationError("--timeout must be positive") }
         if let maxTime, !(maxTime > 0) { throw ValidationError("--max-time must be positive") }
     }

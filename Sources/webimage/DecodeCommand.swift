@@ -67,14 +67,20 @@ struct DecodeCommand: ParsableCommand {
                 guard frame < animation.frameCount else {
                     throw ValidationError("--frame \(frame) is past the last frame (\(animation.frameCount) frames)")
                 }
-                // The profile and metadata the decode kept, as without --frame: read with
-                // the first frame (a decode of one frame reads the file's blocks as a whole).
+                // The metadata the decode kept, as without --frame: read with the first frame
+                // (a decode of one frame reads the file's blocks as a whole). A still is that
+                // decode itself, its profile kept with its pixels; an animation's frames are
+                // always in sRGB (a lazy source converts them), so no profile goes with them.
                 var first = options
                 first.decodeFirstFrameOnly = true
                 let described = try fileCoders.decode(data, options: first)
-                image = Image(
-                    frames: [ImageFrame(pixels: try animation.frame(at: frame))], format: animation.format,
-                    hasAlpha: animation.properties.hasAlpha, colorProfile: described.colorProfile, metadata: described.metadata)
+                if animation.frameCount == 1 {
+                    image = described
+                } else {
+                    image = Image(
+                        frames: [ImageFrame(pixels: try animation.frame(at: frame))], format: animation.format,
+                        hasAlpha: animation.properties.hasAlpha, metadata: described.metadata)
+                }
             } else {
                 options.decodeFirstFrameOnly = true
                 image = try fileCoders.decode(data, options: options)

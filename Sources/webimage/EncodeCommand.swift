@@ -25,7 +25,7 @@ struct EncodeCommand: ParsableCommand {
     @Option(name: .customLong("max-file-size"), help: "Largest output size in bytes; quality is lowered to fit.")
     var maxFileSize: Int?
 
-    @Option(name: .customLong("max-pixel-size"), help: "Scale down to fit N (or WxH) pixels.")
+    @Option(name: .customLong("max-pixel-size"), help: "Scale down to fit \(ImageSize.argumentHelp) pixels.")
     var maxPixelSize: ImageSize?
 
     @OptionGroup var metadata: MetadataOption
@@ -43,14 +43,15 @@ struct EncodeCommand: ParsableCommand {
     /// under a JPEG name (decode refuses the same mismatch).
     func outputFormat() throws -> ImageFormat {
         let suffix = files.outputExtension
-        let named = suffix.flatMap(ImageFormat.init(argument:))
+        // `.heif` names the container HEIC is written in: the same files.
+        let named = suffix.flatMap(ImageFormat.init(argument:)).map { $0 == .heif ? .heic : $0 }
         if let format {
             if let named, named != format.format {
                 throw ValidationError("-o \(files.output) names \(suffix ?? "") but --format is \(format.format.rawValue): make them agree")
             }
             return format.format
         }
-        guard let suffix, let named = EncodableFormat(argument: suffix) else {
+        guard let suffix, let named = EncodableFormat(argument: suffix == "heif" ? "heic" : suffix) else {
             throw ValidationError("--format is needed: the output's name gives no format encode can write (\(EncodableFormat.allValueStrings.joined(separator: ", ")))")
         }
         return named.format

@@ -95,8 +95,17 @@ final class InterruptCleanup: Sendable {
         Self.watched.withLock { $0[ObjectIdentifier(self)] = nil }
     }
 
-    /// Removes every path watched and not yet cancelled: for a process about to exit with
-    /// `exit(3)`, which runs no `defer`.
+    /// Removes every path watched, then runs `end`, which ends the process, holding the
+    /// creation lock throughout (see `creation`): for a process about to exit with
+    /// `exit(3)`, which runs no `defer` (a failed write to standard output).
+    static func cleaningUpThenEnding(_ end: () -> Never) -> Never {
+        creation.withLock { (_: inout Void) -> Never in
+            removeWatchedPaths()
+            end()
+        }
+    }
+
+    /// Removes every path watched and not yet cancelled.
     static func removeWatchedPaths() {
         for path in watched.withLock({ Array($0.values) }) { try? FileManager.default.removeItem(at: path) }
     }

@@ -25,13 +25,15 @@ enum StandardStreams {
     /// Writes `bytes` to standard output (an image for `-o -`), or ends the process.
     static func output(_ bytes: Data) {
         guard let failure = write(bytes, to: STDOUT_FILENO) else { return }
-        InterruptCleanup.removeWatchedPaths()
-        if failure == EPIPE {
-            signal(SIGPIPE, SIG_DFL)
-            raise(SIGPIPE)
+        // As an interruption's cleanup: no watched file is created after it.
+        InterruptCleanup.cleaningUpThenEnding {
+            if failure == EPIPE {
+                signal(SIGPIPE, SIG_DFL)
+                raise(SIGPIPE)
+            }
+            error("webimage: error: cannot write to standard output: \(String(cString: strerror(failure)))\n")
+            exit(EXIT_FAILURE)
         }
-        error("webimage: error: cannot write to standard output: \(String(cString: strerror(failure)))\n")
-        exit(EXIT_FAILURE)
     }
 
     /// Writes `text` to standard error; a failure is dropped.

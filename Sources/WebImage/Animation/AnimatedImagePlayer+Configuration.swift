@@ -74,49 +74,78 @@ extension AnimatedImagePlayer.Configuration {
             return nil
         }
 
-        /// What the process's memory cgroup has left under its limit: `memory.max` less
-        /// `memory.current` (cgroup v2) or `memory.limit_in_bytes` less
-        /// `memory.usage_in_bytes` (v1). `/proc/meminfo` shows the host's memory even inside
-        /// a container, so a player in a 1 GiB container on a 64 GiB host budgeted
-        /// gigabytes and was killed. `nil` with no limit or nothing readable.
+        /// What the process's memory cgroups leave under their limits: for the process's
+        /// group and each group above it, the limit (`memory.max`, v2, or
+        /// `memory.limit_in_bytes`, v1) less what is in use and cannot be reclaimed (the
+        /// usage, `memory.current` or `memory.usage_in_bytes`, less the page cache the
+        /// kernel would drop first, `inactive_file` or `total_inactive_file` of
+        /// `memory.stat`, as `docker stats` and the kubelet count it); the least of them.
+        /// `/proc/meminfo` shows the host's memory even inside a container, so a player in
+        /// a 1 GiB container on a 64 GiB host budgeted gigabytes and was killed. A group
+        /// above may hold the limit (a systemd slice's `MemoryMax`). `nil` with no limit or
+        /// nothing readable.
         static func cgroupAvailableBytes() -> Int? {
             let membership = (try? String(contentsOfFile: "/proc/self/cgroup", encoding: .utf8)) ?? ""
-            for (limitPath, usagePath) in cgroupFiles(membership: membership) {
-                guard let limitText = try? String(contentsOfFile: limitPath, encoding: .utf8),
-                      let usageText = try? String(contentsOfFile: usagePath, encoding: .utf8) else { continue }
-                return available(limit: limitText, usage: usageText)
+            var least: Int?
+            for group in cgroupFiles(membership: membership) {
+                guard let limitText = try? String(contentsOfFile: group.limit, encoding: .utf8),
+                      let usageText = try? String(contentsOfFile: group.usage, encoding: .utf8) else { continue }
+                let stat = (try? String(contentsOfFile: group.stat, encoding: .utf8)) ?? ""
+                guard let available = available(limit: limitText, usage: usageText, stat: stat) else { continue }
+                least = min(least ?? available, available)
             }
-            return nil
+            return least
         }
 
-        /// The limit and usage files to try, most specific first, for the process's
-        /// `/proc/self/cgroup` text: its own group's under the v2 and v1 hierarchies, then
-        /// the hierarchies' roots (inside a container with its own cgroup namespace, the
+        /// The files of each memory cgroup to read, for the process's `/proc/self/cgroup`
+        /// text: its own group's and each ancestor's, under the v2 and v1 hierarchies, down
+        /// to the hierarchies' roots (inside a container with its own cgroup namespace, the
         /// root is the container's group).
-        static func cgroupFiles(membership: String, root: String = "/sys/fs/cgroup") -> [(limit: String, usage: String)] {
-            var files: [(String, String)] = []
+        static func cgroupFiles(membership: String, root: String = "/sys/fs/cgroup") -> [(limit: String, usage: String, stat: String)] {
+            var files: [(String, String, String)] = []
+            var seen: Set<String> = []
+            func add(_ directory: String, v2: Bool) {
+                guard seen.insert(directory).inserted else { return }
+                files.append(v2
+                    ? (directory + "/memory.max", directory + "/memory.current", directory + "/memory.stat")
+                    : (directory + "/memory.limit_in_bytes", directory + "/memory.usage_in_bytes", directory + "/memory.stat"))
+            }
+            func addWithAncestors(_ path: Substring, base: String, v2: Bool) {
+                var parts = path.split(separator: "/")
+                while !parts.isEmpty {
+                    add(base + "/" + parts.joined(separator: "/"), v2: v2)
+                    parts.removeLast()
+                }
+                add(base, v2: v2)
+            }
             for line in membership.split(separator: "\n") {
                 let fields = line.split(separator: ":", maxSplits: 2, omittingEmptySubsequences: false)
-                guard fields.count == 3, fields[2].hasPrefix("/"), !fields[2].contains("..") else { continue }
-                let path = fields[2] == "/" ? "" : String(fields[2])
+                guard fields.count == 3, fields[2].hasPrefix("/"), !fields[2].split(separator: "/").contains("..") else { continue }
                 if fields[0] == "0", fields[1].isEmpty {
-                    files.append(("\(root)\(path)/memory.max", "\(root)\(path)/memory.current"))
+                    addWithAncestors(fields[2], base: root, v2: true)
                 } else if fields[1].split(separator: ",").contains("memory") {
-                    files.append(("\(root)/memory\(path)/memory.limit_in_bytes", "\(root)/memory\(path)/memory.usage_in_bytes"))
+                    addWithAncestors(fields[2], base: root + "/memory", v2: false)
                 }
             }
-            files.append(("\(root)/memory.max", "\(root)/memory.current"))
-            files.append(("\(root)/memory/memory.limit_in_bytes", "\(root)/memory/memory.usage_in_bytes"))
+            add(root, v2: true)
+            add(root + "/memory", v2: false)
             return files
         }
 
-        /// The limit less the usage, from the two files' texts; `nil` for no limit (`max`
-        /// in v2; v1 writes a number near 2^63 instead) or an unreadable text.
-        static func available(limit: String, usage: String) -> Int? {
+        /// The limit less the unreclaimable usage, from a group's files' texts; `nil` for no
+        /// limit (`max` in v2; v1 writes a number near 2^63 instead) or an unreadable text.
+        static func available(limit: String, usage: String, stat: String = "") -> Int? {
             let limitText = limit.trimmingCharacters(in: .whitespacesAndNewlines)
             guard limitText != "max", let limit = Int(limitText), limit < 1 << 60,
                   let usage = Int(usage.trimmingCharacters(in: .whitespacesAndNewlines)) else { return nil }
-            return max(0, limit - usage)
+            var reclaimable = 0
+            for line in stat.split(separator: "\n") {
+                let fields = line.split(separator: " ")
+                guard fields.count == 2, fields[0] == "inactive_file" || fields[0] == "total_inactive_file",
+                      let bytes = Int(fields[1]) else { continue }
+                reclaimable = max(reclaimable, bytes)
+            }
+            return max(0, limit - max(0, usage - reclaimable))
         }
     }
 }

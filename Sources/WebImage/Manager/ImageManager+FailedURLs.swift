@@ -26,8 +26,9 @@ extension ImageManager {
 
     /// Decides whether a failed load blocks its URL (SDWebImage's
     /// `imageManager:shouldBlockFailedURL:withError:`). Default `nil`: the built-in rule
-    /// blocks 4xx other than 408 and 429, bytes that are no image, images over the limits
-    /// and unusable URLs, and never time-outs, transport errors or 5xx. Not asked for
+    /// blocks 4xx other than 408 and 429, bytes that are no image and unusable URLs, and
+    /// never time-outs, transport errors, 5xx or an image over one load's pixel limit
+    /// (another load's context may decode it). Not asked for
     /// cancellations and ``WebImageError/notInCache``, which say nothing about the URL.
     ///
     /// ```swift

@@ -145,8 +145,9 @@ extension ImageServer {
         /// ten minutes: a level over it loses its oldest entries until it is under half
         /// (``DiskCache/removeExpiredData()``).
         public var diskCacheSize = 1 << 30
-        /// `WEBIMAGE_CACHE_DISK_MAX_AGE`: seconds an entry stays on disk after it was
-        /// written; default one week. Removed at the same checks.
+        /// `WEBIMAGE_CACHE_DISK_MAX_AGE`: seconds an entry is served (from memory or disk)
+        /// and stays on disk after it was written; default one week; negative: never.
+        /// Removed at the same checks.
         public var diskCacheMaxAge: Duration = .seconds(7 * 24 * 3600)
         /// `WEBIMAGE_GRACEFUL_STOP_TIMEOUT`: seconds requests in flight get to finish after
         /// SIGTERM or SIGINT; default 20.
@@ -231,7 +232,12 @@ extension ImageServer {
             if let directory = reader.string("CACHE_DIR") { cacheDirectory = URL(fileURLWithPath: directory, isDirectory: true) }
             memoryCacheSize = try reader.integer("CACHE_MEMORY_SIZE", in: 0...Int.max) ?? memoryCacheSize
             diskCacheSize = try reader.integer("CACHE_DISK_SIZE", in: 0...Int.max) ?? diskCacheSize
-            diskCacheMaxAge = try reader.seconds("CACHE_DISK_MAX_AGE") ?? diskCacheMaxAge
+            // Its own range: the default (a week) is past the 24 hours other durations
+            // take, and a negative age is "never" (a review's finding: the README's own
+            // default stopped the server at start).
+            if let age = try reader.number("CACHE_DISK_MAX_AGE", in: -1...(10 * 365 * 86_400)) {
+                diskCacheMaxAge = age < 0 ? .seconds(-1) : .milliseconds(Int64((age * 1_000).rounded()))
+            }
             gracefulStopTimeout = try reader.seconds("GRACEFUL_STOP_TIMEOUT") ?? gracefulStopTimeout
             allowedSources = try reader.parsedList("ALLOWED_SOURCES", SourcePattern.init(parsing:)) ?? allowedSources
             sourceAddresses.allowsLoopback = try reader.bool("ALLOW_LOOPBACK_SOURCE_ADDRESSES") ?? sourceAddresses.allowsLoopback

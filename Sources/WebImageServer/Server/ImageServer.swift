@@ -100,7 +100,7 @@ public final class ImageServer: Sendable {
                 userAgent: configuration.userAgent,
                 localFiles: try configuration.localFilesystemRoot.map { root throws(ImageServerError) in try LocalFileSource(root: root) },
                 allowsDataSources: configuration.allowsDataSources,
-                maxConcurrentDownloads: max(DownloaderSourceFetcher.maxConcurrentDownloads, configuration.workers)
+                maxConcurrentDownloads: Self.sourceDownloadLimit(workers: configuration.workers)
             )
             self.fetcher = fetcher
             ownedDownloader = fetcher.downloader
@@ -110,7 +110,8 @@ public final class ImageServer: Sendable {
         }
         var disk = DiskCache.Configuration()
         disk.maxSize = configuration.diskCacheSize
-        disk.maxAge = Double(configuration.diskCacheMaxAge.components.seconds)
+        let age = configuration.diskCacheMaxAge.components
+        disk.maxAge = Double(age.seconds) + Double(age.attoseconds) / 1e18
         disk.cleanupInterval = ByteCache.diskCleanupInterval
         resultCache = ByteCache(
             levels: configuration.resultCache,
@@ -331,6 +332,13 @@ public final class ImageServer: Sendable {
             logger.warning("worker jobs still running at the end of the graceful stop; leaving them")
         }
         try await ownedDownloader?.shutdown()
+    }
+
+    /// The source downloader's concurrency for `workers`: at least every worker's fetch.
+    /// A download waiting inside the downloader spends its download time-out there, so
+    /// with more workers than its limit the excess failed as the origin's time-outs.
+    static func sourceDownloadLimit(workers: Int) -> Int {
+        max(DownloaderSourceFetcher.maxConcurrentDownloads, workers)
     }
 
     // MARK: Health

@@ -307,12 +307,18 @@ import Testing
         #expect(Memory.available(limit: "9223372036854771712\n", usage: "5\n") == nil, "v1: no limit")
         #expect(Memory.available(limit: "100", usage: "200") == 0, "over the limit: nothing left")
         #expect(Memory.available(limit: "", usage: "1") == nil)
+        // The page cache the kernel drops first is not counted as used (a review's
+        // finding: a container that had read its limit's worth of files had no budget).
+        #expect(Memory.available(limit: "1073741824", usage: "1073741824", stat: "anon 5\ninactive_file 536870912\n") == 512 << 20)
+        #expect(Memory.available(limit: "1073741824", usage: "1073741824", stat: "total_inactive_file 268435456\n") == 256 << 20)
+        // The process's group and each one above it (a slice may hold the limit).
         let v2 = Memory.cgroupFiles(membership: "0::/system.slice/app.service\n", root: "/cg")
-        #expect(v2.first?.limit == "/cg/system.slice/app.service/memory.max")
+        #expect(v2.map(\.limit) == ["/cg/system.slice/app.service/memory.max", "/cg/system.slice/memory.max", "/cg/memory.max", "/cg/memory/memory.limit_in_bytes"])
         #expect(v2.first?.usage == "/cg/system.slice/app.service/memory.current")
+        #expect(v2.first?.stat == "/cg/system.slice/app.service/memory.stat")
         let v1 = Memory.cgroupFiles(membership: "5:cpu,cpuacct:/x\n4:memory:/docker/abc\n0::/\n", root: "/cg")
         #expect(v1.map(\.limit) == [
-            "/cg/memory/docker/abc/memory.limit_in_bytes", "/cg/memory.max", "/cg/memory.max", "/cg/memory/memory.limit_in_bytes",
+            "/cg/memory/docker/abc/memory.limit_in_bytes", "/cg/memory/docker/memory.limit_in_bytes", "/cg/memory/memory.limit_in_bytes", "/cg/memory.max",
         ])
         #expect(Memory.cgroupFiles(membership: "0::/../../etc\n", root: "/cg").count == 2, "no path out of the hierarchy")
     }

@@ -358,6 +358,11 @@ import Testing
         let fraction = try WebImageCommand.run("encode", corpusPath("TestImage.png"), "-o", webp.path, "--quality", "0.8")
         #expect(fraction.status == 64)
         #expect(fraction.stderr.contains("0 to 100"), "\(fraction.stderr)")
+        // `.heif` is the container HEIC is written in.
+        let heif = temporaryFile("out.heif")
+        defer { try? FileManager.default.removeItem(at: heif) }
+        #expect(try WebImageCommand.run("encode", corpusPath("TestImage.png"), "-o", heif.path, "--format", "heic").status == 0)
+        #expect(try WebImageCommand.run("encode", corpusPath("TestImage.png"), "-o", heif.path).status == 0)
         // The name `info` prints for JPEG XL is taken back.
         let jxl = temporaryFile("out.jxl")
         defer { try? FileManager.default.removeItem(at: jxl) }

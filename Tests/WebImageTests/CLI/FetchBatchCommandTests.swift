@@ -263,6 +263,16 @@ import Testing
             sizes.append(try Data(contentsOf: output).count)
         }
         #expect(sizes[0] < sizes[1], "\(sizes)")
+        // Not to a lossless format: to the GIF encoder a quality is a palette size (a review
+        // of the change found GIFs cut to 205 colours and dithered at the default 80).
+        var gifs: [Data] = []
+        for quality in ["80", "100"] {
+            let output = folder.appendingPathComponent("q\(quality).gif")
+            let result = try await run(["fetch", source, "-o", output.path, "--quality", quality, "--cache-dir", folder.path])
+            #expect(result.status == 0, "\(result.stderr)")
+            gifs.append(try Data(contentsOf: output))
+        }
+        #expect(gifs[0] == gifs[1])
     }
 
     @Test func rawWithAThumbnailIsAUsageError() async throws {

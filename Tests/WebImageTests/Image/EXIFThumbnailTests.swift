@@ -199,17 +199,25 @@ import Testing
     /// billions of steps (seconds of CPU per encode that keeps the metadata).
     @Test func manyLengthlessOffsetsOfOneLongJPEGAreScannedOnce() throws {
         let count = EXIFThumbnail.maximumStrips
-        // An EXIF thumbnail's SOI and a scan header, then entropy-coded zeros to 1 MiB.
-        let jpeg: [UInt8] = [0xFF, 0xD8, 0xFF, 0xDA, 0x00, 0x02] + Self.secret + [UInt8](repeating: 0, count: 1 << 20)
+        // `count` distinct JPEG starts, 6 bytes apart, each an SOI and an APP1 segment whose
+        // length reaches one shared scan header; the scan's entropy-coded data (zeros) runs
+        // to the end of a megabyte. From any of them the end marker search crosses the
+        // whole megabyte; all of them lie in the first one's range, which is zeroed.
+        let scanAt = 6 * count
+        var jpeg: [UInt8] = []
+        for index in 0..<count {
+            let length = scanAt - 6 * index - 4
+            jpeg += [0xFF, 0xD8, 0xFF, 0xE1, UInt8(length >> 8), UInt8(length & 0xFF)]
+        }
+        jpeg += [0xFF, 0xDA, 0x00, 0x02] + Self.secret + [UInt8](repeating: 0, count: 1 << 20)
         let block = Self.tiff(littleEndian: true, ifd0: [(0x0112, 3, 1, 1)], ifd1: { tail in
-            [(0x0201, 4, count, tail), (0x0201, 4, count, tail)]
-        }, tail: [UInt8](repeating: 0, count: 0))
-        // The offsets' values: all the same JPEG, placed after them.
-        let valuesStart = block.count
-        let jpegAt = valuesStart + count * 4
+            [(0x0201, 4, count, tail)]
+        }, tail: [])
+        let jpegAt = block.count + count * 4
         var bytes = block
-        for _ in 0..<count {
-            bytes += [UInt8(jpegAt & 0xFF), UInt8(jpegAt >> 8 & 0xFF), UInt8(jpegAt >> 16 & 0xFF), 0]
+        for index in 0..<count {
+            let offset = jpegAt + 6 * index
+            bytes += [UInt8(offset & 0xFF), UInt8(offset >> 8 & 0xFF), UInt8(offset >> 16 & 0xFF), 0]
         }
         bytes += jpeg
         let started = ContinuousClock.now

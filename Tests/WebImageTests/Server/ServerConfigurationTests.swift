@@ -91,10 +91,17 @@ import Testing
     /// A review's finding: the downloader's limit stayed at 64 with more workers, so the
     /// excess downloads waited inside it and spent their download time-out there.
     @Test func theSourceDownloaderAllowsEveryWorker() throws {
-        let many = try ImageServer(configuration: .testing { $0.workers = 80 })
-        #expect((many.fetcher as? GuardedSourceFetcher)?.downloader.config.maxConcurrentDownloads == 80)
-        let few = try ImageServer(configuration: .testing { $0.workers = 2 })
-        #expect((few.fetcher as? GuardedSourceFetcher)?.downloader.config.maxConcurrentDownloads == 64)
+        #expect(ImageServer.sourceDownloadLimit(workers: 80) == 80)
+        #expect(ImageServer.sourceDownloadLimit(workers: 2) == 64)
+        let server = try ImageServer(configuration: .testing { $0.workers = 2 })
+        #expect((server.fetcher as? GuardedSourceFetcher)?.downloader.config.maxConcurrentDownloads == 64)
+    }
+
+    /// A review's finding: the README's default (a week) was past the 24 hours durations
+    /// took, and stopped the server at start; -1 is "never".
+    @Test func theDiskMaxAgeTakesWeeksAndNever() throws {
+        #expect(try Configuration(environment: ["WEBIMAGE_CACHE_DISK_MAX_AGE": "604800"]).diskCacheMaxAge == .seconds(604_800))
+        #expect(try Configuration(environment: ["WEBIMAGE_CACHE_DISK_MAX_AGE": "-1"]).diskCacheMaxAge < .zero)
     }
 
     @Test func emptyEnvironmentGivesTheDefaults() throws {
