@@ -41,12 +41,13 @@ import Testing
                 try idle.send("GET \(path) HTTP/1.1\r\nHost: a\r\n\r\n")
                 let status = try idle.readResponse().status
                 let slow = try RawHTTPConnection(port: port)
-                // One byte every 100 ms for five timeouts: bytes alone do not keep it open,
-                // so the server closes it while they still arrive, and a send then fails.
-                // (Stopping after a few bytes and waiting could not tell a timer that every
-                // byte put back from one that ignores them: both closed in the end.)
+                // One byte every 100 ms for thirteen timeouts: bytes alone do not keep it
+                // open, so the server closes it while they still arrive, and a send then
+                // fails. (Stopping after a few bytes and waiting could not tell a timer that
+                // every byte put back from one that ignores them: both closed in the end.
+                // Five timeouts were once too few for a sanitizer build on a loaded machine.)
                 var closedWhileSending = false
-                for byte in "GET /insecure/w:10/plain/http://a/b.png".prefix(15) {
+                for byte in "GET /insecure/w:10/plain/http://a/b.png" {
                     guard (try? slow.send(String(byte))) != nil else {
                         closedWhileSending = true
                         break
