@@ -73,10 +73,17 @@ public struct ColorProfile: Sendable, Hashable {
         digest = Array(SHA256.hash(data: bytes))
     }
 
+    /// Whether Little CMS refuses single allocations over
+    /// `WEBIMAGE_LCMS_ALLOCATION_LIMIT` (48 MiB): installed once, before the first profile
+    /// from a file is opened (every opening reads this first). A fuzzed CMYK profile of a
+    /// few kilobytes declared a table that Little CMS allocated 233 MB for.
+    static let allocationsLimited: Bool = webimage_lcms_limit_allocations() == 1
+
     /// The profile's description tag (`desc`), e.g. "Display P3"; `nil` when it has none
     /// or Little CMS cannot read the profile.
     public var name: String? {
-        bytes.withUnsafeBytes { raw -> String? in
+        _ = Self.allocationsLimited
+        return bytes.withUnsafeBytes { raw -> String? in
             guard let profile = cmsOpenProfileFromMem(raw.baseAddress, cmsUInt32Number(raw.count)) else { return nil }
             defer { cmsCloseProfile(profile) }
             let length = cmsGetProfileInfoASCII(profile, cmsInfoDescription, "en", "US", nil, 0)

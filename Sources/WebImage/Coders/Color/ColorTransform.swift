@@ -67,6 +67,7 @@ package final class ColorTransform: @unchecked Sendable {
     /// profile does not describe such pixels (a CMYK profile on RGB data).
     package init(profile: ColorProfile, input: Input) throws {
         self.input = input
+        _ = ColorProfile.allocationsLimited
         let source = try profile.bytes.withUnsafeBytes { raw -> cmsHPROFILE in
             guard let opened = cmsOpenProfileFromMem(raw.baseAddress, cmsUInt32Number(raw.count)) else {
                 throw WebImageError.badImageData("ICC profile unreadable")

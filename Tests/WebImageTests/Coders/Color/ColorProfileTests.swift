@@ -1,3 +1,4 @@
+import CLCMS
 import Foundation
 import Testing
 @testable import WebImage
@@ -98,5 +99,22 @@ import Testing
         let tagged = Image(frames: source.frames, hasAlpha: false, colorProfile: try Self.displayP3())
         let flipped = try FlipTransformer(horizontal: true, vertical: false).transform(tagged)
         #expect(flipped.colorProfile == tagged.colorProfile)
+    }
+
+    /// The fuzzer's file (Fuzz/README.md, finding 8): a TIFF whose fuzzed CMYK profile
+    /// declares a lookup table that Little CMS allocated 233 MB for in one malloc, inside
+    /// `cmsReadTag`, when the transform was made. Little CMS now refuses any single
+    /// allocation over 48 MiB, and the file decodes (or fails) without it.
+    @Test func littleCMSRefusesOneAllocationOverTheLimit() throws {
+        #expect(ColorProfile.allocationsLimited)
+        // 60⁴ grid points of 3 16-bit outputs: 78 MB, over the limit; 50⁴: 37.5 MB, under.
+        let over = cmsStageAllocCLut16bit(nil, 60, 4, 3, nil)
+        #expect(over == nil)
+        if let over { cmsStageFree(over) }
+        let under = cmsStageAllocCLut16bit(nil, 50, 4, 3, nil)
+        #expect(under != nil)
+        if let under { cmsStageFree(under) }
+        let data = try Data(contentsOf: Corpus.fixtures.appendingPathComponent("fuzz/decode-tiff-lcms-table-oom.tiff"))
+        _ = try? CodersManager.shared.decode(data, options: ImageCoderOptions())
     }
 }
