@@ -52,9 +52,7 @@ struct BatchOptions: ParsableArguments {
         if let concurrency, !(1...Self.maximumConcurrency).contains(concurrency) {
             throw ValidationError("--concurrency must be between 1 and \(Self.maximumConcurrency)")
         }
-        guard (0...100).contains(quality) else { throw ValidationError("--quality must be between 0 and 100") }
-        // The library's own scale is 0-1: 0.8 meant as 80 % wrote thumbnails at 0.8 %.
-        if quality > 0, quality < 1 { throw ValidationError("--quality is from 0 to 100 (\(quality) would be under 1 %); did you mean \(Int(quality * 100))?") }
+        try validateQuality(quality)
         guard timeout > 0 else { throw ValidationError("--timeout must be positive") }
         if let maxTime, !(maxTime > 0) { throw ValidationError("--max-time must be positive") }
     }

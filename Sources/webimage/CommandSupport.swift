@@ -67,6 +67,16 @@ struct InputFileError: Error, CustomStringConvertible {
     var description: String { reason }
 }
 
+/// Checks a `--quality` value (0 to 100): `encode`'s, and `fetch`'s and `prefetch`'s for
+/// what they encode. A value between 0 and 1 is refused with a hint: the library's own
+/// scale is 0-1, and 0.8 meant as 80 % wrote images at 0.8 %.
+func validateQuality(_ quality: Double) throws {
+    guard (0...100).contains(quality) else { throw ValidationError("--quality must be between 0 and 100") }
+    if quality > 0, quality < 1 {
+        throw ValidationError("--quality is from 0 to 100 (\(quality) would be under 1 %); did you mean \(Int(quality * 100))?")
+    }
+}
+
 extension ImageSize: ExpressibleByArgument {
     /// Parses `WxH`, a single `N` for a square, or `Wx` / `xH` for a bound on one side
     /// only (as vipsthumbnail's `--size` takes them): the other side is then

@@ -31,9 +31,7 @@ struct EncodeCommand: ParsableCommand {
     @OptionGroup var metadata: MetadataOption
 
     func validate() throws {
-        guard (0...100).contains(quality) else { throw ValidationError("--quality must be between 0 and 100") }
-        // The library's own scale is 0-1: 0.8 meant as 80 % wrote an image at 0.8 %.
-        if quality > 0, quality < 1 { throw ValidationError("--quality is from 0 to 100 (\(quality) would be under 1 %); did you mean \(Int(quality * 100))?") }
+        try validateQuality(quality)
         if let maxFileSize, maxFileSize <= 0 { throw ValidationError("--max-file-size must be positive") }
         _ = try outputFormat()
     }

@@ -128,9 +128,6 @@ struct FetchJob: Sendable {
         try FileManager.default.createDirectory(atPath: OutputFile.directory(of: path), withIntermediateDirectories: true)
     }
 
-    /// The formats `--quality` applies to: the lossy ones (the server's list too).
-    static let lossyFormats: Set<ImageFormat> = [.jpeg, .webp, .avif, .heic, .heif, .jpegXL]
-
     /// Encodes `image` as `path`'s extension names, at `quality` (0-1: `--quality`, as
     /// the cache's own encodes; a file written at 100 was several times the cached one)
     /// when the format is lossy.
@@ -145,9 +142,8 @@ struct FetchJob: Sendable {
         }
         var options = ImageCoderOptions()
         options.encodeFirstFrameOnly = !image.isAnimated
-        // To the GIF encoder a quality is a palette size: at 80 a GIF lost a fifth of its
-        // colours and was dithered. Lossless formats ignore it.
-        if Self.lossyFormats.contains(format) { options.compressionQuality = quality }
+        // Not GIF's palette size, nor the lossless formats (see ImageFormat.qualityFormats).
+        if ImageFormat.qualityFormats.contains(format) { options.compressionQuality = quality }
         try OutputFile(path: path).write(CodersManager.shared.encode(image, as: format, options: options))
     }
 }

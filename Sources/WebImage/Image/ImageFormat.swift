@@ -155,3 +155,11 @@ public enum ImageFormat: String, Sendable, CaseIterable, Codable {
         }
     }
 }
+
+extension ImageFormat {
+    /// The formats whose encoders take ``ImageCoderOptions/compressionQuality`` as a lossy
+    /// level (imgproxy's `SupportsQuality`). Not GIF, to whose encoder a quality is a
+    /// palette size (80 % kept 205 colours and dithered), nor the lossless formats. The
+    /// image server and the command line apply their quality settings to these only.
+    package static let qualityFormats: Set<ImageFormat> = [.jpeg, .webp, .avif, .heic, .heif, .jpegXL, .tiff]
+}

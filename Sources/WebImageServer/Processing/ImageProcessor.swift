@@ -269,16 +269,13 @@ public struct ImageProcessor: Sendable {
         return pixels
     }
 
-    /// The formats a quality applies to (imgproxy's `SupportsQuality`): the lossy ones.
-    static let qualityFormats: Set<ImageFormat> = [.jpeg, .webp, .avif, .heic, .heif, .jpegXL, .tiff]
-
     private func encode(_ image: Image, as format: ImageFormat, options: ProcessingOptions) throws(ImageServerError) -> Data {
         var coderOptions = ImageCoderOptions()
         coderOptions.compressionQuality = Double(options.quality ?? configuration.formatQuality[format] ?? configuration.quality) / 100
         // As imgproxy, quality and `max_bytes` apply to the lossy formats only. To the GIF
         // encoder quality means a palette size: the default 80 % kept 205 colours and
         // dithered every GIF result through a palette of its own.
-        let hasQuality = Self.qualityFormats.contains(format)
+        let hasQuality = ImageFormat.qualityFormats.contains(format)
         if !hasQuality { coderOptions.compressionQuality = 1 }
         coderOptions.backgroundColor = options.background ?? .white
         coderOptions.encodeFirstFrameOnly = !(image.isAnimated && Self.animatedFormats.contains(format))

@@ -7,25 +7,9 @@
 /// transparency index, and indices past the end of its colour table, leave the canvas as it was.
 /// Frames reaching past the canvas are clipped to it.
 struct GIFCanvas {
-    /// What happens to a frame's area after it has been shown.
-    enum Disposal {
-        /// 0 (unspecified) and 1 (do not dispose): the frame stays.
-        case keep
-        /// 2: the frame's area becomes transparent.
-        case clear
-        /// 3 (and 4, which early Netscape documents used for it): the area returns to what
-        /// it was before the frame was drawn.
-        case restorePrevious
-
-        /// Maps the graphic control block's 3-bit field; 5–7 are undefined and kept.
-        init(gifValue: Int) {
-            switch gifValue {
-            case 2: self = .clear
-            case 3, 4: self = .restorePrevious
-            default: self = .keep
-            }
-        }
-    }
+    /// What happens to a frame's area after it has been shown: the compositing formats'
+    /// one set of disposals, so ``CanvasTransparency`` follows a GIF's without a mapping.
+    typealias Disposal = CanvasTransparency.Disposal
 
     let width: Int
     let height: Int
@@ -107,5 +91,18 @@ struct GIFCanvas {
         }
         savedArea = []
         disposal = .keep
+    }
+}
+
+extension CanvasTransparency.Disposal {
+    /// A GIF graphic control block's 3-bit field: 0 (unspecified) and 1 (do not dispose)
+    /// keep the frame; 2 clears its area; 3 (and 4, which early Netscape documents used
+    /// for it) restores what was there before. 5–7 are undefined and kept.
+    init(gifValue: Int) {
+        switch gifValue {
+        case 2: self = .clear
+        case 3, 4: self = .restorePrevious
+        default: self = .keep
+        }
     }
 }

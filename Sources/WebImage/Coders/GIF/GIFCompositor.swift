@@ -74,12 +74,7 @@ extension CanvasTransparency {
     /// Follows one GIF frame: its descriptor's rectangle, then its graphic control's
     /// transparent colour and disposal.
     mutating func frame(_ image: GIFImageDescriptor, control: GIFCoder.FrameControl) {
-        let disposal: Disposal = switch control.disposal {
-        case .keep: .keep
-        case .clear: .clear
-        case .restorePrevious: .restorePrevious
-        }
         frame(x: image.left, y: image.top, width: image.width, height: image.height,
-              drawsTransparent: control.transparentIndex != nil, disposal: disposal)
+              drawsTransparent: control.transparentIndex != nil, disposal: control.disposal)
     }
 }
