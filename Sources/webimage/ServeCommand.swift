@@ -82,6 +82,9 @@ struct ServeCommand: AsyncParsableCommand {
         var listening = ""
         do {
             var settings = try ImageServer.Configuration(environment: ProcessInfo.processInfo.environment)
+            if !settings.unrecognizedVariables.isEmpty {
+                warn("webimage serve: WARNING: ignoring \(settings.unrecognizedVariables.joined(separator: ", ")): no such setting (README lists them)")
+            }
             if let bind {
                 // Checked here so that the error names the flag, not the variable.
                 _ = try ImageServer.Configuration.hostAndPort(bind, setting: "--bind")

@@ -17,6 +17,10 @@ import NIOHTTPTypes
 /// pipeline: a connection busy with cache hits looked idle to it and was closed under its
 /// client. This handler comes first, so every request part reaches it before anything
 /// answers it, and every response passes it on the way out.
+///
+/// With keep-alive off (``ImageServer/Configuration/keepAliveTimeout`` 0, as imgproxy's),
+/// it also marks each response `Connection: close` and closes the connection once that
+/// response is out; a request pipelined behind the first is not read.
 final class IdleConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPRequestPart
     typealias InboundOut = HTTPRequestPart
@@ -123,8 +127,15 @@ final class IdleConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler
     /// The promise of the held close (and, cascaded from it, of any asked for after it).
     private var heldClosePromise: EventLoopPromise<Void>?
 
-    init(timeout: TimeAmount, writeTimeout: TimeAmount) {
+    /// Whether a connection answers more than one request.
+    private let keepsAlive: Bool
+    /// A request head has arrived (counted only with keep-alive off: what comes after it
+    /// on the connection is not read).
+    private var hasReadRequest = false
+
+    init(timeout: TimeAmount, writeTimeout: TimeAmount, keepsAlive: Bool = true) {
         state = StateMachine(timeout: timeout, writeTimeout: writeTimeout, now: .now())
+        self.keepsAlive = keepsAlive
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
@@ -150,7 +161,14 @@ final class IdleConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         // The connection is closing: a request read now would not be answered whole.
         guard !isCloseHeld else { return }
-        state.partRead(unwrapInboundIn(data), now: .now())
+        let part = unwrapInboundIn(data)
+        if !keepsAlive, case .head = part {
+            // A second request on a connection that answers one: dropped, as the close
+            // follows the first response.
+            guard !hasReadRequest else { return }
+            hasReadRequest = true
+        }
+        state.partRead(part, now: .now())
         context.fireChannelRead(data)
     }
 
@@ -179,12 +197,20 @@ final class IdleConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler
     /// and closing at the timeout would cut it short.
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         switch unwrapOutboundIn(data) {
-        case .head(let head):
+        case .head(var head):
             // A 100 Continue comes before the response it announces.
-            if head.status.kind != .informational, let deadline = state.responseStarted(now: .now()),
-               let timerDeadline, deadline < timerDeadline {
+            guard head.status.kind != .informational else {
+                context.write(data, promise: promise)
+                return
+            }
+            if let deadline = state.responseStarted(now: .now()), let timerDeadline, deadline < timerDeadline {
                 timer?.cancel()
                 schedule(context, at: deadline)
+            }
+            if !keepsAlive {
+                head.headerFields[.connection] = "close"
+                context.write(wrapOutboundOut(.head(head)), promise: promise)
+                return
             }
             context.write(data, promise: promise)
             return
@@ -199,7 +225,11 @@ final class IdleConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler
         written.futureResult.whenComplete { _ in
             let (handler, context) = loopBound.value
             handler.state.responseEnded(now: .now())
-            if handler.isCloseHeld, !handler.state.isWritingResponse { handler.releaseHeldClose(context) }
+            if handler.isCloseHeld, !handler.state.isWritingResponse {
+                handler.releaseHeldClose(context)
+            } else if !handler.keepsAlive, context.channel.isActive {
+                context.close(mode: .all, promise: nil)
+            }
         }
         context.write(data, promise: written)
     }

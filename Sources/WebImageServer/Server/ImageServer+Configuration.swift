@@ -91,7 +91,17 @@ extension ImageServer {
         /// closes idle keep-alive connections and clients that send a request head a byte
         /// at a time: without it, ``maxClients`` such connections would lock every other
         /// client out for good. The time a request is being answered does not count.
+        ///
+        /// 0 turns keep-alive off, as in imgproxy: each connection answers one request
+        /// (`Connection: close`) and is closed once its response is out. The request must
+        /// still arrive within ``requestReadTimeout``.
         public var keepAliveTimeout: Duration = .seconds(10)
+        /// The time a request has to arrive whole when keep-alive is off (imgproxy's
+        /// `IMGPROXY_READ_REQUEST_TIMEOUT` default): a connection that never sent a whole
+        /// request would otherwise hold a client slot for good.
+        public static let requestReadTimeout: Duration = .seconds(10)
+        /// Whether a connection stays open for more requests (``keepAliveTimeout`` is not 0).
+        public var keepsAlive: Bool { keepAliveTimeout > .zero }
         /// `WEBIMAGE_WRITE_RESPONSE_TIMEOUT`: seconds a response may take to be written to
         /// the client, from its first byte to its last (imgproxy's
         /// `IMGPROXY_WRITE_RESPONSE_TIMEOUT`); default 10. A client that asks and never
@@ -210,7 +220,8 @@ extension ImageServer {
             }
             timeout = try reader.seconds("TIMEOUT") ?? timeout
             downloadTimeout = try reader.seconds("DOWNLOAD_TIMEOUT") ?? downloadTimeout
-            keepAliveTimeout = try reader.seconds("KEEP_ALIVE_TIMEOUT") ?? keepAliveTimeout
+            // imgproxy's 0 turns keep-alive off; other durations take no 0.
+            keepAliveTimeout = try reader.seconds("KEEP_ALIVE_TIMEOUT", allowingZero: true) ?? keepAliveTimeout
             writeResponseTimeout = try reader.seconds("WRITE_RESPONSE_TIMEOUT") ?? writeResponseTimeout
             ttl = try reader.integer("TTL", in: 0...Int(Int32.max)) ?? ttl
             maxSourceResolution = try reader.number("MAX_SRC_RESOLUTION", in: 0.000001...100_000) ?? maxSourceResolution
@@ -249,7 +260,22 @@ extension ImageServer {
             userAgent = reader.string("USER_AGENT") ?? userAgent
             localFilesystemRoot = reader.string("LOCAL_FILESYSTEM_ROOT") ?? localFilesystemRoot
             allowsDataSources = try reader.bool("ALLOW_DATA_SOURCES") ?? allowsDataSources
+            unrecognizedVariables = reader.unconsulted(besides: Self.variablesReadElsewhere)
         }
+
+        /// The `WEBIMAGE_*` variables of the environment ``init(environment:)`` read that no
+        /// setting has, sorted: a misspelt name, or one of imgproxy's carried over by
+        /// renaming that this server does not have (`PATH_PREFIX`,
+        /// `CACHE_CONTROL_PASSTHROUGH`...). They change nothing; `webimage serve` warns of
+        /// them at start, rather than run silently without what the operator asked for.
+        public internal(set) var unrecognizedVariables: [String] = []
+
+        /// `WEBIMAGE_*` variables that other parts of the program read, not the server's
+        /// settings: the serve command's executor switch, the colour library's allocation
+        /// limit, the demo's corpus and the tests' time scale.
+        static let variablesReadElsewhere: Set<String> = [
+            "WEBIMAGE_EVENT_LOOP_EXECUTOR", "WEBIMAGE_LCMS_ALLOCATION_LIMIT", "WEBIMAGE_CORPUS", "WEBIMAGE_TEST_TIME_SCALE",
+        ]
 
         /// `FORMAT=QUALITY` of `WEBIMAGE_FORMAT_QUALITY`, the format by imgproxy's names.
         static func formatQualityPair(_ text: String) throws(ImageServerError) -> (ImageFormat, Int) {
@@ -292,12 +318,28 @@ extension ImageServer {
 }
 
 /// Reads `WEBIMAGE_*` settings from an environment, each malformed value a named error.
-struct EnvironmentReader {
-    var environment: [String: String]
+///
+/// A class so that it can note each name asked for, without every reading being `mutating`
+/// (it lives for one ``ImageServer/Configuration/init(environment:)`` call, on one thread).
+final class EnvironmentReader {
+    let environment: [String: String]
+    /// Every full name asked for, set or not.
+    private var consulted: Set<String> = []
+
+    init(environment: [String: String]) {
+        self.environment = environment
+    }
 
     func string(_ name: String) -> String? {
+        consulted.insert("WEBIMAGE_" + name)
         guard let value = environment["WEBIMAGE_" + name], !value.isEmpty else { return nil }
         return value
+    }
+
+    /// The environment's `WEBIMAGE_*` names, sorted, that were never asked for and are not
+    /// in `others`.
+    func unconsulted(besides others: Set<String>) -> [String] {
+        environment.keys.filter { $0.hasPrefix("WEBIMAGE_") && !consulted.contains($0) && !others.contains($0) }.sorted()
     }
 
     func list(_ name: String) -> [String]? {
@@ -334,8 +376,10 @@ struct EnvironmentReader {
         return value
     }
 
-    func seconds(_ name: String) throws(ImageServerError) -> Duration? {
-        try number(name, in: 0.001...86_400).map { .milliseconds(Int64(($0 * 1_000).rounded())) }
+    /// Seconds up to a day, with millisecond precision; 0 only when `allowingZero` (a
+    /// duration of 0 would otherwise time everything out at once).
+    func seconds(_ name: String, allowingZero: Bool = false) throws(ImageServerError) -> Duration? {
+        try number(name, in: (allowingZero ? 0 : 0.001)...86_400).map { .milliseconds(Int64(($0 * 1_000).rounded())) }
     }
 
     func cacheLevels(_ name: String) throws(ImageServerError) -> ImageServer.Configuration.CacheLevels? {

@@ -209,10 +209,18 @@ extension ImageServer {
         if sourceCache.isEnabled, let (entry, _) = try await cached(key, in: sourceCache) {
             return entry.data
         }
-        let downloadStart = ContinuousClock.now
-        let data = try await withDeadline(configuration.downloadTimeout, timeoutError: .downloadTimedOut) {
-            try await self.fetcher.fetch(url)
+        // Each job waits at most the download time-out, joined or not; the shared fetch is
+        // cancelled when its last waiter leaves.
+        return try await withDeadline(configuration.downloadTimeout, timeoutError: .downloadTimedOut) {
+            try await self.sourceFetches.value(forKey: key) { try await self.fetchAndStore(url, key: key) }
         }
+    }
+
+    /// One fetch of a source from its origin, counted and stored in the source cache once,
+    /// however many jobs wait for it.
+    private func fetchAndStore(_ url: URL, key: String) async throws -> Data {
+        let downloadStart = ContinuousClock.now
+        let data = try await fetcher.fetch(url)
         metrics.downloadDuration.record(ContinuousClock.now - downloadStart)
         metrics.sourceBytes.increment(by: Int64(data.count))
         if sourceCache.isEnabled {

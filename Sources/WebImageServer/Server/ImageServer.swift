@@ -54,6 +54,12 @@ public final class ImageServer: Sendable {
     /// request arriving after the download finished but before the result was stored
     /// fetched the source again.
     let jobs = TaskCoalescer<String, ByteCache.Entry>()
+    /// The source fetches in flight by URL: jobs for different results of one source (four
+    /// widths of one image) share one fetch, whatever the fetcher. So the fetch is counted
+    /// once in `webimage_source_bytes_total` and the download histogram, and stored once
+    /// in the source cache; the default fetcher's downloader would share the download
+    /// itself, but every job counted and stored it again.
+    let sourceFetches = TaskCoalescer<String, Data>()
     let workerThreads: NIOThreadPool
     let logger: Logger
 
@@ -220,6 +226,8 @@ public final class ImageServer: Sendable {
         let router = Router(context: ImageRequestContext.self)
         router.addRoutes(routes())
         let ports = PortsReady(expected: metricsAddress == nil ? 1 : 2, onReady: onReady)
+        // With keep-alive off, the time a connection has to send its one request.
+        let idleTimeout = configuration.keepsAlive ? configuration.keepAliveTimeout : Configuration.requestReadTimeout
         var services: [any Service] = [
             Application(
                 router: router,
@@ -227,8 +235,9 @@ public final class ImageServer: Sendable {
                 // (Hummingbird's own `idleTimeout` would not).
                 server: .http1(configuration: .init(additionalChannelHandlers: [
                     IdleConnectionHandler(
-                        timeout: TimeAmount(self.configuration.keepAliveTimeout),
-                        writeTimeout: TimeAmount(self.configuration.writeResponseTimeout)
+                        timeout: TimeAmount(idleTimeout),
+                        writeTimeout: TimeAmount(self.configuration.writeResponseTimeout),
+                        keepsAlive: self.configuration.keepsAlive
                     ),
                     ImmediateResponseHandler(server: self),
                     ConnectionWatch.Handler(),
@@ -253,7 +262,7 @@ public final class ImageServer: Sendable {
             }
             services.append(Application(
                 router: metricsRouter,
-                server: .http1(configuration: .init(idleTimeout: TimeAmount(configuration.keepAliveTimeout))),
+                server: .http1(configuration: .init(idleTimeout: TimeAmount(idleTimeout))),
                 configuration: ApplicationConfiguration(
                     address: .hostname(metricsAddress.host, port: metricsAddress.port),
                     // A scraper needs a connection or two; a flood of them must not hold

@@ -62,6 +62,29 @@ import Testing
         }
     }
 
+    /// `WEBIMAGE_KEEP_ALIVE_TIMEOUT=0` turns keep-alive off, as imgproxy's 0 does: one
+    /// request per connection, its response marked `Connection: close`, then the close. A
+    /// request pipelined behind the first is not answered.
+    @Test func withKeepAliveOffAConnectionAnswersOneRequestAndCloses() async throws {
+        let configuration = ImageServer.Configuration.testing { $0.keepAliveTimeout = .zero }
+        try await RunningImageServer.with(origin: ["/a.png": .ok(try Self.png.get())], configuration) { origin, server in
+            let path = ImageURL.plain(origin.url("/a.png"), ["w:10"], extension: "png")
+            let port = server.port
+            let (response, closed) = try await ImageServerImmediateResponseTests.onThread {
+                let connection = try RawHTTPConnection(port: port)
+                let request = "GET \(path) HTTP/1.1\r\nHost: a\r\n\r\n"
+                try connection.send(request + request)
+                let response = try connection.readResponse()
+                // End of file, not the second response (nor the read's time-out).
+                return (response, connection.isClosedByServer())
+            }
+            #expect(response.status == 200)
+            #expect(response.header("Connection") == "close")
+            #expect(try CodersManager.shared.decode(response.body).size.width == 10)
+            #expect(closed, "the connection stayed open, or answered the pipelined request")
+        }
+    }
+
     @Test func missingSourceIsA404() async throws {
         try await expectFailure(404, path: "/gone.png", reply: .status(404), mentions: "404")
         try await expectFailure(404, path: "/gone.png", reply: .status(410), mentions: "410")

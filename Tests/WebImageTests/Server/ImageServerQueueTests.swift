@@ -235,9 +235,10 @@ import Testing
                 // origin is let go.
                 #expect(try await waitUntil { prometheusValue(try await server.metrics(), "webimage_workers_busy") == 4 })
                 // A busy worker has yet to reach the fetch: open the gate once all four
-                // callers wait on the one download (a fixed pause let a slow one arrive after
-                // the body and fetch again).
-                #expect(try await waitUntil { server.server.ownedDownloader?.waitingCallerCount == 4 })
+                // jobs wait on the one fetch (a fixed pause let a slow one arrive after the
+                // body and fetch again).
+                #expect(try await waitUntil { server.server.sourceFetches.waiterCount == 4 })
+                #expect(server.server.ownedDownloader?.waitingCallerCount == 1)
                 gate.open()
                 var replies: [Int: RunningImageServer.Reply] = [:]
                 for try await (width, reply) in group { replies[width] = reply }
@@ -249,6 +250,10 @@ import Testing
                 #expect(try CodersManager.shared.decode(reply.body).size.width == width)
             }
             #expect(origin.requestCount("/a.png") == 1)
+            // One fetch, counted once: four jobs each counted the shared download before.
+            let metrics = try await server.metrics()
+            #expect(prometheusValue(metrics, "webimage_source_bytes_total") == Double(try Self.photo.get().count))
+            #expect(prometheusValue(metrics, "webimage_download_duration_seconds_count") == 1)
         }
     }
 }

@@ -190,6 +190,16 @@ import Testing
         #expect(run.stdout.isEmpty)
     }
 
+    /// A `WEBIMAGE_*` variable that no setting has is named in a warning at start: one of
+    /// imgproxy's carried over by renaming (`PATH_PREFIX`) did nothing, silently. (The
+    /// malformed `--bind` then stops the process before it listens.)
+    @Test func aVariableNoSettingHasIsWarnedOf() async throws {
+        let run = try await Self.runToExit(["--insecure", "--bind", "nowhere"], environment: ["WEBIMAGE_PATH_PREFIX": "/img", "WEBIMAGE_WORKERS": "2"])
+        #expect(run.stderr.contains("WARNING: ignoring WEBIMAGE_PATH_PREFIX: no such setting"), "\(run.stderr)")
+        #expect(!run.stderr.contains("WEBIMAGE_WORKERS"), "\(run.stderr)")
+        #expect(run.status == 64)
+    }
+
     /// A flag is held to the range of its environment variable: `--workers 100000` made as
     /// many threads (NIO trapped), `--workers 0` quietly became 1.
     @Test(arguments: [["--workers", "100000"], ["--workers", "0"], ["--queue-size", "-1"], ["--max-redirects", "1000"]])

@@ -73,6 +73,20 @@ import Testing
     /// imgproxy's `IMGPROXY_REQUESTS_QUEUE_SIZE`, renamed as the README says settings carry
     /// over, was ignored; it is read with imgproxy's meaning (0 is no limit), and our own
     /// name wins when both are set.
+    /// A `WEBIMAGE_*` name no setting has (misspelt, or an imgproxy setting this server
+    /// lacks) is reported, so that `serve` can warn of it; names other parts of the
+    /// program read are not.
+    @Test func variablesNoSettingHasAreReported() throws {
+        let configuration = try Configuration(environment: [
+            "WEBIMAGE_WORKERS": "2", "WEBIMAGE_PATH_PREFIX": "/img", "WEBIMAGE_QUALTY": "50",
+            "WEBIMAGE_EVENT_LOOP_EXECUTOR": "0", "WEBIMAGE_TEST_TIME_SCALE": "3", "WEBIMAGE_SALT": "",
+            "IMGPROXY_KEY": "00", "HOME": "/root",
+        ])
+        #expect(configuration.unrecognizedVariables == ["WEBIMAGE_PATH_PREFIX", "WEBIMAGE_QUALTY"])
+        #expect(configuration.workers == 2)
+        #expect(try Configuration(environment: ["WEBIMAGE_TTL": "5"]).unrecognizedVariables.isEmpty)
+    }
+
     @Test func imgproxysQueueSizeIsReadWithItsMeaning() throws {
         #expect(try Configuration(environment: ["WEBIMAGE_REQUESTS_QUEUE_SIZE": "7"]).effectiveQueueSize == 7)
         #expect(try Configuration(environment: ["WEBIMAGE_REQUESTS_QUEUE_SIZE": "0"]).effectiveQueueSize == 1_000_000)
@@ -83,6 +97,11 @@ import Testing
         #expect(zeros.maxClients == 1_000_000)
         #expect(zeros.maxSourceFileSize == Configuration().maxSourceFileSize)
         #expect(zeros.maxResultDimension == Configuration().maxResultDimension)
+        // And imgproxy's 0 keep-alive is keep-alive off, where other durations refuse 0.
+        let noKeepAlive = try Configuration(environment: ["WEBIMAGE_KEEP_ALIVE_TIMEOUT": "0"])
+        #expect(!noKeepAlive.keepsAlive)
+        #expect(try Configuration(environment: ["WEBIMAGE_KEEP_ALIVE_TIMEOUT": "0.5"]).keepsAlive)
+        #expect(Configuration().keepsAlive)
         #expect(try Configuration(environment: ["WEBIMAGE_QUEUE_SIZE": "0"]).effectiveQueueSize == 0)
         let both = try Configuration(environment: ["WEBIMAGE_QUEUE_SIZE": "2", "WEBIMAGE_REQUESTS_QUEUE_SIZE": "9"])
         #expect(both.effectiveQueueSize == 2)
@@ -194,7 +213,7 @@ import Testing
 
     @Test(arguments: [
         ("SIGNATURE_SIZE", "0"), ("SIGNATURE_SIZE", "33"), ("INSECURE", "maybe"), ("WORKERS", "0"), ("WORKERS", "two"),
-        ("QUEUE_SIZE", "-1"), ("MAX_CLIENTS", "-1"), ("TIMEOUT", "0"), ("TIMEOUT", "soon"), ("TIMEOUT", "-1"),
+        ("QUEUE_SIZE", "-1"), ("MAX_CLIENTS", "-1"), ("TIMEOUT", "0"), ("KEEP_ALIVE_TIMEOUT", "-1"), ("WRITE_RESPONSE_TIMEOUT", "0"), ("TIMEOUT", "soon"), ("TIMEOUT", "-1"),
         ("DOWNLOAD_TIMEOUT", "100000"), ("TTL", "-5"), ("MAX_SRC_RESOLUTION", "0"), ("MAX_SRC_FILE_SIZE", "-1"),
         ("MAX_ANIMATION_FRAMES", "1.5"), ("MAX_RESULT_DIMENSION", "x"), ("QUALITY", "0"), ("QUALITY", "101"),
         ("AUTO_WEBP", "2"), ("AUTO_AVIF", "on"), ("USE_ETAG", "y"), ("RESULT_CACHE", "redis"), ("SOURCE_CACHE", "memory,s3"),
