@@ -1,4 +1,4 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.1
 import PackageDescription
 
 // C libraries come from Debian's -dev packages (installed by scripts/install-deps.sh).

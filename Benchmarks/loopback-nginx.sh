@@ -13,7 +13,12 @@ start_loopback_nginx() {
     chmod 755 "$work"
     mkdir -p "$work/logs"
     port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+    # Run as root, nginx's workers would be `nobody`, who cannot read photos in a clone
+    # under a private home (/root is 0700): every request was a 403. They run as root then.
+    local user_line=
+    [ "$(id -u)" -ne 0 ] || user_line="user root;"
     cat > "$work/nginx.conf" <<CONF
+$user_line
 worker_processes 1;
 pid $work/nginx.pid;
 error_log $work/logs/error.log;

@@ -71,13 +71,13 @@ missing=()
 command -v wrk >/dev/null 2>&1 || missing+=(wrk)
 command -v curl >/dev/null 2>&1 || missing+=(curl)
 { command -v nginx || [ -x /usr/sbin/nginx ]; } >/dev/null 2>&1 || missing+=(nginx)
-ldconfig -p 2>/dev/null | grep -q 'libvips\.so\.42' || missing+=(libvips42)
+# Asked of dpkg: ldconfig is in /sbin, not on a user's PATH, so libvips always looked
+# missing there and apt-get ran every time.
+dpkg-query -W -f='${Status}' libvips42 2>/dev/null | grep -q "install ok installed" || missing+=(libvips42)
 python3 -c 'import venv, ensurepip' >/dev/null 2>&1 || missing+=(python3-venv)
 if ((${#missing[@]})); then
     log "installing ${missing[*]} (apt-get)"
-    SUDO=; [ "$(id -u)" = 0 ] || SUDO=sudo
-    $SUDO apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+    scripts/install-deps.sh "${missing[@]}"
 fi
 NGINX=$(command -v nginx || echo /usr/sbin/nginx)
 
@@ -141,7 +141,12 @@ nginx_port=$(free_port)
 # DIR, up to the opening of its http block.
 nginx_config() {
     mkdir -p "$1/logs"
+    # Run as root, nginx's workers would be `nobody`, who cannot read a clone under a
+    # private home (/root is 0700): every request was a 403. They run as root then.
+    local user_line=
+    [ "$(id -u)" -ne 0 ] || user_line="user root;"
     cat <<CONF
+$user_line
 worker_processes auto;
 pid $1/nginx.pid;
 error_log $1/logs/error.log warn;

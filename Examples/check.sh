@@ -108,6 +108,10 @@ answer=$(get "$base?url=$origin/no-such-image.png&width=80&height=80")
 ok "failed load: 502 $(cat "$tmp/body")"
 
 kill -TERM "$server"
-wait "$server" 2>/dev/null || true
-ok "server stopped"
+# runService stops gracefully on SIGTERM and exits 0: any other status (a crash in the
+# stop, a trap) is a failure, not "stopped".
+status=0
+wait "$server" 2>/dev/null || status=$?
+[ "$status" -eq 0 ] || { cat "$tmp/server.log"; fail "ImageServer exited $status on SIGTERM"; }
+ok "server stopped (exit 0)"
 echo "examples: $passed passed, 0 failed"

@@ -14,8 +14,11 @@ trap 'rm -f "$log"' EXIT
 status=0
 swift build "$@" 2>&1 | tee "$log" || status=$?
 ((status == 0)) || exit "$status"
-root=$(cd "$(dirname "$0")/.." && pwd)
-warnings=$(grep -E "^$root/[^:]+:[0-9]+:[0-9]+: warning:" "$log" | grep -v "/checkouts/" | sort -u || true)
+# The physical path, as the compiler prints it (a clone reached through a symbolic link
+# matched no line), compared as a plain prefix (a path with `+` or `.` in it is not a
+# pattern): otherwise the check passed with warnings present.
+root=$(cd "$(dirname "$0")/.." && pwd -P)
+warnings=$(awk -v root="$root/" 'index($0, root) == 1 && /^[^:]+:[0-9]+:[0-9]+: warning:/' "$log" | grep -v "/checkouts/" | sort -u || true)
 if [ -n "$warnings" ]; then
     echo "error: the build has warnings (the project builds with none):" >&2
     echo "$warnings" >&2

@@ -11,6 +11,13 @@
 set -u
 limit=$1
 shift
+# Without them a pass at its limit could not be stopped, and the script would wait on it.
+for tool in pgrep pkill; do
+    command -v "$tool" > /dev/null || { echo "test-pass: $tool is missing (Debian package procps; make deps installs it)" >&2; exit 2; }
+done
+# A pass that hung and then passed on its rerun leaves its line here too, for .ci/run to
+# repeat at the end of its output (a green run would otherwise say it only mid-log).
+hangs=${TEST_PASS_HANGS:-.build/test-pass-hangs.log}
 log=$(mktemp)
 pid=
 # The pass runs in a session of its own (setsid): `swift test` starts the test binary in a
@@ -80,5 +87,6 @@ if (( status == 124 )); then
     run_pass "$@"
     status=$?
     (( status == 0 )) && echo "test-pass: the rerun passed; the first run HUNG (see above)" >&2
+    mkdir -p "$(dirname "$hangs")" && echo "$(date -u +%FT%TZ) HUNG past ${limit} s, rerun status $status: swift test $*" >> "$hangs"
 fi
 exit "$status"

@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 import WebImage
 
 /// The real `webimage` binary that `swift build` puts beside the test bundle, run as a
@@ -45,6 +46,11 @@ enum WebImageCommand {
         guard FileManager.default.isExecutableFile(atPath: setpriv) else { return false }
         return (try? run(["--help"], unprivileged: true).status) == 0
     }()
+
+    /// Said in the test run's output next to each test skipped for want of
+    /// ``canRunUnprivileged``, so that a skip is not mistaken for a pass.
+    static let unprivilegedSkipReason: Comment =
+        "skipped: run as root, the tests cannot run webimage as nobody (a clone inside a folder only root may enter, such as /root, or no setpriv)"
 
     /// Runs `webimage` with `arguments` and waits for it to exit. `input`, when given, is
     /// written to its standard input (then closed); otherwise standard input is empty.
