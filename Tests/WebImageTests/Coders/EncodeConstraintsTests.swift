@@ -168,7 +168,11 @@ import Testing
         #expect(EncodeConstraints.milliseconds(-1) == 0)
         #expect(EncodeConstraints.milliseconds(1e30) == Int(UInt32.max))
         #expect(EncodeConstraints.milliseconds(0.0125) == 13)
-        guard CodersManager.shared.canEncode(to: format) else { return }
+        // Every one of these encoders is built in here: a missing one is a failure, not a skip.
+        guard CodersManager.shared.canEncode(to: format) else {
+            Issue.record("no encoder for \(format)")
+            return
+        }
         let frames = [TimeInterval.infinity, 1e30, .nan, -5, 0.05].enumerated().map { index, duration in
             ImageFrame(pixels: PixelBuffer(width: 4, height: 4, filling: RGBAColor(red: UInt8(index * 50), green: 0, blue: 0, alpha: 255)),
                        duration: duration)

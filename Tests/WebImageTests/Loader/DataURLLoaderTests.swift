@@ -57,6 +57,13 @@ struct DataURLLoaderTests {
         // Base64 with padding: "aGk=" is 2 bytes, within a limit of 2; "aGkh" is 3.
         #expect(try DataURLLoader.payload(of: "data:;base64,aGk=", limit: 2) == Data("hi".utf8))
         #expect(throws: WebImageError.responseTooLarge(limit: 2)) { try DataURLLoader.payload(of: "data:;base64,aGkh", limit: 2) }
+        // Payloads over the limit whose ends are malformed: decoding them first would find
+        // the bad end and throw invalidURL, so responseTooLarge shows the text was measured
+        // before it was decoded (the check after decoding gives the same error otherwise).
+        let base64 = "data:;base64," + png.base64EncodedString() + "@@@@"
+        #expect(throws: WebImageError.responseTooLarge(limit: png.count - 1)) { try DataURLLoader.payload(of: base64, limit: png.count - 1) }
+        let escaped = "data:," + String(repeating: "%41", count: 100) + "%zz"
+        #expect(throws: WebImageError.responseTooLarge(limit: 50)) { try DataURLLoader.payload(of: escaped, limit: 50) }
         #expect(DataURLLoader().maximumSize == 100 * 1024 * 1024)
     }
 

@@ -265,9 +265,15 @@ struct DownloaderMisbehavingServerTests {
     }
 
     @Test func announcedBodyLargerThanTheLimitFailsBeforeReadingIt() async throws {
-        let config = LoaderTesting.config { $0.maximumResponseSize = 5000 }
-        let (result, _) = try await outcome("/a.png", routes: ["/a.png": .ok(png)], config: config)
+        // The head announces 100 kB, then no byte of the body comes: only the head can give
+        // the refusal, and promptly. Were the announced length not checked, the bytes would
+        // be waited for until the 10-s time-out (and a body that came would be stopped by the
+        // same error as it grew, which is why the server sends none).
+        let config = LoaderTesting.config(timeout: .seconds(10)) { $0.maximumResponseSize = 5000 }
+        let reply = LoopbackServer.Reply.stallAfterHeaders(contentLength: 100_000)
+        let (result, elapsed) = try await outcome("/a.png", routes: ["/a.png": reply], config: config)
         #expect(error(result) == .responseTooLarge(limit: 5000))
+        #expect(elapsed < .seconds(3).scaled)
     }
 
     @Test func unannouncedBodyGrowingPastTheLimitIsStopped() async throws {

@@ -228,18 +228,25 @@ struct DownloaderTests {
     }
 
     @Test func cancellingEveryCallerCancelsTheRequestAndALaterCallStartsANewOne() async throws {
-        let reply = LoopbackServer.Reply.delayed(.milliseconds(500), then: .ok(png, contentType: "image/png"))
+        // The head arrives, then the body stalls: only the cancelled request (not the 10-s
+        // time-out) can close the connection, so its close shows the request was stopped.
+        // A request left running would keep it open with the same outcomes for the callers.
+        let reply = LoopbackServer.Reply.stallAfterHeaders(contentLength: 5000)
         try await LoopbackServer.with(["/a.png": reply]) { server in
-            try await LoaderTesting.withDownloader { downloader in
+            try await LoaderTesting.withDownloader(LoaderTesting.config(timeout: .seconds(10))) { downloader in
                 let recorder = CompletionRecorder()
                 let first = downloader.downloadImage(with: server.url("/a.png"), completion: recorder.completion(0))
                 let second = downloader.downloadImage(with: server.url("/a.png"), completion: recorder.completion(1))
                 try await server.waitForRequests(1)
+                #expect(server.openConnectionCount == 1)
+                let start = ContinuousClock.now
                 first?.cancel()
                 second?.cancel()
                 let outcomes = await recorder.outcomes(2)
                 #expect(outcomes.values.allSatisfy { (try? $0.get()) == nil })
-                #expect(downloader.currentDownloadCount <= 1)
+                #expect(try await server.waitForOpenConnections(atMost: 0), "the request went on after its last caller cancelled")
+                #expect(ContinuousClock.now - start < .seconds(3).scaled)
+                #expect(downloader.currentDownloadCount == 0)
                 server.setRoute("/a.png", .ok(png, contentType: "image/png"))
                 let result = try await downloader.loadImage(from: server.url("/a.png"))
                 #expect(result.image.size.width == 300)

@@ -41,7 +41,10 @@ import Testing
         try await LoopbackServer.with(["/junk.png": .ok(Data("not an image".utf8), contentType: "image/png"), "/busy.png": .status(503)]) { server in
             try await ManagerHarness.with { harness in
                 let manager = harness.makeManager()
-                await #expect(throws: (any Error).self) { try await manager.loadImage(with: server.url("/junk.png")) }
+                // Bad image data in particular: any error would do for a remembered 404 too.
+                let junk = await #expect(throws: WebImageError.self) { try await manager.loadImage(with: server.url("/junk.png")) }
+                let isBadImageData = if case .badImageData? = junk { true } else { false }
+                #expect(isBadImageData, "\(String(describing: junk))")
                 #expect(manager.isFailedURL(server.url("/junk.png")))
                 await #expect(throws: WebImageError.invalidDownloadStatusCode(503)) { try await manager.loadImage(with: server.url("/busy.png")) }
                 #expect(!manager.isFailedURL(server.url("/busy.png")))
