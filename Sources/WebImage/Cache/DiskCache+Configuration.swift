@@ -54,8 +54,9 @@ extension DiskCache {
         /// with an application). Default none.
         public var readOnlyDirectories: [URL] = []
         /// `fsync` every entry before it is renamed into place, so it survives a power
-        /// loss, at the price of a much slower store. Default `false`: a crash can lose a
-        /// recent entry but never leaves a partial one.
+        /// loss, at the price of a much slower store. Default `false`: a killed process
+        /// never leaves a partial entry, but a power loss or kernel crash can leave a
+        /// recent one empty or cut (the rename reached the disk, the bytes did not).
         public var syncsWrites = false
         /// Where extended data goes. Default ``ExtendedDataStorage/automatic``.
         public var extendedDataStorage: ExtendedDataStorage = .automatic

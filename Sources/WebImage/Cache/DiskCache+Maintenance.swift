@@ -102,9 +102,9 @@ extension DiskCache {
         var total = 0
         // Sidecars first, by their entry's name, so that each entry's space includes its
         // sidecar's.
-        let sidecars = Dictionary(uniqueKeysWithValues: names.lazy.compactMap { name in
+        let sidecars = Dictionary(names.lazy.compactMap { name in
             Self.entryName(ofSidecar: name).map { entry in (entry, name) }
-        })
+        }, uniquingKeysWith: { first, _ in first })
         for name in names {
             if name.hasPrefix(FileIO.temporaryPrefix) {
                 if let status = FileIO.status(path + "/" + name),

@@ -6,8 +6,12 @@ import Synchronization
 ///
 /// Each entry is a file named by ``fileName(forKey:)`` (MD5 of the key plus the URL's
 /// extension, SDWebImage's scheme), written atomically: the bytes go to a hidden temporary
-/// file in the same directory, which is then renamed into place, so neither a crash nor a
-/// second process sharing the directory ever sees a partial entry. Reads also find the
+/// file in the same directory, which is then renamed into place, so neither a killed
+/// process nor a second process sharing the directory ever sees a partial entry. A power
+/// loss or a kernel crash is another matter unless ``Configuration/syncsWrites`` is on:
+/// without an `fsync`, ext4 and XFS may keep the rename and lose the bytes, leaving an
+/// empty or cut entry (a reader that cannot tell should store a length or checksum in the
+/// extended data, as the image server's cache does). Reads also find the
 /// name without extension (older SDWebImage caches) and then look in the read-only
 /// directories. ``removeExpiredData()`` removes entries older than ``Configuration/maxAge``
 /// and, above ``Configuration/maxSize``, the oldest until the total is under half of it.

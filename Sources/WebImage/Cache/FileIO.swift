@@ -223,9 +223,14 @@ package enum FileIO {
         guard let stream = opendir(directory) else { return [] }
         defer { closedir(stream) }
         var names: [String] = []
+        // POSIX lets a listing return a name twice when the file was removed and made again
+        // while it ran (another process trimming and storing the same key; seen on NFS and
+        // btrfs): every caller wants each file once, and one built a dictionary that traps
+        // on a repeated key.
+        var seen: Set<String> = []
         while let entry = readdir(stream) {
             let name = withUnsafeBytes(of: entry.pointee.d_name, String.init(cBuffer:))
-            if name != ".", name != ".." { names.append(name) }
+            if name != ".", name != "..", seen.insert(name).inserted { names.append(name) }
         }
         return names
     }

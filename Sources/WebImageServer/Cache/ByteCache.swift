@@ -54,6 +54,38 @@ public final class ByteCache: Sendable {
         case memory, disk
     }
 
+    /// What a disk entry's extended data says of its bytes: three lines, the format, the
+    /// suggested file name (empty for none) and the byte count, checked on every read. A
+    /// change of this layout must change ``layoutVersion``, which is part of the disk
+    /// namespaces, so that no process reads another layout.
+    struct StoredDescription: Equatable {
+        /// Part of both disk namespaces (``ImageServer/Configuration/resultCacheNamespace``).
+        static let layoutVersion = 2
+
+        var format: ImageFormat?
+        var filename: String?
+        var byteCount: Int
+
+        init(of entry: Entry) {
+            format = entry.format
+            filename = entry.filename
+            byteCount = entry.bytes.readableBytes
+        }
+
+        /// `nil` unless `data` holds the three lines with a count.
+        init?(parsing data: Data) {
+            let lines = String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
+            guard lines.count == 3, let count = Int(lines[2]), count >= 0 else { return nil }
+            format = ImageFormat(rawValue: String(lines[0]))
+            filename = lines[1].isEmpty ? nil : String(lines[1])
+            byteCount = count
+        }
+
+        var encoded: Data {
+            Data("\(format?.rawValue ?? "")\n\(filename ?? "")\n\(byteCount)".utf8)
+        }
+    }
+
     /// The levels in use.
     public let levels: ImageServer.Configuration.CacheLevels
     /// Whether entries read from disk get their ``Entry/etag`` (the file keeps only bytes
@@ -147,13 +179,17 @@ public final class ByteCache: Sendable {
         let writtenAt = stored.modificationDate ?? Date()
         guard isFresh(writtenAt) else { return nil }
         let data = stored.data
-        // The extended data is the format, then (for a result) a line with the file name.
-        let lines = stored.extendedData
-            .flatMap { String(data: $0, encoding: .utf8) }?
-            .split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false) ?? []
-        let format = lines.first.flatMap { ImageFormat(rawValue: String($0)) } ?? ImageFormat(sniffing: data)
-        let filename = lines.count > 1 ? String(lines[1]) : nil
-        let entry = Entry(data: data, format: format, etag: tagsEntries ? Entry.etag(of: data) : nil, filename: filename)
+        guard let description = stored.extendedData.flatMap(Self.StoredDescription.init(parsing:)),
+              description.byteCount == data.count else {
+            // Not what was stored: the file lost its bytes, or was written by no ByteCache.
+            // Files are renamed into place without an fsync, and after a power loss a file
+            // renamed to a new name can come back empty (ext4, XFS) while its attribute
+            // survives: served, it was a 200 of nothing, cached downstream for a year.
+            disk.removeData(forKey: diskNamespace + key)
+            return nil
+        }
+        let format = description.format ?? ImageFormat(sniffing: data)
+        let entry = Entry(data: data, format: format, etag: tagsEntries ? Entry.etag(of: data) : nil, filename: description.filename)
         if levels.contains(.memory) { memory.setValue(Stamped(entry: entry, storedAt: writtenAt), forKey: key, cost: Self.cost(of: entry, key: key)) }
         return entry
     }
@@ -177,8 +213,7 @@ public final class ByteCache: Sendable {
         if levels.contains(.memory) { memory.setValue(Stamped(entry: entry, storedAt: Date()), forKey: key, cost: Self.cost(of: entry, key: key)) }
         guard let disk else { return true }
         do {
-            let extended = entry.format.rawValue + (entry.filename.map { "\n" + $0 } ?? "")
-            try disk.setData(entry.data, forKey: diskNamespace + key, extendedData: Data(extended.utf8))
+            try disk.setData(entry.data, forKey: diskNamespace + key, extendedData: StoredDescription(of: entry).encoded)
         } catch {
             return false
         }

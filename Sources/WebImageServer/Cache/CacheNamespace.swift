@@ -14,7 +14,17 @@ extension ImageServer.Configuration {
     /// them. Nodes with the same settings share one namespace, so a shared folder still
     /// serves them all.
     public var sourceCacheNamespace: String {
-        Self.namespace(sourcePolicyDescription)
+        Self.namespace(Self.layoutDescription + "\n" + sourcePolicyDescription)
+    }
+
+    /// What every disk entry depends on besides the settings: the layout of its extended
+    /// data (``ByteCache``'s), and for a result the build that made it, this package's
+    /// version and each image library's. A rolling upgrade that changes how results are
+    /// made (a resize fix, a new libwebp) would otherwise serve, from a shared folder,
+    /// results of the old build for as long as they last, and the old nodes the new ones'.
+    private static var layoutDescription: String { "layout=\(ByteCache.StoredDescription.layoutVersion)" }
+    static var buildDescription: String {
+        "build=\(WebImageVersion.current) " + LinkedLibrary.all.map(\.description).joined(separator: ", ")
     }
 
     /// The prefix of the result cache's disk keys: the source policy's settings (a result
@@ -23,6 +33,11 @@ extension ImageServer.Configuration {
     /// and PDF rendering). A server restarted with a new default quality makes its results
     /// again instead of serving the old ones for as long as they last.
     public var resultCacheNamespace: String {
+        resultCacheNamespace(build: Self.buildDescription)
+    }
+
+    /// ``resultCacheNamespace`` for results made by `build` (tests give another).
+    func resultCacheNamespace(build: String) -> String {
         let qualities = formatQuality.sorted { $0.key.rawValue < $1.key.rawValue }
             .map { "\($0.key.rawValue)=\($0.value)" }
         let result = [
@@ -36,7 +51,7 @@ extension ImageServer.Configuration {
             // In order: the first one that fits is chosen.
             "preferred=\(preferredFormats.map(\.rawValue).joined(separator: ","))",
         ]
-        return Self.namespace(([sourcePolicyDescription] + result).joined(separator: "\n"))
+        return Self.namespace(([Self.layoutDescription, build, sourcePolicyDescription] + result).joined(separator: "\n"))
     }
 
     /// The source policy as one line per setting: each value spelled out, in a fixed

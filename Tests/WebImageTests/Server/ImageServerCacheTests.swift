@@ -25,7 +25,9 @@ import Testing
         // Whole 8 KiB of noise: the limit counts allocated blocks, which are then the entries'
         // sizes (noise, so that a compressing file system allocates them too).
         for index in 0..<10 {
-            try previousRun.setData(Self.noise(8_192, seed: UInt64(index)), forKey: "result-\(index)")
+            let noise = Self.noise(8_192, seed: UInt64(index))
+            let description = ByteCache.StoredDescription(of: ByteCache.Entry(data: noise, format: .png))
+            try previousRun.setData(noise, forKey: "result-\(index)", extendedData: description.encoded)
             // A minute apart, result-9 the newest: trimming goes oldest first.
             let written = Date(timeIntervalSinceNow: Double(index - 10) * 60)
             try FileManager.default.setAttributes([.modificationDate: written], ofItemAtPath: previousRun.fileURL(forKey: "result-\(index)").path)
@@ -85,6 +87,47 @@ import Testing
         #expect(server.sourceCache.diskConfiguration?.maxEntrySize == 300 << 20)
         #expect(server.resultCache.diskConfiguration?.maxEntrySize == DiskCache.Configuration().maxEntrySize)
         try await server.shutdown()
+    }
+
+    /// A disk entry whose bytes are not the count stored with it is a miss, and is removed:
+    /// after a power loss a file renamed into place without an fsync can come back empty
+    /// (or cut) while its extended data survives, and was served as a 200 of nothing.
+    /// An entry with no description (not written by a ByteCache) is a miss too.
+    @Test func aDiskEntryWhoseBytesAreNotTheStoredCountIsAMissAndRemoved() throws {
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let cache = ByteCache(levels: .disk, directory: directory, memoryLimit: 1 << 20)
+        let view = DiskCache(directory: directory)
+        let entry = ByteCache.Entry(data: Self.noise(5_000, seed: 7), format: .webp, filename: "a.webp")
+        for key in ["emptied", "cut", "kept"] { #expect(cache.store(entry, forKey: key)) }
+        // What the power loss leaves: the file's bytes gone or cut, its attribute intact.
+        for (key, length) in [("emptied", 0), ("cut", 4_096)] {
+            let path = view.fileURL(forKey: key).path
+            #expect(truncate(path, off_t(length)) == 0)
+            #expect(view.entry(forKey: key)?.extendedData != nil, "the attribute survives the cut")
+        }
+        #expect(cache.diskEntry(forKey: "emptied") == nil)
+        #expect(cache.diskEntry(forKey: "cut") == nil)
+        #expect(!view.containsData(forKey: "emptied"), "a damaged entry is removed")
+        #expect(!view.containsData(forKey: "cut"))
+        let kept = try #require(cache.diskEntry(forKey: "kept"))
+        #expect(kept.data == entry.data)
+        #expect(kept.format == .webp)
+        #expect(kept.filename == "a.webp")
+        // Bytes without a description: written by something else, so unchecked, a miss.
+        try view.setData(entry.data, forKey: "foreign")
+        #expect(cache.diskEntry(forKey: "foreign") == nil)
+    }
+
+    /// The description survives its own encoding, with and without a file name.
+    @Test func theStoredDescriptionRoundTrips() throws {
+        for filename in ["a.png", nil] {
+            let description = ByteCache.StoredDescription(of: ByteCache.Entry(data: Data(count: 12), format: .png, filename: filename))
+            #expect(ByteCache.StoredDescription(parsing: description.encoded) == description)
+        }
+        // The old layout (format, then the file name) has no count.
+        #expect(ByteCache.StoredDescription(parsing: Data("png\na.png".utf8)) == nil)
+        #expect(ByteCache.StoredDescription(parsing: Data("png\n\n-1".utf8)) == nil)
     }
 
     /// Keys are charged to the memory limit with their bytes: a source cache keyed by whole
@@ -395,6 +438,12 @@ import Testing
         let base = ImageServer.Configuration.testing()
         #expect(base.sourceCacheNamespace == ImageServer.Configuration.testing().sourceCacheNamespace)
         #expect(base.resultCacheNamespace == ImageServer.Configuration.testing().resultCacheNamespace)
+        // Results depend on the build too (the package's and each image library's version):
+        // a rolling upgrade's nodes do not serve each other's results. Sources do not.
+        #expect(ImageServer.Configuration.buildDescription.contains(WebImageVersion.current))
+        #expect(ImageServer.Configuration.buildDescription.contains("libwebp"))
+        #expect(base.resultCacheNamespace == base.resultCacheNamespace(build: ImageServer.Configuration.buildDescription))
+        #expect(base.resultCacheNamespace != base.resultCacheNamespace(build: "build=0.0.1 libwebp 0.1"))
         #expect(base.sourceCacheNamespace != base.resultCacheNamespace)
         // The same lists in another order are the same policy (nodes configured by hand).
         let a = try SourcePattern(parsing: "https://a.example/"), b = try SourcePattern(parsing: "https://b.example/")
