@@ -82,6 +82,13 @@ struct ServeCommand: AsyncParsableCommand {
         var listening = ""
         do {
             var settings = try ImageServer.Configuration(environment: ProcessInfo.processInfo.environment)
+            // imgproxy fetches through the environment's proxy; this server connects to the
+            // address it checked and pinned (a proxy would resolve the name again), so an
+            // operator who relies on a filtering proxy must hear that it is not used.
+            let proxies = Self.proxyVariables.filter { !(ProcessInfo.processInfo.environment[$0] ?? "").isEmpty }
+            if !proxies.isEmpty {
+                warn("webimage serve: WARNING: \(proxies.joined(separator: ", ")) not used: sources are fetched directly from the addresses the source policy checked")
+            }
             if !settings.unrecognizedVariables.isEmpty {
                 warn("webimage serve: WARNING: ignoring \(settings.unrecognizedVariables.joined(separator: ", ")): no such setting (README lists them)")
             }
@@ -147,6 +154,9 @@ extension ServeCommand {
 }
 
 extension ServeCommand {
+    /// The proxy variables the command line's downloads follow and the server does not.
+    static let proxyVariables = ["http_proxy", "HTTP_PROXY", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"]
+
     /// `value` when it is in `range`; otherwise the error (status 64) the matching
     /// environment variable gives.
     static func checked(_ value: Int, _ flag: String, in range: ClosedRange<Int>) throws(ImageServerError) -> Int {

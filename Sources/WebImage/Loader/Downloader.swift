@@ -288,9 +288,11 @@ public final class Downloader: ImageLoader {
         for client in clients + pinned { try await client.shutdown() }
     }
 
+    /// An http(s) URL with a host and a usable port (see ``Foundation/URL/hasUsablePort``:
+    /// the HTTP client traps on `:70000`).
     static func isDownloadable(_ url: URL) -> Bool {
         guard let scheme = url.scheme, isHTTPScheme(scheme) else { return false }
-        return !(url.host ?? "").isEmpty
+        return !(url.host ?? "").isEmpty && url.hasUsablePort
     }
 
     /// Whether `scheme` is `http` or `https` in any case. Compares the bytes instead of

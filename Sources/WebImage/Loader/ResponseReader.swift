@@ -191,6 +191,12 @@ final class ResponseReader: HTTPClientResponseDelegate {
     /// Called for every response head, redirects included: counts them, remembers the
     /// URL that answered last, and with `handleCookies` stores the cookies each one sets.
     func didVisitURL(task: HTTPClient.Task<Outcome>, _ request: HTTPClient.Request, _ head: HTTPResponseHead) {
+        if let target = unusableRedirectTarget(of: head, from: request.url) {
+            // Called on the task's loop before the client decides to follow, so the failed
+            // task follows nothing (the client traps on the port of such a URL).
+            task.fail(reason: WebImageError.invalidURL("a redirect to \(Downloader.redacted(target)), a port no connection can use"))
+            return
+        }
         let now = NIODeadline.now()
         state.withLock { state in
             state.lastActivity = now
@@ -203,6 +209,24 @@ final class ResponseReader: HTTPClientResponseDelegate {
             if !cookies.isEmpty { downloader.config.cookieJar.setCookies(fromHeaders: cookies, for: request.url) }
         }
     }
+
+    /// The target of a redirect the HTTP client would follow to a URL whose port is out of
+    /// range: AsyncHTTPClient follows an http(s) `Location` as it is, and a `:70000` on an
+    /// IP address traps in its conversion to a 16-bit port, ending the process. A hostile
+    /// origin needed nothing but that header. (A pinned download follows no redirect: its
+    /// caller reads the `Location` and checks it.)
+    private func unusableRedirectTarget(of head: HTTPResponseHead, from url: URL) -> URL? {
+        guard operation.requestOptions.pinnedAddress == nil, downloader.config.maximumRedirects > 0,
+              Self.redirectStatuses.contains(head.status.code),
+              let location = head.headers.first(name: "Location"),
+              let target = URL(string: location, relativeTo: url)?.absoluteURL,
+              let scheme = target.scheme?.lowercased(), scheme == "http" || scheme == "https"
+        else { return nil }
+        return target.hasUsablePort ? nil : target
+    }
+
+    /// The statuses AsyncHTTPClient follows a `Location` of (its `extractRedirectTarget`).
+    static let redirectStatuses: Set<UInt> = [301, 302, 303, 304, 305, 307, 308]
 
     func didReceiveHead(task: HTTPClient.Task<Outcome>, _ head: HTTPResponseHead) -> EventLoopFuture<Void> {
         let now = ContinuousClock.now

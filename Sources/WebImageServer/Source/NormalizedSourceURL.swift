@@ -1,4 +1,5 @@
 import Foundation
+import WebImage
 
 /// A source URL as it will be fetched: scheme, host, port and path, normalised, so that the
 /// allow-list judges the server the connection goes to and not how its URL is spelled.
@@ -23,8 +24,9 @@ public struct NormalizedSourceURL: Sendable, Equatable {
 
     /// Takes `url` apart.
     /// - Throws: ``ImageServerError/badOptions(_:)`` (400) for a scheme other than http and
-    ///   https (the server fetches nothing else: no `file:`, no `data:`), no host, or a host
-    ///   with characters no host name has (see ``isPlausibleHost(_:)``).
+    ///   https (the server fetches nothing else: no `file:`, no `data:`), no host, a host
+    ///   with characters no host name has (see ``isPlausibleHost(_:)``), or a port outside
+    ///   1...65535.
     public init(_ url: URL) throws(ImageServerError) {
         guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
             throw .badOptions("the source is not an http(s) URL")
@@ -35,6 +37,11 @@ public struct NormalizedSourceURL: Sendable, Equatable {
         }
         guard Self.isPlausibleHost(rawHost) else {
             throw .badOptions("the source URL's host has characters no host name has")
+        }
+        // Foundation takes `:70000` (on which the HTTP client traps) and reads twenty
+        // digits as no port at all (the default, silently).
+        guard url.hasUsablePort else {
+            throw .badOptions("the source URL's port is not a number from 1 to 65535")
         }
         self.scheme = scheme
         host = Self.normalizedHost(rawHost)

@@ -156,6 +156,35 @@ struct DownloaderMisbehavingServerTests {
         #expect(loaded.image.size.width == 300)
     }
 
+    /// A `Location` whose port no connection can use (`:70000` on an IP address) fails the
+    /// download with `invalidURL`, and the process lives: AsyncHTTPClient followed it and
+    /// trapped converting the port, so one header from a hostile origin ended the process.
+    @Test(arguments: ["http://127.0.0.1:70000/a.png", "http://127.0.0.1:99999999999999999999/a.png", "/a.png:x", "http://127.0.0.1:0/"])
+    func aRedirectToAPortNoConnectionCanUseFails(_ location: String) async throws {
+        let routes: [String: LoopbackServer.Reply] = ["/r": .redirect(to: location), "/a.png:x": .ok(png)]
+        let (result, _) = try await outcome("/r", routes: routes)
+        if location.hasPrefix("/") {
+            // A relative Location keeps the origin's port: followed as usual (the colon is
+            // in the path).
+            #expect(throws: Never.self) { try result.get() }
+            return
+        }
+        guard case .invalidURL(let message) = error(result) else {
+            Issue.record("expected invalidURL, got \(String(describing: error(result)))")
+            return
+        }
+        #expect(message.contains("redirect"), "\(message)")
+    }
+
+    /// The same URL asked for directly is refused before any request.
+    @Test(arguments: ["http://127.0.0.1:70000/a.png", "http://127.0.0.1:99999999999999999999/a.png"])
+    func aURLWithAPortNoConnectionCanUseIsInvalid(_ text: String) async throws {
+        let url = try #require(URL(string: text))
+        try await LoaderTesting.withDownloader { downloader in
+            #expect(await LoaderTesting.error(loading: url, with: downloader) == .invalidURL(text))
+        }
+    }
+
     @Test func redirectLoopFails() async throws {
         let routes: [String: LoopbackServer.Reply] = ["/l1": .redirect(to: "/l2"), "/l2": .redirect(to: "/l1")]
         let (result, _) = try await outcome("/l1", routes: routes)

@@ -169,6 +169,16 @@ import Testing
         }
     }
 
+    /// An origin that redirects to a port no connection can use gets the source refused,
+    /// and the server lives on (the HTTP client trapped on `:70000`, ending the process).
+    @Test func aRedirectToAPortNoConnectionCanUseIsRefused() async throws {
+        try await LoopbackServer.with(["/r": .redirect(to: "http://127.0.0.1:70000/a.png"), "/a.png": .ok(try Self.png.get())]) { origin in
+            let replies = try await Self.fetch([origin.url("/r").absoluteString, origin.url("/a.png").absoluteString], .testing())
+            Self.expect(replies[0], 404, mentions: "port")
+            #expect(replies[1].status == 200, "the server still answers")
+        }
+    }
+
     @Test func aRootThatIsNotAFolderStopsTheServerFromStarting() {
         #expect(throws: ImageServerError.self) {
             _ = try ImageServer(configuration: .testing { $0.localFilesystemRoot = "/nonexistent/webimage-root" })

@@ -200,6 +200,15 @@ import Testing
         #expect(run.status == 64)
     }
 
+    /// The server fetches sources directly from the addresses it checked (a proxy would
+    /// resolve the name again); a proxy variable in its environment is said to be unused,
+    /// as imgproxy would have used it.
+    @Test func aProxyVariableIsSaidToBeUnused() async throws {
+        let run = try await Self.runToExit(["--insecure", "--bind", "nowhere"], environment: ["https_proxy": "http://127.0.0.1:3128"])
+        #expect(run.stderr.contains("WARNING: https_proxy not used"), "\(run.stderr)")
+        #expect(run.status == 64)
+    }
+
     /// A flag is held to the range of its environment variable: `--workers 100000` made as
     /// many threads (NIO trapped), `--workers 0` quietly became 1.
     @Test(arguments: [["--workers", "100000"], ["--workers", "0"], ["--queue-size", "-1"], ["--max-redirects", "1000"]])

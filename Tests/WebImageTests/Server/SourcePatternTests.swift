@@ -104,6 +104,15 @@ import Testing
         #expect(try !Self.admits("http://h.example/public/", "http://h.example" + path))
     }
 
+    /// A port no connection can use is refused as the source's own fault (a 400): the HTTP
+    /// client trapped on `:70000`, and twenty digits read as no port meant port 80.
+    @Test(arguments: ["http://h.example:65536/x.png", "http://1.1.1.1:70000/x.png", "http://h.example:0/x.png", "http://h.example:99999999999999999999/x.png"])
+    func portsOutOfRangeAreRefused(_ text: String) throws {
+        let url = try #require(URL(string: text))
+        #expect(throws: ImageServerError.self) { try NormalizedSourceURL(url) }
+        #expect(try NormalizedSourceURL(#require(URL(string: "http://h.example:65535/x.png"))).port == 65_535)
+    }
+
     /// Dots that are not a whole segment are a name like any other.
     @Test(arguments: [
         "/a..b/x.png", "/.../x.png", "/.hidden/x.png", "/x/%2e%2ex.png", "/x..png", "/%2525e%2525e/x.png", "/a%zz/x.png", "/x.png%",
