@@ -48,7 +48,8 @@ public final class WebPProgressiveDecoder: CoreBackedProgressiveDecoder {
             let (orientation, profile) = WebPProgressiveDecoder.chunksSoFar(data)
             let target = DecodeGeometry.targetSize(sourceSize: source, orientation: orientation, frameCount: 1, options: options)
             let stored = (options.applyOrientation ? orientation : .up).orientedSize(target)
-            if still?.size != stored { still = try StillSession(source: source, output: stored) }
+            let decoded = WebPCoder.scaledDecodeSize(source: source, stored: stored, features: features)
+            if still?.size != decoded { still = try StillSession(source: source, output: decoded) }
             guard let still, let pixels = try still.decode(data) else { return nil }
             var finished = DecodeGeometry.finish(pixels, orientation: orientation, target: target, options: options)
             // Colours as the final image has them: the ICCP chunk comes before the image data.

@@ -20,16 +20,17 @@ extension WebPCoder {
         guard WebPInitDecoderConfig(&config) != 0 else {
             throw WebImageError.badImageData("libwebp version mismatch")
         }
-        if stored != source {
+        let decoded = scaledDecodeSize(source: source, stored: stored, features: features)
+        if decoded != source {
             config.options.use_scaling = 1
-            config.options.scaled_width = Int32(stored.width)
-            config.options.scaled_height = Int32(stored.height)
+            config.options.scaled_width = Int32(decoded.width)
+            config.options.scaled_height = Int32(decoded.height)
         }
         config.output.colorspace = MODE_RGBA
         config.output.is_external_memory = 1
-        let pixels = try PixelBuffer(uninitializedWidth: stored.width, height: stored.height) { buffer in
+        let pixels = try PixelBuffer(uninitializedWidth: decoded.width, height: decoded.height) { buffer in
             config.output.u.RGBA.rgba = buffer.baseAddress
-            config.output.u.RGBA.stride = Int32(stored.width * 4)
+            config.output.u.RGBA.stride = Int32(decoded.width * 4)
             config.output.u.RGBA.size = buffer.count
             // External memory: libwebp writes into `buffer` and allocates no output of its
             // own, so there is nothing to free afterwards.
@@ -45,6 +46,20 @@ extension WebPCoder {
             frames: [ImageFrame(pixels: finished)],
             format: .webp, scale: options.scaleFactor, loopCount: 1, orientation: orientation,
             hasAlpha: features.has_alpha != 0, isThumbnail: stored != source, colorProfile: kept, metadata: metadata)
+    }
+
+    /// The size libwebp decodes a still at, for a result `stored` (as stored) from `source`:
+    /// `stored` itself (libwebp scales while decoding, the cheapest thumbnail), except for
+    /// a lossy image with alpha, which is decoded whole and then resampled (premultiplied)
+    /// to `stored`. libwebp rescales a lossy image's colour planes and its alpha apart,
+    /// without weighting colour by alpha, so the colour hidden under transparent pixels
+    /// bled into the edges: red on transparent black came out with a dark-red fringe
+    /// (128, 0, 0, 128 where PNG's path gives 255, 0, 0, 128). Lossless images it
+    /// premultiplies itself. A format not yet known (0, while the header arrives) counts
+    /// as lossy. The whole size is within the pixel limit: the source was checked.
+    static func scaledDecodeSize(source: ImageSize, stored: ImageSize, features: WebPBitstreamFeatures) -> ImageSize {
+        let isLossless = features.format == 2
+        return features.has_alpha != 0 && !isLossless ? source : stored
     }
 
     /// Runs `body` with a demuxer over the whole file, or returns `nil` when the file does

@@ -79,6 +79,34 @@ import Testing
         #expect(WebPFixture.meanAbsoluteDifference(thumbnail.pixels, resized) < 6)
     }
 
+    /// A lossy WebP with alpha is shrunk premultiplied, as every other format: libwebp's
+    /// scaled decode rescales its colour and alpha apart, so the black hidden under the
+    /// transparent half bled into the edge (a dark-red fringe, about (128, 0, 0, 128)).
+    @Test func aLossyThumbnailWithAlphaHasNoFringe() throws {
+        // Opaque red on the left, transparent black on the right: the edge on a macroblock
+        // boundary, so the encoder's own blocks do not mix the halves.
+        var bytes: [UInt8] = []
+        for _ in 0..<64 { for x in 0..<64 { bytes += x < 32 ? [255, 0, 0, 255] : [0, 0, 0, 0] } }
+        let data = try WebPCoder.encodeStill(try PixelBuffer(width: 64, height: 64, bytes: bytes), quality: 0.9, lossless: false)
+        var options = ImageCoderOptions()
+        options.thumbnailPixelSize = ImageSize(width: 13, height: 13)
+        let thumbnail = try coder.decode(data, options: options)
+        #expect(thumbnail.size == ImageSize(width: 13, height: 13))
+        var edgePixels = 0
+        for y in 0..<13 {
+            for x in 0..<13 {
+                let pixel = thumbnail.pixels[pixel: x, y]
+                guard pixel.alpha >= 32, pixel.alpha < 224 else { continue }
+                edgePixels += 1
+                #expect(pixel.red >= 220, "a fringe at (\(x), \(y)): \(pixel)")
+            }
+        }
+        #expect(edgePixels > 0, "the thumbnail has no partly transparent edge to check")
+        // The same picture as the full decode resampled by the library.
+        let full = try coder.decode(data, options: ImageCoderOptions())
+        #expect(WebPFixture.meanAbsoluteDifference(thumbnail.pixels, full.pixels.resized(to: thumbnail.size)) < 1)
+    }
+
     @Test func scaleDownLimitShrinksAStillImage() throws {
         var options = ImageCoderOptions()
         options.scaleDownLimitBytes = 4 * 10_000
