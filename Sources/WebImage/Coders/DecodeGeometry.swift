@@ -112,8 +112,9 @@ extension DecodeGeometry {
         return DecodeGeometry.targetSize(for: upright, frameCount: frameCount, options: options)
     }
 
-    /// Resizes `pixels` (as stored) so that, once oriented, they measure `target`, then
-    /// applies the orientation when the options ask for it.
+    /// Resizes `pixels` (as stored) so that, once oriented, they measure `target` (unless
+    /// ``ImageCoderOptions/resamplesToThumbnailSize`` is off), then applies the orientation
+    /// when the options ask for it.
     static func finish(
         _ pixels: PixelBuffer,
         orientation: ImageOrientation,
@@ -122,7 +123,7 @@ extension DecodeGeometry {
     ) -> PixelBuffer {
         let applied: ImageOrientation = options.applyOrientation ? orientation : .up
         let storedTarget = applied.orientedSize(target)   // the swap is its own inverse
-        let resized = pixels.size == storedTarget ? pixels : pixels.resized(to: storedTarget)
+        let resized = pixels.size == storedTarget || !options.resamplesToThumbnailSize ? pixels : pixels.resized(to: storedTarget)
         return applied.apply(to: resized)
     }
 }

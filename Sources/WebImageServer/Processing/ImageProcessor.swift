@@ -207,6 +207,10 @@ public struct ImageProcessor: Sendable {
         }
         let unbounded = Int(Int32.max)
         coderOptions.thumbnailPixelSize = ImageSize(width: width > 0 ? width : unbounded, height: height > 0 ? height : unbounded)
+        // The render resamples from the source's geometry; the decode's own last resample
+        // to the (rounded) box would be a second Lanczos pass, by a ratio near 1, that
+        // blurred fine detail. The decoder's cheap shrink (DCT, libwebp) stays.
+        coderOptions.resamplesToThumbnailSize = isVector
         switch options.resizingType {
         case .force where width > 0 && height > 0:
             coderOptions.preserveAspectRatio = false

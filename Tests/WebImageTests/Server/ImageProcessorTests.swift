@@ -107,6 +107,40 @@ import Testing
         #expect(produced == expected, "\(source) \(request): \(produced)")
     }
 
+    /// A source the decode shrinks is resampled once, from the source's geometry: the
+    /// result is exactly the whole decode resampled to the geometry's size and crop. The
+    /// decode used to end with its own resample to the (rounded) box, 74 × 153 here, and
+    /// the render then resampled that again to 74 × 152: a second Lanczos pass by a ratio
+    /// near 1, which blurs fine detail (half-pixel offsets midway cancel 1-pixel stripes).
+    @Test(arguments: [("fill", 49, 67, 1.5), ("auto", 40, 30, 1.0), ("fit", 71, 0, 1.3)])
+    func aShrunkDecodeIsResampledOnceFromTheSourcesGeometry(_ type: String, _ width: Int, _ height: Int, _ dpr: Double) throws {
+        let source = ImageSize(width: 293, height: 607)
+        var bytes = [UInt8](repeating: 255, count: source.pixelCount * 4)
+        for y in 0..<source.height {
+            for x in 0..<source.width {
+                let offset = (y * source.width + x) * 4
+                // Stripes a pixel wide, and a slower wave, so every resample shows.
+                bytes[offset] = (x + y) % 2 == 0 ? 30 : 220
+                bytes[offset + 1] = UInt8((x * 7 + y * 3) % 256)
+                bytes[offset + 2] = UInt8((y * 5) % 256)
+            }
+        }
+        let full = try PixelBuffer(width: source.width, height: source.height, bytes: bytes)
+        let png = try PNGCoder().encode(Image(pixels: full), as: .png, options: ImageCoderOptions())
+        let options = Self.options { options in
+            options.resizingType = ["auto": .auto, "fill": .fill, "fit": .fit][type] ?? .fit
+            options.width = width
+            options.height = height
+            options.dpr = dpr
+        }
+        let output = try processor.process(png, options: options, format: .png)
+        let produced = try CodersManager.shared.decode(output.data).pixels
+        let geometry = ResizeGeometry(source: source, options: options)
+        let expected = full.resized(to: geometry.scaledSize, keeping: geometry.crop)
+        #expect(produced.size == expected.size)
+        #expect(produced == expected, "\(type) \(width)x\(height) dpr \(dpr): not one resample of the source")
+    }
+
     @Test func fillCropsACorpusPNGToTheBox() throws {
         let output = try processor.process(Corpus.data("TestImage.png"), options: Self.options { $0.resizingType = .fill; $0.width = 120; $0.height = 60 }, format: .webp)
         #expect(output.format == .webp)

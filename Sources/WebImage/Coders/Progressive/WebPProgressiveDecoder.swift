@@ -48,7 +48,7 @@ public final class WebPProgressiveDecoder: CoreBackedProgressiveDecoder {
             let (orientation, profile) = WebPProgressiveDecoder.chunksSoFar(data)
             let target = DecodeGeometry.targetSize(sourceSize: source, orientation: orientation, frameCount: 1, options: options)
             let stored = (options.applyOrientation ? orientation : .up).orientedSize(target)
-            let decoded = WebPCoder.scaledDecodeSize(source: source, stored: stored, features: features)
+            let decoded = WebPCoder.scaledDecodeSize(source: source, stored: stored, features: features, options: options)
             if still?.size != decoded { still = try StillSession(source: source, output: decoded) }
             guard let still, let pixels = try still.decode(data) else { return nil }
             var finished = DecodeGeometry.finish(pixels, orientation: orientation, target: target, options: options)

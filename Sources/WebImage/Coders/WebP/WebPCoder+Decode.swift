@@ -20,7 +20,7 @@ extension WebPCoder {
         guard WebPInitDecoderConfig(&config) != 0 else {
             throw WebImageError.badImageData("libwebp version mismatch")
         }
-        let decoded = scaledDecodeSize(source: source, stored: stored, features: features)
+        let decoded = scaledDecodeSize(source: source, stored: stored, features: features, options: options)
         if decoded != source {
             config.options.use_scaling = 1
             config.options.scaled_width = Int32(decoded.width)
@@ -57,9 +57,16 @@ extension WebPCoder {
     /// (128, 0, 0, 128 where PNG's path gives 255, 0, 0, 128). Lossless images it
     /// premultiplies itself. A format not yet known (0, while the header arrives) counts
     /// as lossy. The whole size is within the pixel limit: the source was checked.
-    static func scaledDecodeSize(source: ImageSize, stored: ImageSize, features: WebPBitstreamFeatures) -> ImageSize {
+    ///
+    /// Without ``ImageCoderOptions/resamplesToThumbnailSize`` the caller resamples the
+    /// result itself: libwebp then shrinks to twice `stored` at most, leaving the final
+    /// ratio to one Lanczos pass (libvips leaves a factor of two the same way).
+    static func scaledDecodeSize(source: ImageSize, stored: ImageSize, features: WebPBitstreamFeatures, options: ImageCoderOptions) -> ImageSize {
         let isLossless = features.format == 2
-        return features.has_alpha != 0 && !isLossless ? source : stored
+        if features.has_alpha != 0 && !isLossless { return source }
+        guard !options.resamplesToThumbnailSize else { return stored }
+        let doubled = ImageSize(width: stored.width * 2, height: stored.height * 2)
+        return doubled.width >= source.width || doubled.height >= source.height ? source : doubled
     }
 
     /// Runs `body` with a demuxer over the whole file, or returns `nil` when the file does
