@@ -34,6 +34,9 @@ fi
 policy=/usr/sbin/policy-rc.d
 added_policy=0
 if [[ " ${missing[*]} " == *" nginx "* ]] && [ ! -e "$policy" ]; then
+    # Removed however the install ends (an interrupted one too): left behind, it would
+    # stop every later package on this host from starting its service.
+    trap '"${SUDO[@]}" rm -f "$policy"' EXIT
     printf '#!/bin/sh\nexit 101\n' | "${SUDO[@]}" tee "$policy" > /dev/null
     "${SUDO[@]}" chmod 755 "$policy"
     added_policy=1
@@ -42,6 +45,7 @@ status=0
 "${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" > /dev/null || status=$?
 if ((added_policy)); then
     "${SUDO[@]}" rm -f "$policy"
+    trap - EXIT
     # Not started, but enabled for the next boot: nothing of ours needs that.
     if command -v systemctl > /dev/null; then "${SUDO[@]}" systemctl disable nginx > /dev/null 2>&1 || true; fi
 fi

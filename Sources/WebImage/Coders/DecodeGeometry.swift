@@ -112,9 +112,17 @@ extension DecodeGeometry {
         return DecodeGeometry.targetSize(for: upright, frameCount: frameCount, options: options)
     }
 
-    /// Resizes `pixels` (as stored) so that, once oriented, they measure `target` (unless
-    /// ``ImageCoderOptions/resamplesToThumbnailSize`` is off), then applies the orientation
-    /// when the options ask for it.
+    /// The size a cheap first shrink of `source` should stop at, leaving a factor of
+    /// `margin` for the final resample to `target`: `target` times `margin`, or `source`
+    /// itself when that is no smaller on some side.
+    static func shrinkLeaving(_ margin: Int, of target: ImageSize, from source: ImageSize) -> ImageSize {
+        let kept = ImageSize(width: target.width * margin, height: target.height * margin)
+        return kept.width >= source.width || kept.height >= source.height ? source : kept
+    }
+
+    /// Resizes `pixels` (as stored) so that, once oriented, they measure `target` (with
+    /// ``ImageCoderOptions/resamplesToThumbnailSize`` off, at most twice it), then applies
+    /// the orientation when the options ask for it.
     static func finish(
         _ pixels: PixelBuffer,
         orientation: ImageOrientation,
@@ -123,7 +131,11 @@ extension DecodeGeometry {
     ) -> PixelBuffer {
         let applied: ImageOrientation = options.applyOrientation ? orientation : .up
         let storedTarget = applied.orientedSize(target)   // the swap is its own inverse
-        let resized = pixels.size == storedTarget || !options.resamplesToThumbnailSize ? pixels : pixels.resized(to: storedTarget)
+        // Without the final resample, only a source much larger than the target is shrunk,
+        // to twice it: frames of an animation are kept until the caller's resample, and
+        // whole ones would cost the source's memory per frame.
+        let kept = options.resamplesToThumbnailSize ? storedTarget : shrinkLeaving(2, of: storedTarget, from: pixels.size)
+        let resized = pixels.size == kept ? pixels : pixels.resized(to: kept)
         return applied.apply(to: resized)
     }
 }

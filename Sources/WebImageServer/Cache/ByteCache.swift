@@ -72,12 +72,16 @@ public final class ByteCache: Sendable {
             byteCount = entry.bytes.readableBytes
         }
 
-        /// `nil` unless `data` holds the three lines with a count.
+        /// `nil` unless `data` holds at least the three lines, the last a count. The file
+        /// name is everything between the first line and the last (a library user's name
+        /// may hold a newline; the server's never does).
         init?(parsing data: Data) {
-            let lines = String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
-            guard lines.count == 3, let count = Int(lines[2]), count >= 0 else { return nil }
-            format = ImageFormat(rawValue: String(lines[0]))
-            filename = lines[1].isEmpty ? nil : String(lines[1])
+            let text = String(decoding: data, as: UTF8.self)
+            guard let firstBreak = text.firstIndex(of: "\n"), let lastBreak = text.lastIndex(of: "\n"), firstBreak < lastBreak,
+                  let count = Int(text[text.index(after: lastBreak)...]), count >= 0 else { return nil }
+            format = ImageFormat(rawValue: String(text[..<firstBreak]))
+            let name = text[text.index(after: firstBreak)..<lastBreak]
+            filename = name.isEmpty ? nil : String(name)
             byteCount = count
         }
 

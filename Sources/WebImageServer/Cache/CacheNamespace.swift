@@ -18,13 +18,16 @@ extension ImageServer.Configuration {
     }
 
     /// What every disk entry depends on besides the settings: the layout of its extended
-    /// data (``ByteCache``'s), and for a result the build that made it, this package's
-    /// version and each image library's. A rolling upgrade that changes how results are
+    /// data (``ByteCache``'s), and for a result the build that made it: this package's
+    /// version, ``ImageProcessor/outputRevision`` (the version moves seldom, fixes to the
+    /// output often) and each codec library's (librsvg and poppler are not asked: that
+    /// would load them). A rolling upgrade that changes how results are
     /// made (a resize fix, a new libwebp) would otherwise serve, from a shared folder,
     /// results of the old build for as long as they last, and the old nodes the new ones'.
     private static var layoutDescription: String { "layout=\(ByteCache.StoredDescription.layoutVersion)" }
     static var buildDescription: String {
-        "build=\(WebImageVersion.current) " + LinkedLibrary.all.map(\.description).joined(separator: ", ")
+        "build=\(WebImageVersion.current) revision=\(ImageProcessor.outputRevision) "
+            + LinkedLibrary.all.map(\.description).joined(separator: ", ")
     }
 
     /// The prefix of the result cache's disk keys: the source policy's settings (a result

@@ -162,6 +162,12 @@ public struct ImageProcessor: Sendable {
         animatedFormats.contains(format) && options.page == nil
     }
 
+    /// Moves with every change to the bytes a result is made of from the same source and
+    /// options (a resampling fix, an encoder setting): part of the result cache's disk
+    /// namespace, so a shared folder never serves what an older build made. 2: one
+    /// resample from the source's geometry, lossy WebP with alpha shrunk premultiplied.
+    public static let outputRevision = 2
+
     /// The decoder's options: the pixel limit, orientation, and a thumbnail box large
     /// enough for the geometry that follows (covering the box for the cropping types), so
     /// a 24-megapixel JPEG resized to 512 pixels is decoded at an eighth of its size.

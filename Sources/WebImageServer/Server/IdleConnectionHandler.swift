@@ -129,8 +129,8 @@ final class IdleConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler
 
     /// Whether a connection answers more than one request.
     private let keepsAlive: Bool
-    /// A request head has arrived (counted only with keep-alive off: what comes after it
-    /// on the connection is not read).
+    /// The first request has arrived whole (noted only with keep-alive off: every part
+    /// after it on the connection is dropped).
     private var hasReadRequest = false
 
     init(timeout: TimeAmount, writeTimeout: TimeAmount, keepsAlive: Bool = true) {
@@ -162,11 +162,11 @@ final class IdleConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler
         // The connection is closing: a request read now would not be answered whole.
         guard !isCloseHeld else { return }
         let part = unwrapInboundIn(data)
-        if !keepsAlive, case .head = part {
-            // A second request on a connection that answers one: dropped, as the close
-            // follows the first response.
+        if !keepsAlive {
+            // A second request on a connection that answers one: dropped whole, head, body
+            // and end, as the close follows the first response.
             guard !hasReadRequest else { return }
-            hasReadRequest = true
+            if case .end = part { hasReadRequest = true }
         }
         state.partRead(part, now: .now())
         context.fireChannelRead(data)

@@ -204,9 +204,11 @@ extension ImageServer {
             allowsPDF = try reader.bool("ALLOW_PDF") ?? allowsPDF
             allowsSVG = try reader.bool("ALLOW_SVG") ?? allowsSVG
             workers = try reader.integer("WORKERS", in: 1...4_096) ?? workers
+            // Both read (and checked), so that neither is reported as unknown; ours wins.
+            let requestsQueueSize = try reader.integer("REQUESTS_QUEUE_SIZE", in: 0...1_000_000)
             if let size = try reader.integer("QUEUE_SIZE", in: 0...1_000_000) {
                 queueSize = size
-            } else if let size = try reader.integer("REQUESTS_QUEUE_SIZE", in: 0...1_000_000) {
+            } else if let size = requestsQueueSize {
                 // imgproxy's name and meaning: 0 is no limit. A waiting job holds a client's
                 // connection, so the clients bound it anyway.
                 queueSize = size == 0 ? 1_000_000 : size
@@ -272,9 +274,10 @@ extension ImageServer {
 
         /// `WEBIMAGE_*` variables that other parts of the program read, not the server's
         /// settings: the serve command's executor switch, the colour library's allocation
-        /// limit, the demo's corpus and the tests' time scale.
+        /// limit, the demo's corpus, the benchmarks' binary, and the tests' and fuzzers' own.
         static let variablesReadElsewhere: Set<String> = [
-            "WEBIMAGE_EVENT_LOOP_EXECUTOR", "WEBIMAGE_LCMS_ALLOCATION_LIMIT", "WEBIMAGE_CORPUS", "WEBIMAGE_TEST_TIME_SCALE",
+            "WEBIMAGE_EVENT_LOOP_EXECUTOR", "WEBIMAGE_LCMS_ALLOCATION_LIMIT", "WEBIMAGE_CORPUS", "WEBIMAGE_BIN",
+            "WEBIMAGE_TEST_TIME_SCALE", "WEBIMAGE_CACHE_CRASH_WRITER_DIRECTORY", "WEBIMAGE_FUZZ_PATHS", "WEBIMAGE_FUZZ_SEED",
         ]
 
         /// `FORMAT=QUALITY` of `WEBIMAGE_FORMAT_QUALITY`, the format by imgproxy's names.

@@ -219,6 +219,12 @@ extension ImageServer {
     /// One fetch of a source from its origin, counted and stored in the source cache once,
     /// however many jobs wait for it.
     private func fetchAndStore(_ url: URL, key: String) async throws -> Data {
+        // A fetch for the same source may have stored it and left between this job's cache
+        // look-up and its joining (the disk look-up alone is a thread hop): looking again
+        // here, once per fetch, means a source is fetched once.
+        if sourceCache.isEnabled, let (entry, _) = try await cached(key, in: sourceCache) {
+            return entry.data
+        }
         let downloadStart = ContinuousClock.now
         let data = try await fetcher.fetch(url)
         metrics.downloadDuration.record(ContinuousClock.now - downloadStart)

@@ -128,6 +128,10 @@ import Testing
         // The old layout (format, then the file name) has no count.
         #expect(ByteCache.StoredDescription(parsing: Data("png\na.png".utf8)) == nil)
         #expect(ByteCache.StoredDescription(parsing: Data("png\n\n-1".utf8)) == nil)
+        // A library user's file name may hold a newline: it is everything between the
+        // format and the count.
+        let odd = ByteCache.StoredDescription(of: ByteCache.Entry(data: Data(count: 3), format: .gif, filename: "a\nb.gif"))
+        #expect(ByteCache.StoredDescription(parsing: odd.encoded) == odd)
     }
 
     /// Keys are charged to the memory limit with their bytes: a source cache keyed by whole

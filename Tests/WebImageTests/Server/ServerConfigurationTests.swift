@@ -70,9 +70,6 @@ import Testing
         #expect(explicit.effectiveQueueSize == 5)
     }
 
-    /// imgproxy's `IMGPROXY_REQUESTS_QUEUE_SIZE`, renamed as the README says settings carry
-    /// over, was ignored; it is read with imgproxy's meaning (0 is no limit), and our own
-    /// name wins when both are set.
     /// A `WEBIMAGE_*` name no setting has (misspelt, or an imgproxy setting this server
     /// lacks) is reported, so that `serve` can warn of it; names other parts of the
     /// program read are not.
@@ -85,8 +82,13 @@ import Testing
         #expect(configuration.unrecognizedVariables == ["WEBIMAGE_PATH_PREFIX", "WEBIMAGE_QUALTY"])
         #expect(configuration.workers == 2)
         #expect(try Configuration(environment: ["WEBIMAGE_TTL": "5"]).unrecognizedVariables.isEmpty)
+        // imgproxy's queue name beside ours is read (ours wins), not unknown.
+        #expect(try Configuration(environment: ["WEBIMAGE_QUEUE_SIZE": "2", "WEBIMAGE_REQUESTS_QUEUE_SIZE": "9"]).unrecognizedVariables.isEmpty)
     }
 
+    /// imgproxy's `IMGPROXY_REQUESTS_QUEUE_SIZE`, renamed as the README says settings carry
+    /// over, was ignored; it is read with imgproxy's meaning (0 is no limit), and our own
+    /// name wins when both are set.
     @Test func imgproxysQueueSizeIsReadWithItsMeaning() throws {
         #expect(try Configuration(environment: ["WEBIMAGE_REQUESTS_QUEUE_SIZE": "7"]).effectiveQueueSize == 7)
         #expect(try Configuration(environment: ["WEBIMAGE_REQUESTS_QUEUE_SIZE": "0"]).effectiveQueueSize == 1_000_000)

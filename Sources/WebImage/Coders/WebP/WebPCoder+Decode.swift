@@ -49,24 +49,24 @@ extension WebPCoder {
     }
 
     /// The size libwebp decodes a still at, for a result `stored` (as stored) from `source`:
-    /// `stored` itself (libwebp scales while decoding, the cheapest thumbnail), except for
-    /// a lossy image with alpha, which is decoded whole and then resampled (premultiplied)
-    /// to `stored`. libwebp rescales a lossy image's colour planes and its alpha apart,
-    /// without weighting colour by alpha, so the colour hidden under transparent pixels
-    /// bled into the edges: red on transparent black came out with a dark-red fringe
-    /// (128, 0, 0, 128 where PNG's path gives 255, 0, 0, 128). Lossless images it
-    /// premultiplies itself. A format not yet known (0, while the header arrives) counts
-    /// as lossy. The whole size is within the pixel limit: the source was checked.
+    /// `stored` itself (libwebp scales while decoding, the cheapest thumbnail), except:
     ///
-    /// Without ``ImageCoderOptions/resamplesToThumbnailSize`` the caller resamples the
-    /// result itself: libwebp then shrinks to twice `stored` at most, leaving the final
-    /// ratio to one Lanczos pass (libvips leaves a factor of two the same way).
+    /// - A lossy image with alpha is shrunk by libwebp to four times `stored` at most (or
+    ///   not at all), and resampled premultiplied from there. libwebp rescales a lossy
+    ///   image's colour planes and its alpha apart, without weighting colour by alpha, so
+    ///   the colour hidden under transparent pixels bled into the edges: red on transparent
+    ///   black came out with a dark-red fringe (128, 0, 0, 128 where PNG's path gives 255,
+    ///   0, 0, 128). From four times the size the fringe is a quarter of a pixel's weight;
+    ///   decoding whole always would cost a source's memory for a thumbnail (400 MB at the
+    ///   pixel limit). Lossless images libwebp premultiplies itself. A format not yet known
+    ///   (0, while the header arrives) counts as lossy.
+    /// - Without ``ImageCoderOptions/resamplesToThumbnailSize`` the caller resamples the
+    ///   result itself: libwebp then shrinks to twice `stored` at most, leaving the final
+    ///   ratio to one Lanczos pass (libvips leaves a factor of two the same way).
     static func scaledDecodeSize(source: ImageSize, stored: ImageSize, features: WebPBitstreamFeatures, options: ImageCoderOptions) -> ImageSize {
         let isLossless = features.format == 2
-        if features.has_alpha != 0 && !isLossless { return source }
-        guard !options.resamplesToThumbnailSize else { return stored }
-        let doubled = ImageSize(width: stored.width * 2, height: stored.height * 2)
-        return doubled.width >= source.width || doubled.height >= source.height ? source : doubled
+        let margin = features.has_alpha != 0 && !isLossless ? 4 : options.resamplesToThumbnailSize ? 1 : 2
+        return DecodeGeometry.shrinkLeaving(margin, of: stored, from: source)
     }
 
     /// Runs `body` with a demuxer over the whole file, or returns `nil` when the file does

@@ -89,12 +89,13 @@ import Testing
         for _ in 0..<64 { for x in 0..<64 { bytes += x < 32 ? [255, 0, 0, 255] : [0, 0, 0, 0] } }
         let data = try WebPCoder.encodeStill(try PixelBuffer(width: 64, height: 64, bytes: bytes), quality: 0.9, lossless: false)
         var options = ImageCoderOptions()
-        options.thumbnailPixelSize = ImageSize(width: 13, height: 13)
+        // 21 pixels: the edge falls midway through a column (32 of 64 is 10.5 of 21).
+        options.thumbnailPixelSize = ImageSize(width: 21, height: 21)
         let thumbnail = try coder.decode(data, options: options)
-        #expect(thumbnail.size == ImageSize(width: 13, height: 13))
+        #expect(thumbnail.size == ImageSize(width: 21, height: 21))
         var edgePixels = 0
-        for y in 0..<13 {
-            for x in 0..<13 {
+        for y in 0..<21 {
+            for x in 0..<21 {
                 let pixel = thumbnail.pixels[pixel: x, y]
                 guard pixel.alpha >= 32, pixel.alpha < 224 else { continue }
                 edgePixels += 1
@@ -105,6 +106,11 @@ import Testing
         // The same picture as the full decode resampled by the library.
         let full = try coder.decode(data, options: ImageCoderOptions())
         #expect(WebPFixture.meanAbsoluteDifference(thumbnail.pixels, full.pixels.resized(to: thumbnail.size)) < 1)
+        // Within four times the thumbnail the whole image is decoded; a larger one is first
+        // shrunk by libwebp to four times it, not decoded whole (a source's memory for a
+        // thumbnail).
+        #expect(DecodeGeometry.shrinkLeaving(4, of: ImageSize(width: 21, height: 21), from: ImageSize(width: 64, height: 64)) == ImageSize(width: 64, height: 64))
+        #expect(DecodeGeometry.shrinkLeaving(4, of: ImageSize(width: 100, height: 75), from: ImageSize(width: 4000, height: 3000)) == ImageSize(width: 400, height: 300))
     }
 
     @Test func scaleDownLimitShrinksAStillImage() throws {
