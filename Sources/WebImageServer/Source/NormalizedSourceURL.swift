@@ -128,8 +128,21 @@ public struct NormalizedSourceURL: Sendable, Equatable {
     /// and non-ASCII letters of an internationalised name. A decoded `%00` matters most:
     /// `evil.example%00.allowed.example` would match `*.allowed.example` while the resolver,
     /// reading a C string, looks up `evil.example`.
+    ///
+    /// Brackets and colons only as an IPv6 literal has them, `[` first and `]` last around
+    /// an address: AsyncHTTPClient trims a lone leading `[` or trailing `]`, so a host such
+    /// as `[evil.example` would be looked up under another name than the one the address
+    /// check pinned (a review's hardening; Foundation's parser refuses it today).
     public static func isPlausibleHost(_ host: String) -> Bool {
-        host.unicodeScalars.allSatisfy { scalar in
+        let hasBracketOrColon = host.contains { $0 == "[" || $0 == "]" || $0 == ":" }
+        if hasBracketOrColon {
+            // With its brackets, as the URL gives it, or without (a parser that strips them).
+            let bracketed = host.hasPrefix("[") && host.hasSuffix("]") && host.count > 2
+            let address = bracketed ? String(host.dropFirst().dropLast()) : host
+            guard !address.contains(where: { $0 == "[" || $0 == "]" }), case .v6? = IPAddress(parsing: address) else { return false }
+            return true
+        }
+        return host.unicodeScalars.allSatisfy { scalar in
             if scalar.isASCII {
                 let byte = UInt8(scalar.value)
                 return (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)

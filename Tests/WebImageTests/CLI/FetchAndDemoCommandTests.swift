@@ -221,10 +221,16 @@ import Testing
                 guard !chunk.isEmpty else { break }
                 seen += chunk
             }
+            // On a loaded machine the one-image demo can write everything into the pipe's
+            // buffer and end before this thread gets to close it (seen once: exit 0 after
+            // 3.5 s); then no write met a closed pipe, and only the folder can be checked.
+            let endedBeforeTheClose = !process.isRunning
             try output.fileHandleForReading.close()
             process.waitUntilExit()
-            #expect(process.terminationReason == .uncaughtSignal && process.terminationStatus == SIGPIPE,
-                    "\(process.terminationReason) \(process.terminationStatus)")
+            if !endedBeforeTheClose {
+                #expect(process.terminationReason == .uncaughtSignal && process.terminationStatus == SIGPIPE,
+                        "\(process.terminationReason) \(process.terminationStatus)")
+            }
             #expect(try FileManager.default.contentsOfDirectory(atPath: temporary.path) == [], "the demo's cache folder is gone")
         }
     }

@@ -156,6 +156,13 @@ import Testing
     @Test func internationalisedAndIPv6HostsArePlausible() {
         #expect(NormalizedSourceURL.isPlausibleHost("bücher.example"))
         #expect(NormalizedSourceURL.isPlausibleHost("[::ffff:127.0.0.1]"))
+        #expect(NormalizedSourceURL.isPlausibleHost("[2001:db8::1]"))
+        #expect(NormalizedSourceURL.isPlausibleHost("2001:db8::1"))
+        // Brackets and colons only around an IPv6 address: the HTTP client trims a lone
+        // bracket, and would look up another name than the one checked.
+        for odd in ["[evil.example", "evil.example]", "[evil.example]", "a:b.example", "[::1]]", "[[::1]]", "[]", "[1.2.3.4]"] {
+            #expect(!NormalizedSourceURL.isPlausibleHost(odd), "\(odd)")
+        }
         #expect(NormalizedSourceURL.isPlausibleHost("xn--bcher-kva.example"))
         #expect(!NormalizedSourceURL.isPlausibleHost("a\u{0}b"))
         #expect(!NormalizedSourceURL.isPlausibleHost("a\u{202E}b"))
