@@ -121,8 +121,9 @@ extension DecodeGeometry {
     }
 
     /// Resizes `pixels` (as stored) so that, once oriented, they measure `target` (with
-    /// ``ImageCoderOptions/resamplesToThumbnailSize`` off, at most twice it), then applies
-    /// the orientation when the options ask for it.
+    /// ``ImageCoderOptions/resamplesToThumbnailSize`` off: not at all for a first frame
+    /// only, else to at most twice it), then applies the orientation when the options ask
+    /// for it.
     static func finish(
         _ pixels: PixelBuffer,
         orientation: ImageOrientation,
@@ -131,10 +132,12 @@ extension DecodeGeometry {
     ) -> PixelBuffer {
         let applied: ImageOrientation = options.applyOrientation ? orientation : .up
         let storedTarget = applied.orientedSize(target)   // the swap is its own inverse
-        // Without the final resample, only a source much larger than the target is shrunk,
-        // to twice it: frames of an animation are kept until the caller's resample, and
-        // whole ones would cost the source's memory per frame.
-        let kept = options.resamplesToThumbnailSize ? storedTarget : shrinkLeaving(2, of: storedTarget, from: pixels.size)
+        // Without the final resample a still is left as decoded, for the caller's one pass.
+        // Frames of an animation are kept until that pass, and whole ones would cost the
+        // source's memory per frame: they are shrunk to twice the target, so the pass left
+        // still has a ratio of 2 or more.
+        let kept = options.resamplesToThumbnailSize ? storedTarget
+            : options.decodeFirstFrameOnly ? pixels.size : shrinkLeaving(2, of: storedTarget, from: pixels.size)
         let resized = pixels.size == kept ? pixels : pixels.resized(to: kept)
         return applied.apply(to: resized)
     }

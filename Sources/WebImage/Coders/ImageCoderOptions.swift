@@ -52,11 +52,12 @@ public struct ImageCoderOptions: Sendable, Equatable {
     /// `false` (SDWebImage's fit).
     public var thumbnailCoversBox = false
     /// Whether a thumbnail decode ends by resampling to the exact thumbnail size. `false`
-    /// leaves the image as the decoder's cheap shrink made it (JPEG's DCT scaling, a
-    /// shrink of at most half by libwebp), at least that size, or whole: for a caller
-    /// that resamples to a size of its own anyway, as the image server does from the
-    /// source's geometry. Two Lanczos passes, the second by a ratio near 1 (762 rows to
-    /// 761), blurred fine detail in the middle of a result. Default `true`.
+    /// is for a caller that resamples to a size of its own anyway, as the image server does
+    /// from the source's geometry: two Lanczos passes, the second by a ratio near 1 (762
+    /// rows to 761), blurred fine detail in the middle of a result. A still is then left
+    /// as the decoder's cheap shrink made it (JPEG's DCT scaling by 8, 4 or 2, as
+    /// imgproxy's; libwebp's to twice the size), or whole; animation frames are shrunk to
+    /// twice the thumbnail size, not kept whole. Default `true`.
     package var resamplesToThumbnailSize = true
     /// Scale down so that all frames together need at most this many bytes of RGBA
     /// (SDWebImage's `scaleDownLimitBytes`); a limit below 4 bytes a frame gives 1 × 1

@@ -168,4 +168,24 @@ import Testing
         #expect(finished[pixel: 2, 0] == .white)
         #expect(finished[pixel: 2, 9] == .black)
     }
+
+    /// Without the final resample (the image server's decode), a still is left as decoded
+    /// for the caller's one resample, and animation frames are shrunk only to twice the
+    /// target, so that frames kept until then do not cost the source's memory each.
+    @Test func withoutTheFinalResampleStillsStayAndFramesShrinkToTwiceTheTarget() {
+        let pixels = PixelBuffer(width: 400, height: 300, filling: RGBAColor(red: 1, green: 2, blue: 3))
+        let target = ImageSize(width: 40, height: 30)
+        var options = ImageCoderOptions()
+        #expect(DecodeGeometry.finish(pixels, orientation: .up, target: target, options: options).size == target)
+        options.resamplesToThumbnailSize = false
+        options.decodeFirstFrameOnly = true
+        #expect(DecodeGeometry.finish(pixels, orientation: .up, target: target, options: options).size == pixels.size)
+        options.decodeFirstFrameOnly = false
+        #expect(DecodeGeometry.finish(pixels, orientation: .up, target: target, options: options).size == ImageSize(width: 80, height: 60))
+        // Turned a quarter: the target is upright, the pixels as stored.
+        #expect(DecodeGeometry.finish(pixels, orientation: .right, target: ImageSize(width: 30, height: 40), options: options).size
+            == ImageSize(width: 60, height: 80))
+        // Within twice the target, nothing to shrink.
+        #expect(DecodeGeometry.finish(pixels, orientation: .up, target: ImageSize(width: 300, height: 200), options: options).size == pixels.size)
+    }
 }

@@ -66,8 +66,12 @@ extension JPEGCoder {
     /// never needs to scale up.) The sides round up, so below 8 pixels a reduced scale can
     /// give the full size back (4×4 at 7/8 is 4×4): that would be a coarser IDCT for
     /// nothing, up to 73 levels off on a 4×4 photo.
-    static func scaleNumerator(for source: ImageSize, covering target: ImageSize) -> Int {
-        for numerator in 1..<8 {
+    ///
+    /// With `powersOfTwoOnly`, only 1/8, 2/8 and 4/8: imgproxy's shrink-on-load (libvips
+    /// asks libjpeg for a shrink of 8, 4 or 2), for the image server, whose one resample
+    /// then starts from the pixels imgproxy's starts from.
+    static func scaleNumerator(for source: ImageSize, covering target: ImageSize, powersOfTwoOnly: Bool = false) -> Int {
+        for numerator in 1..<8 where !powersOfTwoOnly || numerator & (numerator - 1) == 0 {
             let scaled = scaledSize(source, numerator: numerator)
             if scaled.width >= target.width, scaled.height >= target.height, scaled != source { return numerator }
         }
@@ -118,7 +122,8 @@ extension JPEGCoder {
         let applied: ImageOrientation = options.applyOrientation ? orientation : .up
         let target = DecodeGeometry.targetSize(sourceSize: source, orientation: orientation, frameCount: 1, options: options)
         // Scale in stored orientation: a 90° orientation swaps which side must cover which.
-        let numerator = scaleNumerator(for: source, covering: applied.orientedSize(target))
+        let numerator = scaleNumerator(for: source, covering: applied.orientedSize(target),
+                                       powersOfTwoOnly: !options.resamplesToThumbnailSize)
         return DecodePlan(
             sourceSize: source,
             orientation: orientation,

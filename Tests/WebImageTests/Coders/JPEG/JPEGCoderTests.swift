@@ -171,6 +171,11 @@ import Testing
         #expect(JPEGCoder.scaleNumerator(for: source, covering: ImageSize(width: 100, height: 300)) == 4)
         #expect(JPEGCoder.scaleNumerator(for: source, covering: ImageSize(width: 799, height: 600)) == 8)
         #expect(JPEGCoder.scaledSize(ImageSize(width: 5250, height: 3450), numerator: 3) == ImageSize(width: 1969, height: 1294))
+        // imgproxy's shrinks (the image server's): 8, 4 or 2 only, so 3/8 becomes 4/8.
+        #expect(JPEGCoder.scaleNumerator(for: source, covering: ImageSize(width: 250, height: 190)) == 3)
+        #expect(JPEGCoder.scaleNumerator(for: source, covering: ImageSize(width: 250, height: 190), powersOfTwoOnly: true) == 4)
+        #expect(JPEGCoder.scaleNumerator(for: source, covering: ImageSize(width: 401, height: 300), powersOfTwoOnly: true) == 8)
+        #expect(JPEGCoder.scaleNumerator(for: source, covering: ImageSize(width: 100, height: 75), powersOfTwoOnly: true) == 1)
     }
 
     @Test func readsXMPOrientationInBothForms() {
