@@ -19,6 +19,7 @@ done
 # repeat at the end of its output (a green run would otherwise say it only mid-log).
 hangs=${TEST_PASS_HANGS:-.build/test-pass-hangs.log}
 log=$(mktemp)
+events=$log.events
 pid=
 # The pass runs in a session of its own (setsid): `swift test` starts the test binary in a
 # process group of its own, so only the session holds both. Stopping the script (Ctrl-C,
@@ -29,18 +30,22 @@ stop_pass() {
     for _ in 1 2 3 4 5; do pgrep -s "$pid" > /dev/null || return 0; sleep 1; done
     pkill -KILL -s "$pid" 2>/dev/null
 }
-trap 'stop_pass; rm -f "$log"; exit 130' INT
-trap 'stop_pass; rm -f "$log"; exit 143' TERM
-trap 'stop_pass; rm -f "$log"; exit 129' HUP
-trap 'rm -f "$log"' EXIT
+trap 'stop_pass; rm -f "$log" "$events"; exit 130' INT
+trap 'stop_pass; rm -f "$log" "$events"; exit 143' TERM
+trap 'stop_pass; rm -f "$log" "$events"; exit 129' HUP
+trap 'rm -f "$log" "$events"' EXIT
 
 # Runs the pass, its output both shown and kept in $log; returns its status, or 124 when
 # it was stopped at the limit.
 run_pass() {
     : > "$log"
+    : > "$events"
     # A background child of a script is not a group leader, so setsid does not fork:
-    # $pid is the session's leader, `swift test` itself.
-    setsid "${SWIFT:-swift}" test "$@" > >(tee "$log") 2>&1 &
+    # $pid is the session's leader, `swift test` itself. Swift Testing also writes its
+    # events, one JSON line each as they happen, to $events: the console output reaches
+    # $log in 4 KB blocks, so at a hang its last tens of lines were missing and a test
+    # that had passed was listed as unfinished.
+    setsid "${SWIFT:-swift}" test "$@" --event-stream-output-path "$events" --event-stream-version 0 > >(tee "$log") 2>&1 &
     pid=$!
     local waited=0
     while kill -0 "$pid" 2>/dev/null; do
@@ -64,13 +69,12 @@ run_pass() {
 
 report_hang() {
     echo "test-pass: still running after ${limit} s: swift test $*" >&2
-    # Swift Testing prints "Test NAME() started." and later "passed"/"failed" for it. Names
-    # carry no suite, and the last few kilobytes of output may not have been written yet,
-    # so the list can name a test of the same name in another suite, or one just ended.
+    # From the event stream: each test's full ID (suite and name), written as it starts
+    # and ends, so the list is exact.
     echo "test-pass: the tests that started and did not end:" >&2
-    grep -o 'Test [^ ]*(.*) started' "$log" | sed 's/ started$//' | sort -u > "$log.started"
-    grep -oE 'Test [^ ]*\(.*\) (passed|failed)' "$log" | sed -E 's/ (passed|failed)$//' | sort -u > "$log.ended"
-    comm -23 "$log.started" "$log.ended" | sed 's/^/  /' >&2
+    grep '"kind":"testStarted"' "$events" | grep -o '"testID":"[^"]*"' | sort -u > "$log.started"
+    grep '"kind":"testEnded"' "$events" | grep -o '"testID":"[^"]*"' | sort -u > "$log.ended"
+    comm -23 "$log.started" "$log.ended" | sed -e 's/^"testID":"/  /' -e 's/"$//' -e 's|\\/|/|g' >&2
     rm -f "$log.started" "$log.ended"
     if command -v gdb > /dev/null; then
         for process in $(pgrep -s "$pid" -f 'PackageTests.xctest'); do

@@ -17,7 +17,8 @@ import Testing
                 burst = ConnectionBurst(64, toPort: server.port)
             }
             // Each connect was refused, or the stopped server has closed its connection.
-            await (try #require(burst)).waitUntilEachEnded()
+            let leftOpen = await (try #require(burst)).waitUntilEachEnded()
+            #expect(leftOpen == 0, "connections the stopped server never closed")
         }
     }
 }
