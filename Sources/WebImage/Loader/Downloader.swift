@@ -297,7 +297,7 @@ public final class Downloader: ImageLoader {
 
     /// Whether `scheme` is `http` or `https` in any case. Compares the bytes instead of
     /// lowercasing a copy, as it runs for every download.
-    private static func isHTTPScheme(_ scheme: String) -> Bool {
+    static func isHTTPScheme(_ scheme: String) -> Bool {
         let bytes = scheme.utf8
         guard bytes.count == 4 || bytes.count == 5 else { return false }
         // `| 0x20` lowercases an ASCII letter; no other byte becomes one of "https".

@@ -220,7 +220,7 @@ final class ResponseReader: HTTPClientResponseDelegate {
               Self.redirectStatuses.contains(head.status.code),
               let location = head.headers.first(name: "Location"),
               let target = URL(string: location, relativeTo: url)?.absoluteURL,
-              let scheme = target.scheme?.lowercased(), scheme == "http" || scheme == "https"
+              let scheme = target.scheme, Downloader.isHTTPScheme(scheme)
         else { return nil }
         return target.hasUsablePort ? nil : target
     }
