@@ -78,6 +78,23 @@ extension JPEGCoder {
         return 8
     }
 
+    /// The size the DCT shrink must cover for a final size of `target` (as stored).
+    ///
+    /// A thumbnail leaves a factor of two for the Lanczos pass that follows, as Pillow's
+    /// `thumbnail` (`reducing_gap=2`) and libvips's `thumbnail` do: libjpeg's 1/8 scale is
+    /// an 8 × 8 box average, so a shrink straight to the target (4000 × 3000 to 500 × 375
+    /// at exactly 1/8, with no resample after it) lets detail just beyond the output's
+    /// resolution through as moiré on fabric, brick and screens. Not when the doubled size
+    /// would break a scale-down limit, which bounds memory (a limit smaller than the box's
+    /// size always does), nor for the image server (without
+    /// ``ImageCoderOptions/resamplesToThumbnailSize``), which shrinks by imgproxy's rule.
+    static func shrinkTarget(for target: ImageSize, options: ImageCoderOptions) -> ImageSize {
+        guard options.resamplesToThumbnailSize, options.thumbnailPixelSize != nil else { return target }
+        let doubled = ImageSize(width: target.width * 2, height: target.height * 2)
+        if let limit = options.scaleDownLimitBytes, limit > 0, doubled.pixelCount > limit / 4 { return target }
+        return doubled
+    }
+
     /// libjpeg's output size at scale `numerator / 8`: each side rounded up.
     static func scaledSize(_ source: ImageSize, numerator: Int) -> ImageSize {
         ImageSize(width: (source.width * numerator + 7) / 8, height: (source.height * numerator + 7) / 8)
@@ -122,7 +139,7 @@ extension JPEGCoder {
         let applied: ImageOrientation = options.applyOrientation ? orientation : .up
         let target = DecodeGeometry.targetSize(sourceSize: source, orientation: orientation, frameCount: 1, options: options)
         // Scale in stored orientation: a 90° orientation swaps which side must cover which.
-        let numerator = scaleNumerator(for: source, covering: applied.orientedSize(target),
+        let numerator = scaleNumerator(for: source, covering: shrinkTarget(for: applied.orientedSize(target), options: options),
                                        powersOfTwoOnly: !options.resamplesToThumbnailSize)
         return DecodePlan(
             sourceSize: source,

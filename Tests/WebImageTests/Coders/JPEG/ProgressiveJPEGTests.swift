@@ -52,7 +52,7 @@ struct ProgressiveJPEGTests {
 
     @Test func baselineInHundredByteChunksAppliesOrientationAndThumbnail() throws {
         let data = try Corpus.data("TestJFIF.jpg")   // 4032x3024, orientation in XMP
-        let options = thumbnail(504)   // 1/8 scale
+        let options = thumbnail(504)   // 1/4 scale: a thumbnail leaves a factor of two for the resample
         let (partials, final) = try run(
             data, chunks: ProgressiveFeeder.fixedChunks(total: data.count, size: 100), askEvery: data.count / 8, options: options)
         #expect(partials.count >= 6)

@@ -2,6 +2,8 @@
 """Makes the JPEG test fixtures and Pillow's reference pixels for JPEGCoderTests.
 
 Run from anywhere:  python3 make_fixtures.py [CORPUS_DIR]
+Needs a Pillow whose exif_transpose reads XMP orientation: Debian 12's 9.4 does not, and
+its TestJFIF.jpg entries come out without the turn.
 (CORPUS_DIR defaults to $WEBIMAGE_CORPUS, else Corpus/sdwebimage in this
 repository.) Pillow decodes with libjpeg-turbo's default accurate integer IDCT and fancy
 upsampling, as JPEGCoder does, so its pixels are an independent reference.
@@ -117,11 +119,13 @@ def make_corpus_references(references, corpus):
             entry["stored"] = {"width": stored.size[0], "height": stored.size[1], "samples": samples(stored)}
         entries[name] = entry
         if name == "TestImageLarge.jpg":
-            # A 400x300 thumbnail two ways: libjpeg's 1/8 DCT scaling (657x432, what
-            # JPEGCoder picks) then Lanczos; and Lanczos from the full decode.
+            # A 400x300 thumbnail two ways: libjpeg's 1/4 DCT scaling (1313x863, what
+            # JPEGCoder picks: the smallest scale at least twice the 400x263 result, as
+            # Pillow's thumbnail with reducing_gap=2 asks draft for) then Lanczos; and
+            # Lanczos from the full decode.
             scaled = Image.open(os.path.join(corpus, name))
-            scaled.draft("RGB", (600, 400))
-            assert scaled.size == (657, 432), scaled.size
+            scaled.draft("RGB", (800, 526))
+            assert scaled.size == (1313, 863), scaled.size
             references["thumbnail"] = {
                 "width": 400, "height": 263,
                 "samples": samples(scaled.resize((400, 263), Image.Resampling.LANCZOS)),
