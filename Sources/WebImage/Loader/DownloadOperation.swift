@@ -84,7 +84,7 @@ final class DownloadOperation: Hashable, Sendable {
     /// same way, so that a response head takes that lock to choose where the body goes
     /// only when a file is possible.
     private let fileWanted = Atomic(false)
-    private let request = Mutex(RequestSlot.idle)
+    private let request = LockedValue(RequestSlot.idle)
     /// Progress reports in flight, and the completions of callers who cancelled during one,
     /// held until it ends (see ``complete(_:with:)``). Never closed: other callers still
     /// get reports.
