@@ -87,10 +87,20 @@ report_hang() {
 run_pass "$@"
 status=$?
 if (( status == 124 )); then
+    # A sanitizer report that does not stop the process (the thread sanitizer's, with
+    # halt_on_error=0) counts only in the exit status, which a stopped run never gives:
+    # the hung run's output is searched for one instead, and one fails the pass whatever
+    # the rerun does.
+    reported=$(grep -E -m 3 'WARNING: ThreadSanitizer|ERROR: (Address|Leak)Sanitizer|: runtime error: ' "$log")
     echo "test-pass: HUNG; running the pass once more (a second hang fails it)" >&2
     run_pass "$@"
     status=$?
     (( status == 0 )) && echo "test-pass: the rerun passed; the first run HUNG (see above)" >&2
+    if [ -n "$reported" ]; then
+        echo "test-pass: FAILED: the run that hung had sanitizer reports (see above), first lines:" >&2
+        echo "$reported" >&2
+        status=1
+    fi
     mkdir -p "$(dirname "$hangs")" && echo "$(date -u +%FT%TZ) HUNG past ${limit} s, rerun status $status: swift test $*" >> "$hangs"
 fi
 exit "$status"
