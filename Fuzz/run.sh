@@ -85,6 +85,8 @@ readonly requested=${FUZZ_EXECUTIONS:-}
 # input. Swift's own backtracer would catch the signal first and, reading memory of the
 # process under ASan, end in an unrelated ASan report.
 export SWIFT_BACKTRACE=enable=no
+# Leaks in C libraries that are not ours, each proven in the file's comments.
+export LSAN_OPTIONS="suppressions=$PWD/Fuzz/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
 
 scripts/install-deps.sh
 mkdir -p "$work"

@@ -12,9 +12,11 @@ public enum Fuzz {
     /// conversion, premultiplying, orientation) 16 million times, and those loops are
     /// instrumented. At 16 megapixels such inputs took most of the JPEG run's time (58 %
     /// in the colour-conversion loops, 255 inputs a second); an image of more than a
-    /// megapixel reaches no code that a smaller one does not. libFuzzer's `-rss_limit_mb`
-    /// and `-malloc_limit_mb` (Fuzz/run.sh) are set from it, so an allocation the limit
-    /// should have refused is reported.
+    /// megapixel reaches no code that a smaller one does not. libFuzzer's `-malloc_limit_mb`
+    /// (Fuzz/run.sh) is set from it, at 64 MiB (sixteen times its 4 MiB of RGBA), so an
+    /// allocation the limit should have refused is reported. `-rss_limit_mb` is not: it
+    /// bounds the whole process at 2 GiB, of which an idle target under AddressSanitizer
+    /// already holds about 470 MB and ASan's quarantine of freed memory up to 256 MiB.
     public static let pixelLimit = 1 << 20
 
     /// The library's coders and PDF's, which the library leaves out of its shared manager
