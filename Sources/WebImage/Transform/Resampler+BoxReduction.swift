@@ -6,35 +6,45 @@ extension Resampler {
         let height: Int
     }
 
-    /// Averages each `factorX × factorY` box of `source` into one premultiplied pixel,
-    /// reading every source byte once, in order. Boxes cut by the right or bottom edge
-    /// average the pixels they have, as Pillow's `Image.reduce` does.
-    static func boxReduce(_ source: PixelBuffer, factorX: Int, factorY: Int) -> ReducedImage {
+    /// Averages the `factorX × factorY` boxes of `source` in reduced columns `columns`
+    /// and rows `rows` into one premultiplied pixel each, reading each source byte they
+    /// cover once, in order. Boxes cut by the right or bottom edge average the pixels they
+    /// have, as Pillow's `Image.reduce` does. Both ranges must lie inside the reduced
+    /// image (`ceil(width / factorX)` × `ceil(height / factorY)`); the result is
+    /// `columns.count` × `rows.count`.
+    static func boxReduce(_ source: PixelBuffer, factorX: Int, factorY: Int, columns: Range<Int>, rows: Range<Int>) -> ReducedImage {
         let sw = source.width, sh = source.height
-        let rw = (sw + factorX - 1) / factorX
-        let rh = (sh + factorY - 1) / factorY
+        precondition(
+            columns.lowerBound >= 0 && columns.upperBound <= (sw + factorX - 1) / factorX
+                && rows.lowerBound >= 0 && rows.upperBound <= (sh + factorY - 1) / factorY,
+            "boxReduce reads boxes inside the reduced image"
+        )
+        let rw = columns.count, rh = rows.count
+        // The source pixels under the columns: from the first box's left edge to the last
+        // box's right edge, cut by the image's.
+        let x0 = columns.lowerBound * factorX, spanWidth = min(columns.upperBound * factorX, sw) - x0
         let pixels = UnsafeMutableBufferPointer<SIMD4<Float>>.allocate(capacity: rw * rh)
         guard let outBase = pixels.baseAddress else {
             preconditionFailure("allocation of a non-empty buffer returned nil")
         }
         source.bytes.withUnsafeBytes { raw in
             guard let base = raw.baseAddress else { return }
-            for ry in 0..<rh {
+            for ry in rows {
                 let y0 = ry * factorY, y1 = min(y0 + factorY, sh)
-                let out = outBase + ry * rw
+                let out = outBase + (ry - rows.lowerBound) * rw
                 out.initialize(repeating: SIMD4(), count: rw)
                 for y in y0..<y1 {
-                    let row = base + y * sw * 4
-                    if isOpaque(row, count: sw) {
-                        addBoxes(of: row, into: out, count: rw, factor: factorX, width: sw, load: pixel)
+                    let row = base + (y * sw + x0) * 4
+                    if isOpaque(row, count: spanWidth) {
+                        addBoxes(of: row, into: out, count: rw, factor: factorX, width: spanWidth, load: pixel)
                     } else {
-                        addBoxes(of: row, into: out, count: rw, factor: factorX, width: sw, load: premultiplied)
+                        addBoxes(of: row, into: out, count: rw, factor: factorX, width: spanWidth, load: premultiplied)
                     }
                 }
-                let rows = Float(y1 - y0)
+                let rowCount = Float(y1 - y0)
                 for rx in 0..<rw {
-                    let columns = Float(min(factorX, sw - rx * factorX))
-                    out[rx] *= 1 / (rows * columns)
+                    let columnCount = Float(min(factorX, spanWidth - rx * factorX))
+                    out[rx] *= 1 / (rowCount * columnCount)
                 }
             }
         }

@@ -23,6 +23,12 @@ extension Resampler {
         /// onto `outputCount` samples. Only the outputs in `window` (all by default) are
         /// computed, `starts[0]` being output `window.lowerBound`'s: a crop of a resize costs
         /// what the crop has, however large the whole resized image would be.
+        /// The inputs any output reads: starts never decrease, and every row is `width` long.
+        var inputRange: Range<Int> {
+            guard let first = starts.first, let last = starts.last else { return 0..<0 }
+            return first..<last + width
+        }
+
         init(filter: ResamplingFilter, inputCount: Int, inputExtent: Double, outputCount: Int, window: Range<Int>? = nil) {
             let window = window ?? 0..<outputCount
             if inputCount == outputCount, inputExtent == Double(inputCount) {

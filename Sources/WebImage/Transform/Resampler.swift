@@ -72,25 +72,45 @@ struct Resampler {
         guard factorX > 1 || factorY > 1 else {
             return resampleRows(
                 rowCount: source.height, rowWidth: source.width,
-                extent: (Double(source.width), Double(source.height)), to: size, keeping: area
+                taps: makeTaps(input: source.size, extent: (Double(source.width), Double(source.height)), to: size, keeping: area)
             ) { y, scratch in
                 Self.premultiply(row: y, of: source, into: scratch)
                 return UnsafePointer(scratch)
             }
         }
-        let reduced = Self.boxReduce(source, factorX: factorX, factorY: factorY)
+        // Pillow's reduce keeps a partial last box as a whole pixel; the true extent
+        // lets the taps place every output where it belongs in the source.
+        let reducedSize = ImageSize(width: (source.width + factorX - 1) / factorX, height: (source.height + factorY - 1) / factorY)
+        let taps = makeTaps(
+            input: reducedSize, extent: (Double(source.width) / Double(factorX), Double(source.height) / Double(factorY)),
+            to: size, keeping: area
+        )
+        // Only the boxes the kept area's taps read are reduced: covering a square from a
+        // landscape photo keeps its middle, and reducing all of it cost half as much again.
+        let columns = taps.horizontal.inputRange, rows = taps.vertical.inputRange
+        let reduced = Self.boxReduce(source, factorX: factorX, factorY: factorY, columns: columns, rows: rows)
         defer { reduced.pixels.deallocate() }
         let rw = reduced.width
         guard let base = reduced.pixels.baseAddress.map({ UnsafePointer($0) }) else {
             preconditionFailure("allocation of a non-empty buffer returned nil")
         }
-        return resampleRows(
-            rowCount: reduced.height, rowWidth: rw,
-            // Pillow's reduce keeps a partial last box as a whole pixel; the true extent
-            // lets the taps place every output where it belongs in the source.
-            extent: (Double(source.width) / Double(factorX), Double(source.height) / Double(factorY)),
-            to: size, keeping: area
-        ) { y, _ in base + y * rw }
+        // The passes index rows and columns of the whole reduced image; the pointer for
+        // row `y` is placed so that column `columns.lowerBound` is the buffer's first, and
+        // only indices inside `columns` are read through it.
+        return resampleRows(rowCount: rows.upperBound, rowWidth: rw, taps: taps) { y, _ in
+            base + (y - rows.lowerBound) * rw - columns.lowerBound
+        }
+    }
+
+    /// Both axes' taps from an input of `input` samples spanning `extent`, for the part
+    /// `area` of the output of `size`.
+    private func makeTaps(input: ImageSize, extent: (width: Double, height: Double), to size: ImageSize, keeping area: PixelRect) -> (horizontal: Taps, vertical: Taps) {
+        (
+            Taps(filter: filter, inputCount: input.width, inputExtent: extent.width, outputCount: size.width,
+                 window: area.x..<area.x + area.width),
+            Taps(filter: filter, inputCount: input.height, inputExtent: extent.height, outputCount: size.height,
+                 window: area.y..<area.y + area.height)
+        )
     }
 
     /// Runs both passes over rows of premultiplied pixels supplied by `row`, which
@@ -102,20 +122,11 @@ struct Resampler {
     private func resampleRows(
         rowCount: Int,
         rowWidth: Int,
-        extent: (width: Double, height: Double),
-        to size: ImageSize,
-        keeping area: PixelRect,
+        taps: (horizontal: Taps, vertical: Taps),
         row: (Int, UnsafeMutablePointer<SIMD4<Float>>) -> UnsafePointer<SIMD4<Float>>
     ) -> PixelBuffer {
-        let dw = area.width, dh = area.height
-        let hTaps = Taps(
-            filter: filter, inputCount: rowWidth, inputExtent: extent.width, outputCount: size.width,
-            window: area.x..<area.x + area.width
-        )
-        let vTaps = Taps(
-            filter: filter, inputCount: rowCount, inputExtent: extent.height, outputCount: size.height,
-            window: area.y..<area.y + area.height
-        )
+        let hTaps = taps.horizontal, vTaps = taps.vertical
+        let dw = hTaps.starts.count, dh = vTaps.starts.count
         let ringRows = min(vTaps.width + 1, rowCount)
         let ring = UnsafeMutableBufferPointer<SIMD4<Float>>.allocate(capacity: ringRows * dw)
         defer { ring.deallocate() }

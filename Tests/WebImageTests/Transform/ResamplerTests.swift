@@ -133,6 +133,31 @@ import Testing
         }
     }
 
+    /// Only the boxes the kept part's taps read are reduced (a square covered from a
+    /// landscape photo keeps its middle): a window of the reduction is that part of the
+    /// whole reduction, the boxes cut by the right and bottom edges included. A row may be
+    /// opaque inside the window and not outside it, so the sums may be made another way:
+    /// equal within float rounding.
+    @Test func aWindowOfTheBoxReductionIsThatPartOfTheWhole() throws {
+        let source = try Self.pattern(width: 50, height: 37, alpha: true, seed: 9)
+        // 50 / 4 and 37 / 3 leave boxes 2 pixels wide and 1 pixel tall at the edges.
+        let whole = Resampler.boxReduce(source, factorX: 4, factorY: 3, columns: 0..<13, rows: 0..<13)
+        defer { whole.pixels.deallocate() }
+        for (columns, rows) in [(5..<13, 2..<13), (0..<4, 0..<1), (12..<13, 12..<13)] {
+            let part = Resampler.boxReduce(source, factorX: 4, factorY: 3, columns: columns, rows: rows)
+            defer { part.pixels.deallocate() }
+            #expect(part.width == columns.count && part.height == rows.count)
+            var worst: Float = 0
+            for y in rows {
+                for x in columns {
+                    let difference = part.pixels[(y - rows.lowerBound) * part.width + x - columns.lowerBound] - whole.pixels[y * 13 + x]
+                    worst = max(worst, abs(difference.x), abs(difference.y), abs(difference.z), abs(difference.w))
+                }
+            }
+            #expect(worst < 1e-3, "columns \(columns), rows \(rows): \(worst)")
+        }
+    }
+
     /// The case the method exists for: a 1 × 100,000 sliver covering 256 pixels square. The
     /// whole resize would be 256 × 25,600,000 pixels (26 GB); the part is 256 × 256.
     @Test func partOfAnEnormousResizeCostsOnlyThePart() throws {
