@@ -16,6 +16,7 @@ Prints one summary line: how many came from the network and from disk. Exits 1 o
 """
 import argparse
 import hashlib
+import inspect
 import io
 import os
 import sys
@@ -66,6 +67,11 @@ def fetch(url, timeout):
     return body
 
 
+# Pillow 9.4 (Debian 12's, which the benchmarks install when no Pillow is importable) has
+# no `in_place`; newer ones save a copy with it.
+TRANSPOSES_IN_PLACE = "in_place" in inspect.signature(ImageOps.exif_transpose).parameters
+
+
 def thumbnail(url, folder, size, quality, timeout):
     path = os.path.join(folder, hashlib.sha1(url.encode()).hexdigest() + ".jpg")
     if os.path.exists(path):
@@ -74,7 +80,10 @@ def thumbnail(url, folder, size, quality, timeout):
             return "disk", img.size
     img = Image.open(io.BytesIO(fetch(url, timeout)))
     img.thumbnail((size, size), Image.LANCZOS)
-    ImageOps.exif_transpose(img, in_place=True)
+    if TRANSPOSES_IN_PLACE:
+        ImageOps.exif_transpose(img, in_place=True)
+    else:
+        img = ImageOps.exif_transpose(img)
     if img.mode not in ("RGB", "L"):
         img = img.convert("RGB")
     temporary = f"{path}.{threading.get_ident()}.tmp"
