@@ -18,17 +18,17 @@ extension Resampler {
         /// Inputs read per output.
         let width: Int
 
-        /// Taps mapping `inputCount` samples, which span `inputExtent` units of the source
-        /// (less than `inputCount` when the last sample of a box-reduced image is partial),
-        /// onto `outputCount` samples. Only the outputs in `window` (all by default) are
-        /// computed, `starts[0]` being output `window.lowerBound`'s: a crop of a resize costs
-        /// what the crop has, however large the whole resized image would be.
         /// The inputs any output reads: starts never decrease, and every row is `width` long.
         var inputRange: Range<Int> {
             guard let first = starts.first, let last = starts.last else { return 0..<0 }
             return first..<last + width
         }
 
+        /// Taps mapping `inputCount` samples, which span `inputExtent` units of the source
+        /// (less than `inputCount` when the last sample of a box-reduced image is partial),
+        /// onto `outputCount` samples. Only the outputs in `window` (all by default) are
+        /// computed, `starts[0]` being output `window.lowerBound`'s: a crop of a resize costs
+        /// what the crop has, however large the whole resized image would be.
         init(filter: ResamplingFilter, inputCount: Int, inputExtent: Double, outputCount: Int, window: Range<Int>? = nil) {
             let window = window ?? 0..<outputCount
             if inputCount == outputCount, inputExtent == Double(inputCount) {

@@ -91,7 +91,8 @@ extension JPEGCoder {
     static func shrinkTarget(for target: ImageSize, options: ImageCoderOptions) -> ImageSize {
         guard options.resamplesToThumbnailSize, options.thumbnailPixelSize != nil else { return target }
         let doubled = ImageSize(width: target.width * 2, height: target.height * 2)
-        if let limit = options.scaleDownLimitBytes, limit > 0, doubled.pixelCount > limit / 4 { return target }
+        if let limit = options.scaleDownLimitBytes, limit > 0,
+           DecodeGeometry.scaledDown(doubled, limitBytes: limit, frameCount: 1) != doubled { return target }
         return doubled
     }
 
