@@ -156,11 +156,11 @@ final class LoopbackServer: Sendable {
     /// How many client connections are open now (accepted and not yet closed by either side).
     var openConnectionCount: Int { state.withLock { $0.connections.count } }
 
-    /// Waits until at most `count` connections are open (or five seconds passed: it returns
-    /// as soon as they close, and a loaded CI machine can be slow); returns whether that
-    /// happened.
-    func waitForOpenConnections(atMost count: Int) async throws -> Bool {
-        let deadline = ContinuousClock.now + Duration.seconds(5).scaled
+    /// Waits until at most `count` connections are open (or `limit`, times
+    /// ``TestTime/scale``, passed: it returns as soon as they close, and a loaded CI machine
+    /// can be slow); returns whether that happened.
+    func waitForOpenConnections(atMost count: Int, within limit: Duration = .seconds(5)) async throws -> Bool {
+        let deadline = ContinuousClock.now + limit.scaled
         while openConnectionCount > count {
             guard ContinuousClock.now < deadline else { return false }
             try await Task.sleep(for: .milliseconds(5))

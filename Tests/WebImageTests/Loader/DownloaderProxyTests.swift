@@ -13,8 +13,10 @@ struct DownloaderProxyTests {
         png = try Corpus.data("TestImage.png")
     }
 
+    /// Nothing here is about a time-out: a long one, so that a connection and a CONNECT
+    /// tunnel made on a starved machine are not cut off by the 2-s default.
     func config(_ proxy: Downloader.ProxySettings, _ change: (inout Downloader.Configuration) -> Void = { _ in }) -> Downloader.Configuration {
-        LoaderTesting.config { config in
+        LoaderTesting.config(timeout: LoaderTesting.outlastingTimeout) { config in
             config.proxy = proxy
             change(&config)
         }

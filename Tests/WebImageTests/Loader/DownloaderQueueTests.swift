@@ -19,16 +19,19 @@ struct DownloaderQueueTests {
     @Test func neverRunsMoreThanTheLimitAtOnce() async throws {
         let names = (0..<8).map { "\($0).png" }
         // Each reply waits 100 ms (scaled, so a sanitizer's slowness cannot finish one
-        // download before the next starts): two are open at once, never three.
+        // download before the next starts): two are open at once, never three. All eight
+        // are asked for here, in one go: from a task each, the starved cooperative pool of
+        // a parallel pass could run those tasks further apart than a reply takes, and the
+        // server would never see two at once.
         try await LoopbackServer.with(routes(names, delay: .milliseconds(100).scaled)) { server in
             let config = LoaderTesting.config { $0.maxConcurrentDownloads = 2 }
             try await LoaderTesting.withDownloader(config) { downloader in
-                try await withThrowingTaskGroup(of: Void.self) { group in
-                    for name in names {
-                        group.addTask { _ = try await downloader.loadImage(from: server.url("/\(name)")) }
-                    }
-                    try await group.waitForAll()
+                let recorder = CompletionRecorder()
+                for (index, name) in names.enumerated() {
+                    downloader.downloadImage(with: server.url("/\(name)"), completion: recorder.completion(index))
                 }
+                let outcomes = await recorder.outcomes(names.count)
+                #expect(outcomes.values.allSatisfy { (try? $0.get()) != nil })
             }
             #expect(server.maxOpenRequests == 2)
             #expect(server.requests.count == names.count)
@@ -41,7 +44,8 @@ struct DownloaderQueueTests {
         // server while the first is still open, which a loaded machine (or a sanitizer) can
         // take longer than a few hundred milliseconds to do.
         try await LoopbackServer.with(routes(names, delay: .seconds(1).scaled)) { server in
-            let config = LoaderTesting.config { $0.maxConcurrentDownloads = 1 }
+            // Not the 2-s default time-out: it left a second of slack over the reply's wait.
+            let config = LoaderTesting.config(timeout: LoaderTesting.outlastingTimeout) { $0.maxConcurrentDownloads = 1 }
             try await LoaderTesting.withDownloader(config) { downloader in
                 let recorder = CompletionRecorder()
                 for (index, name) in names.enumerated() {
@@ -145,8 +149,10 @@ struct DownloaderQueueTests {
 
     @Test func cancelAllDownloadsEndsQueuedAndRunningLoads() async throws {
         let names = ["a", "b", "c"]
-        try await LoopbackServer.with(routes(names, delay: .seconds(10))) { server in
-            let config = LoaderTesting.config(timeout: .seconds(20)) { $0.maxConcurrentDownloads = 1 }
+        // The replies and the time-out come after 30 s (scaled, like the bound): only the
+        // cancellation can end the loads within 10 s, with room for a loaded machine.
+        try await LoopbackServer.with(routes(names, delay: LoaderTesting.outlastingTimeout.scaled)) { server in
+            let config = LoaderTesting.config(timeout: LoaderTesting.outlastingTimeout) { $0.maxConcurrentDownloads = 1 }
             try await LoaderTesting.withDownloader(config) { downloader in
                 let recorder = CompletionRecorder()
                 for (index, name) in names.enumerated() {
@@ -158,7 +164,7 @@ struct DownloaderQueueTests {
                 let outcomes = await recorder.outcomes(3)
                 #expect(outcomes.values.allSatisfy { (try? $0.get()) == nil })
                 #expect(throws: WebImageError.cancelled) { try outcomes[2]?.get() }
-                #expect(ContinuousClock.now - start < .seconds(3).scaled)
+                #expect(ContinuousClock.now - start < LoaderTesting.endBound.scaled)
                 #expect(recorder.callCounts.values.allSatisfy { $0 == 1 })
             }
             #expect(server.requests.map(\.path) == ["/a"])

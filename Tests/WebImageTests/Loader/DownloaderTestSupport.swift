@@ -13,6 +13,26 @@ enum LoaderTesting {
         return config
     }
 
+    /// The idle time-out (unscaled, as ``config(timeout:_:)`` takes it; scale it for a
+    /// reply delay) of a test that shows something other than a time-out ended a request: a
+    /// cancellation, a refused head. Three times ``endBound``, so the time-out cannot meet
+    /// that bound in its place, and under the suites' one-minute time limit, so a request
+    /// that only the time-out ends fails the bound with its elapsed time instead of running
+    /// into the limit.
+    ///
+    /// Ten seconds against a 3-s bound was too close: in the parallel pass a test waits for
+    /// the cooperative pool (two threads) and for BlockingIO's decode queue, held for
+    /// seconds by other tests' decodes, and a follow-up download through a freed slot ended
+    /// 6.2 and 7.4 s after the cancel that freed it within milliseconds.
+    static let outlastingTimeout: Duration = .seconds(30)
+
+    /// How soon (unscaled; times ``TestTime/scale`` at the check) what a test ends on purpose
+    /// (a cancellation, a time-out of a few hundred milliseconds, a refused head) must be
+    /// over: a third of ``outlastingTimeout`` and under the 15-s default time-out, yet
+    /// several times what a starved 2-core machine took (at most 1.5 s measured, without
+    /// the decode; 3.1 s for a 400-ms time-out, downloader shutdown included).
+    static let endBound: Duration = .seconds(10)
+
     /// Runs `body` with a new downloader and shuts it down afterwards, however `body` ends.
     static func withDownloader<T: Sendable>(
         _ config: Downloader.Configuration = LoaderTesting.config(),
