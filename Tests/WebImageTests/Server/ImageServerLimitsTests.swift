@@ -32,16 +32,20 @@ import Testing
     /// byte at a time and never finishes it. Without the timeout, `WEBIMAGE_MAX_CLIENTS`
     /// such connections locked every other client out for good.
     @Test func connectionsWithoutAWholeRequestPartAreClosedAfterTheKeepAliveTimeout() async throws {
-        let configuration = ImageServer.Configuration.testing { $0.keepAliveTimeout = .milliseconds(300) }
+        // Scaled, with the byte interval below: under the thread sanitizer on a loaded
+        // machine an unscaled 300 ms passed between the accept and the read of a request
+        // sent whole, and the first connection was closed before its request was seen.
+        let configuration = ImageServer.Configuration.testing { $0.keepAliveTimeout = .milliseconds(300).scaled }
         try await RunningImageServer.with(origin: ["/a.png": .ok(try Self.png.get())], configuration) { origin, server in
             let path = ImageURL.plain(origin.url("/a.png"), ["w:10"], extension: "png")
             let port = server.port
+            let byteInterval = 0.1 * Double(TestTime.scale)
             let (status, idleClosed, slowClosed) = try await ImageServerImmediateResponseTests.onThread {
                 let idle = try RawHTTPConnection(port: port)
                 try idle.send("GET \(path) HTTP/1.1\r\nHost: a\r\n\r\n")
                 let status = try idle.readResponse().status
                 let slow = try RawHTTPConnection(port: port)
-                // One byte every 100 ms for thirteen timeouts: bytes alone do not keep it
+                // One byte every 100 ms (scaled) for thirteen timeouts: bytes alone do not keep it
                 // open, so the server closes it while they still arrive, and a send then
                 // fails. (Stopping after a few bytes and waiting could not tell a timer that
                 // every byte put back from one that ignores them: both closed in the end.
@@ -52,7 +56,7 @@ import Testing
                         closedWhileSending = true
                         break
                     }
-                    Thread.sleep(forTimeInterval: 0.1)
+                    Thread.sleep(forTimeInterval: byteInterval)
                 }
                 return (status, idle.isClosedByServer(), closedWhileSending)
             }
