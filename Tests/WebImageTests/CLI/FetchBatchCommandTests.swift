@@ -46,7 +46,7 @@ import Testing
     }
 
     @Test func linesComeInTheOrderTheLoadsFinish() async throws {
-        // The first URL's body is held (a byte every 60 ms, at most 500) until the second
+        // The first URL's body is held (a byte every 60 ms, at most 40 s) until the second
         // URL's image has been written, so the second finishes first and is printed first.
         let png = try Corpus.data("TestImage.png")
         let gate = ReplyGate()

@@ -34,8 +34,9 @@ extension CommandTesting {
     }
 
     /// `count` routes serving TestImage.png that hold their bodies back (a byte every 20 ms,
-    /// at most 500) until `gate` opens: a test opens it once three requests are open
-    /// together, which a command loading one URL after another never reaches.
+    /// for at most `LoopbackServer.gatedHoldLimit`) until `gate` opens: a test opens it once
+    /// three requests are open together, which a command loading one URL after another
+    /// never reaches.
     func gatedPNGRoutes(count: Int, gate: ReplyGate) throws -> (paths: [String], routes: [String: LoopbackServer.Reply]) {
         let png = try Corpus.data("TestImage.png")
         let paths = (0..<count).map { "/\($0).png" }

@@ -65,15 +65,12 @@ extension LoopbackServer {
             try await writeHead(200, [("Content-Type", contentType), ("Content-Length", "\(body.count)")], outbound)
             var offset = max(0, min(firstPart, body.count - 1))
             try await outbound.write(.body(.byteBuffer(ByteBuffer(bytes: body[..<offset]))))
-            var trickled = 0
-            // At most 500 bytes (10 s at the usual 20 ms), scaled with the tests' time
-            // limits: under a sanitizer the client may need that much longer to show a
-            // partial image and open the gate.
-            while !gate.isOpen, trickled < 500 * TestTime.scale, offset < body.count - 1 {
+            // Until the gate opens, or the safety net's time passed (see gatedHoldLimit).
+            let holdEnd = ContinuousClock.now + LoopbackServer.gatedHoldLimit
+            while !gate.isOpen, ContinuousClock.now < holdEnd, offset < body.count - 1 {
                 try await pause(for: interval, while: channel)
                 try await outbound.write(.body(.byteBuffer(ByteBuffer(bytes: body[offset..<offset + 1]))))
                 offset += 1
-                trickled += 1
             }
             try await outbound.write(.body(.byteBuffer(ByteBuffer(bytes: body[offset...]))))
             try await outbound.write(.end(nil))

@@ -49,8 +49,13 @@ final class LoopbackServer: Sendable {
         /// Waits, then answers with `then` (to hold a request open).
         case delayed(Duration, then: Reply)
         /// 200 announcing the whole body; sends `firstPart` bytes, then one byte per
-        /// `interval` until `gate` opens (for at most 500 bytes, times `WEBIMAGE_TEST_TIME_SCALE`), then the rest. Lets a test
-        /// wait for the client to react mid-body without betting on timing.
+        /// `interval` until `gate` opens, then the rest. Lets a test wait for the client to
+        /// react mid-body without betting on timing. The hold ends by itself only after
+        /// ``gatedHoldLimit`` (or when one byte of the body is left), so a test whose gate
+        /// is never opened still ends.
+        ///
+        /// The body must hold more than `firstPart` bytes plus one per `interval` of the
+        /// hold: a short one runs out and ends the reply before the gate opens.
         case gated(Data, firstPart: Int, gate: ReplyGate, interval: Duration, contentType: String)
     }
 
@@ -74,6 +79,17 @@ final class LoopbackServer: Sendable {
         var openRequests = 0
         var maxOpenRequests = 0
     }
+
+    /// The longest a ``Reply/gated(_:firstPart:gate:interval:contentType:)`` reply holds
+    /// its body back without its gate opening: 40 s, times ``TestTime/scale``.
+    ///
+    /// Only a safety net: every test opens its gate, or the behaviour it checks does, and
+    /// the hold ends then. So it is longer than any wait of a test before it opens the gate
+    /// (the tests' polls give up after 30 s) and shorter than the suites' one-minute time
+    /// limit. It was 500 bytes, 10 s at a byte every 20 ms: on a starved machine a partial
+    /// decode waiting for BlockingIO's queue, or a test waiting for the cooperative pool,
+    /// took longer, the body ended unheld, and the test failed.
+    static var gatedHoldLimit: Duration { Duration.seconds(40).scaled }
 
     /// The port the server listens on.
     let port: Int
@@ -127,12 +143,16 @@ final class LoopbackServer: Sendable {
     }
 
     /// Waits until at least `count` requests arrived, for tests that must act while a
-    /// request is known to be open. After ten seconds (times ``TestTime/scale``) it records
-    /// a failure where it was called: a test that went on regardless acted before the
-    /// request was there, and failed later for a reason that was not the code's (two
-    /// unscaled seconds were not always enough under AddressSanitizer on a loaded machine).
-    func waitForRequests(_ count: Int, sourceLocation: SourceLocation = #_sourceLocation) async throws {
-        let deadline = ContinuousClock.now + Duration.seconds(10).scaled
+    /// request is known to be open. After `limit` (times ``TestTime/scale``) it records a
+    /// failure where it was called: a test that went on regardless acted before the request
+    /// was there, and failed later for a reason that was not the code's. It returns as soon
+    /// as they arrive, so the limit costs nothing when they do: two unscaled seconds were
+    /// not always enough under AddressSanitizer on a loaded machine, and ten not in the
+    /// parallel pass on a starved one. (A manager's load asks its disk cache first, on
+    /// BlockingIO's queue, which other tests' decodes can hold for longer still: its tests
+    /// give a longer limit.)
+    func waitForRequests(_ count: Int, within limit: Duration = .seconds(30), sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        let deadline = ContinuousClock.now + limit.scaled
         while state.withLock({ $0.requests.count }) < count {
             guard ContinuousClock.now < deadline else {
                 Issue.record("only \(requests.count) of \(count) requests arrived", sourceLocation: sourceLocation)
@@ -233,12 +253,17 @@ final class LoopbackServer: Sendable {
 
     /// Sleeps for `duration` in short slices, throwing as soon as the server stops or the
     /// client closes `channel` (so a stalled reply notices a cancelled request).
+    ///
+    /// Slices of 50 ms, not 10: each is a wake-up of the one thread every server shares
+    /// (``SerialTaskExecutor``), for every stalled, delayed or dripping reply of every
+    /// test at once, and a starved machine delays each wake-up: a drip's gaps of 250 ms
+    /// grew past a 4-s idle limit in the parallel pass.
     func pause(for duration: Duration, while channel: any Channel) async throws {
         let end = ContinuousClock.now + duration
         while ContinuousClock.now < end {
             guard !state.withLock({ $0.stopping }) else { throw ServerError.stopping }
             guard channel.isActive else { throw ServerError.closedByClient }
-            try await Task.sleep(for: min(.milliseconds(10), end - ContinuousClock.now))
+            try await Task.sleep(for: min(.milliseconds(50), end - ContinuousClock.now))
         }
     }
 

@@ -71,7 +71,7 @@ struct DownloaderConnectionTests {
     @Test func sixConcurrentDownloadsOpenSixConnectionsUnderTheDefaultLimit() async throws {
         // The gate opens only once all six requests are open together, which a limit below
         // six would never allow. Until then each body drips a byte per 50 ms (for at most
-        // 500 bytes, 25 s), so a loaded machine has time to send all six.
+        // LoopbackServer.gatedHoldLimit, 40 s), so a loaded machine has time to send all six.
         let gate = ReplyGate()
         let paths = (0..<6).map { "/\($0).png" }
         let routes = Dictionary(uniqueKeysWithValues: paths.map {

@@ -96,18 +96,23 @@ struct DownloaderPinnedAddressTests {
     }
 
     @Test func pinnedCallersShareARequestOnlyWithPinnedCallers() async throws {
-        // The reply is held long enough (2 s, scaled) that the second pinned call surely
-        // joins the first while it runs, even on a loaded machine (400 ms was not always).
-        // (The downloader's idle time-out, 10 s, stays well above that hold.)
-        let held = LoopbackServer.Reply.delayed(.seconds(2).scaled, then: .ok(Data("a".utf8)))
-        try await LoopbackServer.with(["/a.bin": held]) { origin in
-            try await LoaderTesting.withDownloader(LoaderTesting.config(timeout: .seconds(10))) { downloader in
+        // The reply is held until the gate opens, and the three callers are registered
+        // before it does (each call registers before it returns): the second pinned caller
+        // asks while the first's request surely runs. (Held 2 s, with callers started from
+        // `async let` tasks, it counted on a starved pool starting them within that time.)
+        let gate = ReplyGate()
+        defer { gate.open() }
+        try await LoopbackServer.with(["/a.bin": Self.held(gate)]) { origin in
+            try await LoaderTesting.withDownloader { downloader in
                 let url = origin.url("/a.bin")
-                async let first = downloader.loadData(from: url, options: Self.pinned("127.0.0.1"))
-                try await origin.waitForRequests(1)
-                async let second = downloader.loadData(from: url, options: Self.pinned("127.0.0.1"))
-                async let unpinned = downloader.loadData(from: url)
-                _ = try await (first, second, unpinned)
+                let outcomes = DataOutcomes()
+                downloader.downloadData(with: url, options: Self.pinned("127.0.0.1"), completion: outcomes.record)
+                downloader.downloadData(with: url, options: Self.pinned("127.0.0.1"), completion: outcomes.record)
+                downloader.downloadData(with: url, completion: outcomes.record)
+                gate.open()
+                let ended = try await waitUntil(.seconds(30)) { outcomes.all.count == 3 }
+                #expect(ended)
+                #expect(outcomes.all.allSatisfy { (try? $0.get())?.data == Self.heldBody })
                 #expect(origin.requestCount("/a.bin") == 2)
             }
         }
@@ -117,16 +122,32 @@ struct DownloaderPinnedAddressTests {
     /// own checks vetted joined a download pinned elsewhere and got that address's bytes.
     /// Pinned to 127.0.0.2, where nothing listens, the second caller fails on its own.
     @Test func callersPinnedToDifferentAddressesNeverShareARequest() async throws {
-        let held = LoopbackServer.Reply.delayed(.seconds(1).scaled, then: .ok(Data("a".utf8)))
-        try await LoopbackServer.with(["/a.bin": held]) { origin in
-            try await LoaderTesting.withDownloader(LoaderTesting.config(timeout: .seconds(10))) { downloader in
+        // The first reply is held until the gate opens, which it does only once the second
+        // caller has its outcome: a caller that had joined the first would still be waiting.
+        let gate = ReplyGate()
+        defer { gate.open() }
+        try await LoopbackServer.with(["/a.bin": Self.held(gate)]) { origin in
+            try await LoaderTesting.withDownloader { downloader in
                 let url = origin.url("/a.bin")
-                async let first = downloader.loadData(from: url, options: Self.pinned("127.0.0.1"))
-                try await origin.waitForRequests(1)
-                await #expect(throws: WebImageError.self) { try await downloader.loadData(from: url, options: Self.pinned("127.0.0.2")) }
-                #expect(try await first.data == Data("a".utf8))
+                let first = DataOutcomes(), second = DataOutcomes()
+                downloader.downloadData(with: url, options: Self.pinned("127.0.0.1"), completion: first.record)
+                downloader.downloadData(with: url, options: Self.pinned("127.0.0.2"), completion: second.record)
+                let secondEnded = try await waitUntil(.seconds(30)) { !second.all.isEmpty }
+                #expect(secondEnded, "the second caller waits for the first's reply")
+                gate.open()
+                let firstEnded = try await waitUntil(.seconds(30)) { !first.all.isEmpty }
+                #expect(firstEnded)
+                #expect(second.all.count == 1 && second.all.allSatisfy { (try? $0.get()) == nil })
+                #expect(first.all.count == 1 && first.all.allSatisfy { (try? $0.get())?.data == Self.heldBody })
                 #expect(origin.requestCount("/a.bin") == 1)
             }
         }
+    }
+
+    static let heldBody = Data(repeating: 97, count: 4000)
+
+    /// A reply held (a byte every 20 ms, so the download never looks idle) until `gate` opens.
+    static func held(_ gate: ReplyGate) -> LoopbackServer.Reply {
+        .gated(heldBody, firstPart: 1, gate: gate, interval: .milliseconds(20), contentType: "application/octet-stream")
     }
 }

@@ -16,20 +16,32 @@ struct DownloaderQueueTests {
         Dictionary(uniqueKeysWithValues: names.map { ("/\($0)", .delayed(delay, then: .ok(png, contentType: "image/png"))) })
     }
 
+    /// Routes whose replies are held until `gate` opens (a byte every 20 ms meanwhile).
+    private func gatedRoutes(_ names: [String], _ gate: ReplyGate) -> [String: LoopbackServer.Reply] {
+        Dictionary(uniqueKeysWithValues: names.map {
+            ("/\($0)", .gated(png, firstPart: 100, gate: gate, interval: .milliseconds(20), contentType: "image/png"))
+        })
+    }
+
     @Test func neverRunsMoreThanTheLimitAtOnce() async throws {
         let names = (0..<8).map { "\($0).png" }
-        // Each reply waits 100 ms (scaled, so a sanitizer's slowness cannot finish one
-        // download before the next starts): two are open at once, never three. All eight
-        // are asked for here, in one go: from a task each, the starved cooperative pool of
-        // a parallel pass could run those tasks further apart than a reply takes, and the
-        // server would never see two at once.
-        try await LoopbackServer.with(routes(names, delay: .milliseconds(100).scaled)) { server in
+        // The replies are held until two requests are open together, then a little longer
+        // (time for a third to come, were the limit not kept): two are open at once, never
+        // three, however slow the machine. (Replies held 100 ms each were a window that
+        // the second request missed on a starved machine.) All eight are asked for here, in
+        // one go: from a task each, the starved cooperative pool could start them late.
+        let gate = ReplyGate()
+        defer { gate.open() }
+        try await LoopbackServer.with(gatedRoutes(names, gate)) { server in
             let config = LoaderTesting.config { $0.maxConcurrentDownloads = 2 }
             try await LoaderTesting.withDownloader(config) { downloader in
                 let recorder = CompletionRecorder()
                 for (index, name) in names.enumerated() {
                     downloader.downloadImage(with: server.url("/\(name)"), completion: recorder.completion(index))
                 }
+                try await server.waitForRequests(2)
+                try await Task.sleep(for: .milliseconds(200))
+                gate.open()
                 let outcomes = await recorder.outcomes(names.count)
                 #expect(outcomes.values.allSatisfy { (try? $0.get()) != nil })
             }
@@ -40,12 +52,13 @@ struct DownloaderQueueTests {
 
     @Test func raisingTheLimitAtRunTimeStartsQueuedDownloads() async throws {
         let names = (0..<4).map { "\($0).png" }
-        // Each reply waits 1 s (scaled): the three queued downloads must all reach the
-        // server while the first is still open, which a loaded machine (or a sanitizer) can
-        // take longer than a few hundred milliseconds to do.
-        try await LoopbackServer.with(routes(names, delay: .seconds(1).scaled)) { server in
-            // Not the 2-s default time-out: it left a second of slack over the reply's wait.
-            let config = LoaderTesting.config(timeout: LoaderTesting.outlastingTimeout) { $0.maxConcurrentDownloads = 1 }
+        // The replies are held until all four requests are open: the three queued
+        // downloads reach the server while the first is still open, however slow the
+        // machine. (A reply held 1 s was a window a starved machine missed.)
+        let gate = ReplyGate()
+        defer { gate.open() }
+        try await LoopbackServer.with(gatedRoutes(names, gate)) { server in
+            let config = LoaderTesting.config { $0.maxConcurrentDownloads = 1 }
             try await LoaderTesting.withDownloader(config) { downloader in
                 let recorder = CompletionRecorder()
                 for (index, name) in names.enumerated() {
@@ -54,6 +67,8 @@ struct DownloaderQueueTests {
                 #expect(downloader.currentDownloadCount == 4)
                 downloader.maxConcurrentDownloads = 4
                 #expect(downloader.maxConcurrentDownloads == 4)
+                try await server.waitForRequests(4)
+                gate.open()
                 let outcomes = await recorder.outcomes(4)
                 #expect(outcomes.values.allSatisfy { (try? $0.get()) != nil })
             }

@@ -33,8 +33,10 @@ import Testing
         FileIO.names(in: directory.path)
     }
 
+    /// Polls `condition` for at most 30 s (scaled): it returns as soon as it holds, and on a
+    /// starved machine a download can take seconds to start streaming.
     static func waitUntil(_ condition: () -> Bool) async throws -> Bool {
-        let deadline = ContinuousClock.now + .seconds(15).scaled
+        let deadline = ContinuousClock.now + .seconds(30).scaled
         while !condition() {
             guard ContinuousClock.now < deadline else { return false }
             try await Task.sleep(for: .milliseconds(5))
@@ -177,7 +179,10 @@ import Testing
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let disk = DiskCache(directory: directory.url)
-        let png = try pngData(width: 300, height: 200)
+        // 11.6 kB: its second half can trickle for longer than the gate's hold. (A 300x200
+        // image of one colour compressed to 0.7 kB, whose trickle ran out after 7 s and
+        // ended the body before a starved test had joined.)
+        let png = try Corpus.data("TestImage.png")
         let gate = ReplyGate()
         defer { gate.open() }
         let reply = LoopbackServer.Reply.gated(png, firstPart: png.count / 2, gate: gate, interval: .milliseconds(20), contentType: "image/png")
@@ -198,7 +203,7 @@ import Testing
                 #expect(reached7)
                 let image = try #require(decoded.withLock { $0 }).get().image
                 let file = try #require(stored.withLock { $0 }).get()
-                #expect(image.size == ImageSize(width: 300, height: 200))
+                #expect(image.size == ImageSize(width: 300, height: 300))
                 #expect(file.byteCount == png.count)
                 #expect(disk.data(forKey: url.absoluteString) == png)
                 #expect(server.requestCount("/a.png") == 1)
@@ -247,7 +252,10 @@ import Testing
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let disk = DiskCache(directory: directory.url)
-        let png = try pngData(width: 300, height: 200)
+        // 11.6 kB: its second half can trickle for longer than the gate's hold. (A 300x200
+        // image of one colour compressed to 0.7 kB, whose trickle ran out after 7 s and
+        // ended the body before a starved test had joined.)
+        let png = try Corpus.data("TestImage.png")
         let gate = ReplyGate()
         defer { gate.open() }
         let reply = LoopbackServer.Reply.gated(png, firstPart: png.count / 2, gate: gate, interval: .milliseconds(20), contentType: "image/png")
@@ -266,7 +274,7 @@ import Testing
                 #expect(reached8)
                 let image = try #require(decoded.withLock { $0 }).get().image
                 let file = try #require(stored.withLock { $0 }).get()
-                #expect(image.size == ImageSize(width: 300, height: 200))
+                #expect(image.size == ImageSize(width: 300, height: 300))
                 #expect(file.byteCount == png.count)
                 #expect(disk.data(forKey: url.absoluteString) == png)
                 #expect(server.requestCount("/a.png") == 1)

@@ -1,12 +1,17 @@
 import Foundation
 @testable import WebImage
 
-/// Shared set-up for the loader tests: short time-outs, a downloader that is always shut
+/// Shared set-up for the loader tests: a configuration, a downloader that is always shut
 /// down, and a recorder that counts how often each callback ran.
 enum LoaderTesting {
-    /// A configuration with time-outs short enough for tests (times
-    /// ``TestTime/scale``, so a sanitizer build's slowdown does not trip them).
-    static func config(timeout: Duration = .seconds(2), _ change: (inout Downloader.Configuration) -> Void = { _ in }) -> Downloader.Configuration {
+    /// A configuration whose idle time-out is `timeout` times ``TestTime/scale`` (so a
+    /// sanitizer build's slowdown does not trip it).
+    ///
+    /// The default is ``outlastingTimeout``: most tests are not about time-outs, and the
+    /// 2-s default they had failed them on a starved machine (a 404 with a 1000-byte body,
+    /// cookie loads and prefetches "timed out" in the parallel pass, streamed writes waited
+    /// longer than that for their lane). A test about a time-out gives its own short one.
+    static func config(timeout: Duration = outlastingTimeout, _ change: (inout Downloader.Configuration) -> Void = { _ in }) -> Downloader.Configuration {
         var config = Downloader.Configuration()
         config.timeout = timeout.scaled
         change(&config)
@@ -15,10 +20,11 @@ enum LoaderTesting {
 
     /// The idle time-out (unscaled, as ``config(timeout:_:)`` takes it; scale it for a
     /// reply delay) of a test that shows something other than a time-out ended a request: a
-    /// cancellation, a refused head. Three times ``endBound``, so the time-out cannot meet
-    /// that bound in its place, and under the suites' one-minute time limit, so a request
-    /// that only the time-out ends fails the bound with its elapsed time instead of running
-    /// into the limit.
+    /// cancellation, a refused head; also ``config(timeout:_:)``'s default, for the tests
+    /// that are not about time-outs at all. Three times ``endBound``, so the time-out
+    /// cannot meet that bound in its place, and under the suites' one-minute time limit, so
+    /// a request that only the time-out ends fails the bound with its elapsed time instead
+    /// of running into the limit.
     ///
     /// Ten seconds against a 3-s bound was too close: in the parallel pass a test waits for
     /// the cooperative pool (two threads) and for BlockingIO's decode queue, held for
@@ -69,6 +75,7 @@ enum LoaderTesting {
 final class CompletionRecorder: Sendable {
     typealias Outcome = Result<ImageLoaderOutput, WebImageError>
     private let counts = LockedValue<[Int: Int]>([:])
+    private let firstCalls = LockedValue<[Int: ContinuousClock.Instant]>([:])
     private let stream: AsyncStream<(Int, Outcome)>
     private let continuation: AsyncStream<(Int, Outcome)>.Continuation
 
@@ -79,9 +86,18 @@ final class CompletionRecorder: Sendable {
     /// The completion handler for caller `index`.
     func completion(_ index: Int) -> Downloader.Completion {
         { [self] result in
+            let now = ContinuousClock.now
             counts.withLock { $0[index, default: 0] += 1 }
+            firstCalls.withLock { if $0[index] == nil { $0[index] = now } }
             continuation.yield((index, result))
         }
+    }
+
+    /// When caller `index`'s completion first ran: what a bound on the downloader's
+    /// promptness measures, rather than when a test task, which a starved cooperative pool
+    /// can wake seconds later, saw it.
+    func firstCall(_ index: Int) -> ContinuousClock.Instant? {
+        firstCalls.withLock { $0[index] }
     }
 
     /// Waits for the first outcome of `count` distinct callers.
@@ -96,6 +112,20 @@ final class CompletionRecorder: Sendable {
 
     /// How many times each caller's completion ran.
     var callCounts: [Int: Int] { counts.withLock { $0 } }
+}
+
+/// Collects the outcomes of ``Downloader/downloadData(with:options:progress:completion:)``
+/// calls in the order they came, for tests that register their callers in one go (each
+/// call registers before it returns, where a task started to call it could start late).
+final class DataOutcomes: Sendable {
+    private let outcomes = LockedValue<[Result<DownloadedData, WebImageError>]>([])
+
+    /// The completion handler to pass.
+    var record: @Sendable (Result<DownloadedData, WebImageError>) -> Void {
+        { [self] result in outcomes.withLock { $0.append(result) } }
+    }
+
+    var all: [Result<DownloadedData, WebImageError>] { outcomes.withLock { $0 } }
 }
 
 /// A coder that counts its decodes and hands them to a real coder, to check that equal

@@ -185,20 +185,30 @@ struct DownloaderTests {
     /// with an `Authorization` header. A caller with options of its own gets its own
     /// request; callers without share one, as before.
     @Test func aCallerWithRequestOptionsOfItsOwnGetsARequestOfItsOwn() async throws {
-        let reply = LoopbackServer.Reply.delayed(.milliseconds(500).scaled, then: .ok(png, contentType: "image/png"))
+        // Every reply is held until the gate opens, and all four callers are registered
+        // before it does, each call registering before it returns: no download can end
+        // before the last caller asks, so whether they share is the downloader's choice
+        // alone. (Loads from `async let` tasks, with replies held 500 ms, counted on the
+        // starved cooperative pool starting them within that window.)
+        let gate = ReplyGate()
+        defer { gate.open() }
+        let reply = LoopbackServer.Reply.gated(png, firstPart: 100, gate: gate, interval: .milliseconds(20), contentType: "image/png")
         try await LoopbackServer.with(["/a.png": reply]) { server in
             try await LoaderTesting.withDownloader { downloader in
                 let url = server.url("/a.png")
+                let outcomes = DataOutcomes()
                 var alice = DownloadRequestOptions()
                 alice.requestModifier = .headers(["Authorization": "Bearer alice"])
-                async let withToken = downloader.loadData(from: url, options: alice)
-                try await server.waitForRequests(1)
-                async let plain = downloader.loadData(from: url)
-                async let plainToo = downloader.loadData(from: url)
                 var cookies = DownloadRequestOptions()
                 cookies.handleCookies = true
-                async let withCookies = downloader.loadData(from: url, options: cookies)
-                _ = try await (withToken, plain, plainToo, withCookies)
+                downloader.downloadData(with: url, options: alice, completion: outcomes.record)
+                downloader.downloadData(with: url, completion: outcomes.record)
+                downloader.downloadData(with: url, completion: outcomes.record)
+                downloader.downloadData(with: url, options: cookies, completion: outcomes.record)
+                gate.open()
+                let ended = try await waitUntil(.seconds(30)) { outcomes.all.count == 4 }
+                #expect(ended)
+                #expect(outcomes.all.allSatisfy { (try? $0.get())?.data == png })
             }
             #expect(server.requestCount("/a.png") == 3, "alice's, the two plain callers' one, the cookie caller's")
             let authorized = server.requests.filter { $0.headers.contains { $0.name.lowercased() == "authorization" } }

@@ -2,8 +2,7 @@ import Foundation
 @testable import WebImage
 
 /// Set-up shared by the manager suites: a real ``ImageCache`` in a fresh temporary
-/// directory, a downloader with short time-outs that is always shut down, and managers
-/// over both.
+/// directory, a downloader that is always shut down, and managers over both.
 struct ManagerHarness: Sendable {
     let directoryURL: URL
     let downloader: Downloader
@@ -39,8 +38,11 @@ struct ManagerHarness: Sendable {
         let list = LockedValue<[ImageManager]>([])
     }
 
-    /// Runs `body` with a fresh harness and removes everything afterwards.
-    static func with<T: Sendable>(timeout: Duration = .seconds(2), _ body: (ManagerHarness) async throws -> T) async throws -> T {
+    /// Runs `body` with a fresh harness and removes everything afterwards. `timeout` is the
+    /// downloader's idle time-out (times ``TestTime/scale``); by default as long as
+    /// ``LoaderTesting/outlastingTimeout``, as for the loader tests: a test about a time-out
+    /// gives its own.
+    static func with<T: Sendable>(timeout: Duration = LoaderTesting.outlastingTimeout, _ body: (ManagerHarness) async throws -> T) async throws -> T {
         let directory = try TemporaryDirectory()
         var config = Downloader.Configuration()
         config.timeout = timeout.scaled
@@ -88,18 +90,19 @@ final class ManagerCompletions: Sendable {
 
     var all: [Result<ImageLoadResult, WebImageError>] { results.withLock { $0 } }
 
-    /// Waits until `count` completions arrived (or fifteen seconds, scaled, passed:
-    /// generous, since it returns as soon as they arrive, and a loaded CI machine or a
-    /// sanitizer can be slow).
+    /// Waits until `count` completions arrived (or sixty seconds, scaled, passed:
+    /// generous, since it returns as soon as they arrive, and on a starved machine a load's
+    /// disk-cache query and decode wait for BlockingIO's queue behind other tests' decodes).
     func wait(for count: Int) async throws {
-        let deadline = ContinuousClock.now + .seconds(15).scaled
+        let deadline = ContinuousClock.now + .seconds(60).scaled
         while all.count < count, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
     }
 }
 
-/// Waits until `manager` has no load in flight (or fifteen seconds, scaled, passed).
+/// Waits until `manager` has no load in flight (or sixty seconds, scaled, passed; see
+/// ``ManagerCompletions/wait(for:)``).
 func waitUntilIdle(_ manager: ImageManager) async throws {
-    let deadline = ContinuousClock.now + .seconds(15).scaled
+    let deadline = ContinuousClock.now + .seconds(60).scaled
     while manager.isRunning, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
 }
 

@@ -32,8 +32,10 @@ final class PrefetchRecorder: Sendable {
         continuation.yield(event)
     }
 
-    /// Waits for the first event that satisfies `match` (or gives up after `timeout`).
-    func wait(timeout: Duration = .seconds(10).scaled, for match: @escaping @Sendable (Event) -> Bool) async -> Event? {
+    /// Waits for the first event that satisfies `match` (or gives up after `timeout`: long,
+    /// as it returns at the event, and a starved machine's pool delayed lists of 5-ms
+    /// loads past 10 s).
+    func wait(timeout: Duration = .seconds(30).scaled, for match: @escaping @Sendable (Event) -> Bool) async -> Event? {
         await withTaskGroup(of: Event?.self) { group in
             group.addTask { [stream] in
                 for await event in stream where match(event) { return event }
@@ -50,7 +52,7 @@ final class PrefetchRecorder: Sendable {
     }
 
     /// Waits for the completion.
-    func completed(timeout: Duration = .seconds(10).scaled) async -> Event? {
+    func completed(timeout: Duration = .seconds(30).scaled) async -> Event? {
         await wait(timeout: timeout) { if case .completion = $0 { true } else { false } }
     }
 }

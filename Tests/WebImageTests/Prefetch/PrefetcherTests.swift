@@ -5,16 +5,22 @@ import Testing
 /// SDWebImage's prefetcher behaviours (SDWebImagePrefetcherTests), against a test manager
 /// with controllable delays and failures.
 @Suite struct PrefetcherTests {
-    /// Polls `condition` until it holds, for at most ten seconds (times the machine's
-    /// slowness): a regression fails the test instead of hanging the run.
+    /// Polls `condition` until it holds, for at most thirty seconds (times the machine's
+    /// slowness): a regression fails the test instead of hanging the run. It sleeps between
+    /// looks rather than yielding: a yielding loop kept one of the cooperative pool's two
+    /// threads busy, which the loads it waits for need.
     static func eventually(_ condition: () -> Bool) async -> Bool {
-        let deadline = ContinuousClock.now + Duration.seconds(10).scaled
+        let deadline = ContinuousClock.now + Duration.seconds(30).scaled
         while !condition() {
             guard ContinuousClock.now < deadline else { return false }
-            await Task.yield()
+            try? await Task.sleep(for: .milliseconds(5))
         }
         return true
     }
+
+    /// The delay of a load that only a cancellation may end: longer than any wait of these
+    /// tests (30 s at most), so it is still running whenever they act.
+    static let outlasting = Duration.seconds(60).scaled
 
     static func urls(_ count: Int, prefix: String = "img") -> [URL] {
         (0..<count).map { URL(string: "https://example.test/\(prefix)\($0).png")! }
@@ -100,7 +106,7 @@ import Testing
     @Test func cancellingMidPrefetchReportsTheRestAsSkippedAndCompletesOnce() async throws {
         let urls = Self.urls(8)
         let fast = Set(urls.prefix(2))
-        let manager = TestImageManager { url in TestImageManager.Plan(delay: fast.contains(url) ? .zero : .seconds(30)) }
+        let manager = TestImageManager { url in TestImageManager.Plan(delay: fast.contains(url) ? .zero : Self.outlasting) }
         let prefetcher = Prefetcher(manager: manager, maxConcurrentPrefetchCount: 4)
         let recorder = PrefetchRecorder()
         let token = prefetcher.prefetch(urls: urls, progress: recorder.progress, completion: recorder.completion)
@@ -110,7 +116,8 @@ import Testing
         token.cancel()
         token.cancel()
         #expect(await recorder.completed() == .completion(8, 6))
-        #expect(ContinuousClock.now - started < .seconds(5).scaled)
+        // A sixth of the slow loads' delay, which is what would otherwise end them.
+        #expect(ContinuousClock.now - started < LoaderTesting.endBound.scaled)
         try await Task.sleep(for: .milliseconds(50))
         #expect(recorder.completions.count == 1)
         #expect(recorder.events.last == .completion(8, 6))
@@ -124,7 +131,7 @@ import Testing
     @Test func twoListsRunIndependently() async {
         let slow = Self.urls(3, prefix: "slow")
         let manager = TestImageManager { url in
-            TestImageManager.Plan(delay: slow.contains(url) ? .seconds(30) : .milliseconds(5),
+            TestImageManager.Plan(delay: slow.contains(url) ? Self.outlasting : .milliseconds(5),
                                   failure: url.lastPathComponent == "quick1.png" ? .badImageData("test") : nil)
         }
         let prefetcher = Prefetcher(manager: manager, maxConcurrentPrefetchCount: 6)
@@ -141,7 +148,7 @@ import Testing
     }
 
     @Test func cancelPrefetchingEndsEveryList() async {
-        let manager = TestImageManager { _ in TestImageManager.Plan(delay: .seconds(30)) }
+        let manager = TestImageManager { _ in TestImageManager.Plan(delay: Self.outlasting) }
         let prefetcher = Prefetcher(manager: manager)
         let first = PrefetchRecorder(), second = PrefetchRecorder()
         prefetcher.prefetch(urls: Self.urls(5, prefix: "a"), completion: first.completion)
@@ -198,7 +205,7 @@ import Testing
     }
 
     @Test func cancellingFromInsideAProgressCallbackCompletesOnce() async {
-        let manager = TestImageManager { url in TestImageManager.Plan(delay: url.lastPathComponent == "img0.png" ? .zero : .seconds(30)) }
+        let manager = TestImageManager { url in TestImageManager.Plan(delay: url.lastPathComponent == "img0.png" ? .zero : Self.outlasting) }
         let prefetcher = Prefetcher(manager: manager)
         let recorder = PrefetchRecorder()
         let box = LockedValue<PrefetchToken?>(nil)
@@ -206,7 +213,8 @@ import Testing
             recorder.progress(finished, total)
             // img0 may finish, on its own task, before `prefetch` has returned the token:
             // wait for it (the callback never runs inside `prefetch`), or nothing cancels.
-            let deadline = ContinuousClock.now + TestTime.prompt
+            // Long: the test's task that stores it waits for a starved pool.
+            let deadline = ContinuousClock.now + Duration.seconds(30).scaled
             while box.withLock({ $0 }) == nil, ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.001) }
             box.withLock { $0 }?.cancel()
         }, completion: recorder.completion)
@@ -216,7 +224,7 @@ import Testing
     }
 
     @Test func cancellingTheAwaitingTaskCancelsTheList() async {
-        let manager = TestImageManager { _ in TestImageManager.Plan(delay: .seconds(30)) }
+        let manager = TestImageManager { _ in TestImageManager.Plan(delay: Self.outlasting) }
         let prefetcher = Prefetcher(manager: manager)
         let task = Task { await prefetcher.prefetch(urls: Self.urls(5)) }
         #expect(await Self.eventually { manager.running >= 3 })

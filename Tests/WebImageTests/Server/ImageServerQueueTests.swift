@@ -11,8 +11,9 @@ import Testing
     static let photo = Result { try Corpus.data("TestImage.jpg") }
 
     /// A reply held open until `gate` opens: headers and a few bytes at once, then a byte
-    /// every 20 ms (so the download never looks idle) until the gate opens, for at most 500
-    /// bytes (10 s): the 3 KB photo cannot run out before that.
+    /// every 20 ms (so the download never looks idle) until the gate opens, for at most
+    /// `LoopbackServer.gatedHoldLimit` (40 s, 2000 bytes): the 3 KB photo cannot run out
+    /// before that.
     static func held(_ gate: ReplyGate) throws -> LoopbackServer.Reply {
         .gated(try photo.get(), firstPart: 8, gate: gate, interval: Duration.milliseconds(20).scaled, contentType: "image/jpeg")
     }
@@ -42,7 +43,7 @@ import Testing
                 #expect(refused.status == 429)
                 #expect(refused.text == "too many requests: the processing queue is full\n")
                 #expect(refused.header("Cache-Control") == "no-cache")
-                // At once: a queued request would wait for the gate (10 s) instead. The bound
+                // At once: a queued request would wait for the gate (40 s) instead. The bound
                 // leaves room for a machine loaded by the other suites.
                 #expect(ContinuousClock.now - start < Duration.seconds(3).scaled)
             }
