@@ -160,14 +160,29 @@ let package = Package(
 // `-parse-as-library` (unsafe flags are allowed because this is the root package). The
 // package's other executables and its tests are left out of that build: every executable
 // of a `--sanitize=fuzzer` build is linked with libFuzzer, whose `main` would clash with
-// theirs, and the fuzz build needs only the libraries.
+// theirs. The command line's sources are kept, as a library (below).
 let fuzzTargetNames = [
     "decode", "thumbnail", "scaledown", "progressive", "animated", "metadata",
     "cookie", "transform", "dataurl", "server-path", "server-process",
 ]
 if Context.environment["WEBIMAGE_FUZZ"] == "1" {
+    // The command line's sources stay, compiled as a library that nothing links: the fuzz
+    // build is then also a release build of everything `make demo` builds, its warnings
+    // checked, and CI needs no release build of its own (11 minutes on two cores). Its
+    // `@main` entry point gets another name, so no object of this build defines a `main`
+    // beside libFuzzer's.
+    let commandLine = package.targets.first { $0.name == "webimage" }
     package.products.removeAll { $0.name == "webimage" }
     package.targets.removeAll { $0.type == .executable || $0.type == .test }
+    if let commandLine {
+        package.targets.append(
+            .target(
+                name: commandLine.name,
+                dependencies: commandLine.dependencies,
+                swiftSettings: [.unsafeFlags(["-Xfrontend", "-entry-point-function-name", "-Xfrontend", "webimage_main"])]
+            )
+        )
+    }
     package.targets.append(
         .target(
             name: "FuzzSupport",

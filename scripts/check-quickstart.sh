@@ -1,17 +1,18 @@
 #!/usr/bin/env bash
 # Builds and runs README's quick start exactly as printed, so copy and paste keeps working.
 # The two code blocks after the `<!-- quickstart:FILE -->` markers become a package in
-# .build/quickstart; its URL dependency is pointed at this clone. The clone is reached
-# through a link named swift-web-image because SwiftPM names a path dependency after its
-# folder and the README's `package: "swift-web-image"` must match whatever the clone is called.
-# Built by scripts/build-example.sh in .build/examples beside the examples.
+# .build/quickstart; its URL dependency is pointed at this clone, by its own path and named
+# swift-web-image (`.package(name:path:)`): SwiftPM names a path dependency after its
+# folder otherwise, and the README's `package: "swift-web-image"` must match whatever the
+# clone is called. Not through a link of that name: the library's files would then have
+# other paths than in this package's own build, and compile again in the folder both share.
+# Built by scripts/build-example.sh in .build beside the examples.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
 work=$root/.build/quickstart
 rm -rf "$work/Thumbnails"
 mkdir -p "$work/Thumbnails/Sources/Thumbnails"
-ln -sfn "$root" "$work/swift-web-image"
 
 # extract FILE: the first ```swift block after README's marker for FILE.
 extract() {
@@ -28,7 +29,7 @@ extract main.swift > "$work/Thumbnails/Sources/Thumbnails/main.swift"
     { echo "check-quickstart: README has no quick start blocks" >&2; exit 1; }
 grep -q '\.package(url: "https://github.com/swift-web-image/swift-web-image"' "$work/Thumbnails/Package.swift" ||
     { echo "check-quickstart: the quick start's dependency line changed; update this script" >&2; exit 1; }
-sed -i 's|\.package(url: "https://github.com/swift-web-image/swift-web-image", from: "[^"]*")|.package(path: "../swift-web-image")|' \
+sed -i 's|\.package(url: "https://github.com/swift-web-image/swift-web-image", from: "[^"]*")|.package(name: "swift-web-image", path: "'"$root"'")|' \
     "$work/Thumbnails/Package.swift"
 
 bin=$(scripts/build-example.sh "$work/Thumbnails" Thumbnails) ||
