@@ -2,7 +2,8 @@
 # Builds a package that depends on this one by path (an Examples/ package, README's quick
 # start) in this package's own scratch folder, .build, so the library and its dependencies,
 # compiled there by `make test` already, are not compiled again: about 7 minutes saved on
-# two cores against a folder of the examples' own.
+# two cores against a folder of the examples' own. Fails on warnings in the package's own
+# files and prints the folder holding its binaries.
 #
 # Two things about sharing a scratch folder between root packages: SwiftPM keeps the last
 # build plan without noticing that the root package is another one (it would build the
