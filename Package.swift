@@ -169,8 +169,8 @@ if Context.environment["WEBIMAGE_FUZZ"] == "1" {
     // The command line's sources stay, compiled as a library that nothing links: the fuzz
     // build is then also a release build of everything `make demo` builds, its warnings
     // checked, and CI needs no release build of its own (11 minutes on two cores). Its
-    // `@main` entry point gets another name, so no object of this build defines a `main`
-    // beside libFuzzer's.
+    // `@main` entry point gets another name (`webimage_main`), so no object of this build
+    // defines a `main` beside libFuzzer's.
     let commandLine = package.targets.first { $0.name == "webimage" }
     package.products.removeAll { $0.name == "webimage" }
     package.targets.removeAll { $0.type == .executable || $0.type == .test }
@@ -179,7 +179,7 @@ if Context.environment["WEBIMAGE_FUZZ"] == "1" {
             .target(
                 name: commandLine.name,
                 dependencies: commandLine.dependencies,
-                swiftSettings: [.unsafeFlags(["-Xfrontend", "-entry-point-function-name", "-Xfrontend", "webimage_main"])]
+                swiftSettings: [.unsafeFlags(["-Xfrontend", "-entry-point-function-name", "-Xfrontend", "\(commandLine.name)_main"])]
             )
         )
     }

@@ -31,20 +31,3 @@ final class TestImageView: ImageTarget {
         history.contains { $0.image === image }
     }
 }
-
-/// Waits on the main actor until `condition` holds or `timeout` passes; returns whether it held.
-///
-/// The default is long: it returns as soon as the condition holds, so the limit costs
-/// nothing then. A load's 5-ms delay and its hop back to the main actor wait for the
-/// cooperative pool, which the parallel pass keeps busy, most of all as it starts: 10 s was
-/// not enough on a starved machine, nor 30 s on one starved harder. It looks every 5 ms,
-/// not every millisecond, to add less to that pool's work.
-@MainActor
-func eventually(timeout: Duration = .seconds(60).scaled, _ condition: () -> Bool) async -> Bool {
-    let deadline = ContinuousClock.now + timeout
-    while !condition() {
-        guard ContinuousClock.now < deadline else { return false }
-        try? await Task.sleep(for: .milliseconds(5))
-    }
-    return true
-}

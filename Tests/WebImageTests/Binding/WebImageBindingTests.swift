@@ -28,7 +28,7 @@ import Testing
         var results: [Result<ImageLoadResult, WebImageError>] = []
         view.webImage.setImage(with: url) { results.append($0) }
         #expect(view.webImage.currentURL == url)
-        try #require(await eventually { !results.isEmpty })
+        try #require(await waitUntil { !results.isEmpty })
         #expect(view.image === image)
         #expect(results.count == 1)
         #expect(try results[0].get().image === image)
@@ -52,7 +52,7 @@ import Testing
                 view.webImage.setImage(with: url) { _ in completions += 1 }
                 if Int.random(in: 0..<50, using: &generator) == 0 { try await Task.sleep(for: .milliseconds(1)) }
             }
-            #expect(await eventually { completions == count })
+            #expect(await waitUntil { completions == count })
             #expect(view.image === images[count - 1])
             #expect(view.webImage.currentURL == urls[count - 1])
             // Never backwards: each image shown belongs to a later load than the one before it.
@@ -69,7 +69,7 @@ import Testing
         var done = false
         view.webImage.setImage(with: url, placeholder: placeholder) { _ in done = true }
         #expect(view.image === placeholder)
-        #expect(await eventually { done })
+        #expect(await waitUntil { done })
         #expect(view.shows([placeholder, image]))
     }
 
@@ -83,12 +83,12 @@ import Testing
         var results: [Result<ImageLoadResult, WebImageError>] = []
         view.webImage.setImage(with: good, placeholder: placeholder, options: .delayPlaceholder) { results.append($0) }
         #expect(view.history.isEmpty)
-        try #require(await eventually { results.count == 1 })
+        try #require(await waitUntil { results.count == 1 })
         #expect(view.shows([image]))
 
         view.webImage.setImage(with: bad, placeholder: placeholder, options: .delayPlaceholder) { results.append($0) }
         #expect(view.image === image)  // the old image stays while the new one loads
-        try #require(await eventually { results.count == 2 })
+        try #require(await waitUntil { results.count == 2 })
         #expect(view.image === placeholder)
         guard case .failure(.invalidDownloadStatusCode(404)) = results[1] else {
             Issue.record("expected the 404, got \(results[1])")
@@ -103,7 +103,7 @@ import Testing
         view.webImage.setImage(with: url, placeholder: placeholder, options: .avoidAutoSetImage) { result in
             delivered = try? result.get().image
         }
-        #expect(await eventually { delivered != nil })
+        #expect(await waitUntil { delivered != nil })
         #expect(delivered === image)
         #expect(view.image === placeholder)
         #expect(!view.hasShown(image))
@@ -118,7 +118,7 @@ import Testing
             view.webImage.setImage(with: url) { results.append($0) }
             view.webImage.cancelCurrentLoad()
             #expect(manager.cancelCount == 1)
-            try #require(await eventually { results.count == 1 })
+            try #require(await waitUntil { results.count == 1 })
             guard case .failure(.cancelled) = results[0] else {
                 Issue.record("expected cancelled, got \(results[0])")
                 continue
@@ -140,7 +140,7 @@ import Testing
         view.webImage.setImage(with: a) { outcomes[a] = (try? $0.get()) != nil }
         view.webImage.setImage(with: b, context: badge) { outcomes[b] = (try? $0.get()) != nil }
         view.webImage.setImage(with: c) { outcomes[c] = (try? $0.get()) != nil }
-        #expect(await eventually { outcomes.count == 3 })
+        #expect(await waitUntil { outcomes.count == 3 })
         #expect(outcomes == [a: false, b: true, c: true])
         #expect(manager.cancelCount == 1)
     }
@@ -159,7 +159,7 @@ import Testing
             let view = TestImageView(manager: manager)
             var results: [Result<ImageLoadResult, WebImageError>] = []
             view.webImage.setImage(with: a, options: .refreshCached) { results.append($0) }
-            #expect(await eventually { !results.isEmpty })
+            #expect(await waitUntil { !results.isEmpty })
             #expect(results.count == 1)
             #expect((try? results.first?.get())?.cacheType == .memory, "the cached image first")
             #expect(manager.running == 1, "the refresh runs on")
@@ -214,7 +214,7 @@ import Testing
         })
         var done = false
         view.webImage.setImage(with: url, options: .progressiveLoad) { _ in done = true }
-        #expect(await eventually { done })
+        #expect(await waitUntil { done })
         #expect(view.shows([nil, partial, image]))
     }
 
@@ -228,7 +228,7 @@ import Testing
         #expect(manager.running == 1)
         view = nil
         #expect(released == nil)
-        #expect(await eventually { manager.running == 0 })
+        #expect(await waitUntil { manager.running == 0 })
         #expect(manager.cancelCount == 1)
         try await Task.sleep(for: .milliseconds(20))
         #expect(completions == 0)  // SDWebImage: no completion once the view is gone
@@ -254,7 +254,7 @@ import Testing
         }
         owner = nil
         #expect(released != nil, "the running load holds its completion")
-        try #require(await eventually { done })
+        try #require(await waitUntil { done })
         #expect(released == nil, "the finished load still holds its completion")
     }
 
@@ -286,10 +286,10 @@ import Testing
             results.append((try? result.get())?.cacheType ?? .none)
         }
         owner = nil
-        #expect(await eventually { !results.isEmpty })
+        #expect(await waitUntil { !results.isEmpty })
         #expect(results == [.memory], "the cached image first")
-        #expect(await eventually { requests() == 2 }, "the refresh asked the origin")
-        #expect(await eventually { released == nil }, "the slot still holds the completion after the refresh ended")
+        #expect(await waitUntil { requests() == 2 }, "the refresh asked the origin")
+        #expect(await waitUntil { released == nil }, "the slot still holds the completion after the refresh ended")
         #expect(results == [.memory], "an unchanged image is not delivered again")
     }
 
@@ -302,7 +302,7 @@ import Testing
         view.webImage.setImage(with: a) { outcomes.append("a: \((try? $0.get()) == nil ? "failed" : "loaded")") }
         view.webImage.setImage(with: b) { outcomes.append("b: \((try? $0.get()) == nil ? "failed" : "loaded")") }
         #expect(outcomes == ["a: failed"])
-        #expect(await eventually { outcomes.count == 2 })
+        #expect(await waitUntil { outcomes.count == 2 })
         try await Task.sleep(for: .milliseconds(20))
         #expect(outcomes == ["a: failed", "b: loaded"])
         #expect(view.image === images[b])

@@ -175,7 +175,7 @@ import Testing
         try process.run()
         let soaking = { (try? FileManager.default.contentsOfDirectory(atPath: temporary.path))?.contains { $0.hasPrefix("webimage-soak-") } == true }
         // Its cache exists once the loads have begun writing to it.
-        try #require(try await eventually { soaking() })
+        try #require(await waitUntil { soaking() })
         try await Task.sleep(for: .milliseconds(200))
         process.interrupt()
         process.waitUntilExit()

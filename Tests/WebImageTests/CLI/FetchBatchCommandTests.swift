@@ -19,7 +19,7 @@ import Testing
         try await LoopbackServer.with(routes) { server in
             let urls = paths.map { server.url($0).absoluteString }
             async let running = run(["fetch"] + urls + ["--cache-dir", cache.path])
-            let overlapped = try await eventually { server.maxOpenRequests >= 3 }
+            let overlapped = await waitUntil { server.maxOpenRequests >= 3 }
             gate.open()
             let result = try await running
             #expect(overlapped, "at most \(server.maxOpenRequests) requests were open at once")
@@ -60,7 +60,7 @@ import Testing
             let output = cache.appendingPathComponent("out", isDirectory: true)
             async let running = run(["fetch", server.url("/slow.png").absoluteString, server.url("/fast.png").absoluteString,
                                      "--cache-dir", cache.path, "-o", output.path])
-            let fastWritten = try await eventually { FileManager.default.fileExists(atPath: output.appendingPathComponent("1-fast.png").path) }
+            let fastWritten = await waitUntil { FileManager.default.fileExists(atPath: output.appendingPathComponent("1-fast.png").path) }
             gate.open()
             let result = try await running
             #expect(fastWritten)
@@ -94,11 +94,11 @@ import Testing
             process.standardError = FileHandle.nullDevice
             try process.run()
             defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
-            let written = try await eventually { FileManager.default.fileExists(atPath: output.appendingPathComponent("0-fast.png").path) }
+            let written = await waitUntil { FileManager.default.fileExists(atPath: output.appendingPathComponent("0-fast.png").path) }
             try #require(written, "the first output was never written")
-            try #require(try await eventually { server.requestCount("/stalled.png") == 1 })
+            try #require(await waitUntil { server.requestCount("/stalled.png") == 1 })
             process.interrupt()
-            let ended = try await eventually(within: .seconds(10).scaled) { !process.isRunning }
+            let ended = await waitUntil(.seconds(10)) { !process.isRunning }
             #expect(ended, "the Ctrl-C was ignored")
             guard ended else { return }
             // Ended by the signal, as its default action ends a process: a shell's loop

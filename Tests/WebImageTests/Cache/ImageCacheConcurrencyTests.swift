@@ -68,7 +68,7 @@ struct ImageCacheConcurrencyTests {
         // ends at its first check and never tests leaving a shared decode. (Whether the
         // decode has begun does not matter: it cannot end before the gate opens. In a pass
         // of busy suites the blocking-work queue may not start it for a long time.)
-        let joined = try await waitUntil(.seconds(100)) { cache.decodes.waiterCount == 2 }
+        let joined = await waitUntil(.seconds(100)) { cache.decodes.waiterCount == 2 }
         #expect(joined, "waiters \(cache.decodes.waiterCount), flights \(cache.decodes.inFlightCount)")
         cancelled.cancel()
         let outcome = try #require(await cancelled.value)
@@ -102,7 +102,7 @@ struct ImageCacheConcurrencyTests {
         defer { directory.remove() }
         try cache.storeImageDataToDisk(try Corpus.data("TestImage.png"), forKey: "k")
         let tasks = (0..<3).map { _ in Task { try await cache.image(forKey: "k") } }
-        #expect(try await waitUntil(.seconds(60)) { cache.decodes.waiterCount == 3 })
+        #expect(await waitUntil(.seconds(60)) { cache.decodes.waiterCount == 3 })
         for task in tasks { task.cancel() }
         for task in tasks {
             await #expect(throws: WebImageError.cancelled) { try await task.value }

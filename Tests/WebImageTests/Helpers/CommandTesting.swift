@@ -23,16 +23,6 @@ extension CommandTesting {
         try await run(arguments)
     }
 
-    /// Polls `condition` until it holds or `limit` passes; returns whether it held.
-    func eventually(within limit: Duration = .seconds(30).scaled, _ condition: () -> Bool) async throws -> Bool {
-        let deadline = ContinuousClock.now + limit
-        while !condition() {
-            guard ContinuousClock.now < deadline else { return false }
-            try await Task.sleep(for: .milliseconds(10))
-        }
-        return true
-    }
-
     /// `count` routes serving TestImage.png that hold their bodies back (a byte every 20 ms,
     /// for at most `LoopbackServer.gatedHoldLimit`) until `gate` opens: a test opens it once
     /// three requests are open together, which a command loading one URL after another

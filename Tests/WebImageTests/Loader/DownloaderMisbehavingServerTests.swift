@@ -12,10 +12,8 @@ struct DownloaderMisbehavingServerTests {
         png = try Corpus.data("TestImage.png")
     }
 
-    /// Loads `path` from a server with `routes` and returns the outcome and the time from
-    /// the call to its completion (not to the test's seeing it, nor the downloader's
-    /// shutdown: on a starved machine those took seconds more), and checks that the
-    /// completion ran once.
+    /// Loads `path` from a server with `routes`, as ``outcome(of:config:options:)`` does,
+    /// then hands the server to `check`.
     private func outcome(
         _ path: String,
         routes: [String: LoopbackServer.Reply],
@@ -24,17 +22,29 @@ struct DownloaderMisbehavingServerTests {
         check: (LoopbackServer) -> Void = { _ in }
     ) async throws -> (result: Result<ImageLoaderOutput, WebImageError>, elapsed: Duration) {
         try await LoopbackServer.with(routes) { server in
-            let recorder = CompletionRecorder()
-            let (result, elapsed) = try await LoaderTesting.withDownloader(config) { downloader in
-                let start = ContinuousClock.now
-                downloader.downloadImage(with: server.url(path), options: options, completion: recorder.completion(0))
-                let result = try #require(await recorder.outcomes(1)[0])
-                return (result, (recorder.firstCall(0) ?? ContinuousClock.now) - start)
-            }
-            #expect(recorder.callCounts == [0: 1])
+            let outcome = try await self.outcome(of: server.url(path), config: config, options: options)
             check(server)
-            return (result, elapsed)
+            return outcome
         }
+    }
+
+    /// Downloads `url` and returns the outcome and the time from the call to its completion
+    /// (not to the test's seeing it, nor the downloader's shutdown: on a starved machine
+    /// those took seconds more), and checks that the completion ran once.
+    private func outcome(
+        of url: URL,
+        config: Downloader.Configuration,
+        options: DownloadRequestOptions = DownloadRequestOptions()
+    ) async throws -> (result: Result<ImageLoaderOutput, WebImageError>, elapsed: Duration) {
+        let recorder = CompletionRecorder()
+        let (result, elapsed) = try await LoaderTesting.withDownloader(config) { downloader in
+            let start = ContinuousClock.now
+            downloader.downloadImage(with: url, options: options, completion: recorder.completion(0))
+            let result = try #require(await recorder.outcomes(1)[0])
+            return (result, (recorder.firstCall(0) ?? ContinuousClock.now) - start)
+        }
+        #expect(recorder.callCounts == [0: 1])
+        return (result, elapsed)
     }
 
     private func error(_ result: Result<ImageLoaderOutput, WebImageError>) -> WebImageError? {
@@ -70,14 +80,7 @@ struct DownloaderMisbehavingServerTests {
         // downloader counts only whole heads and body parts as activity, so it gives up
         // once no head came for that long.
         try await TricklingHeadServer.with(interval: .milliseconds(50)) { server in
-            let recorder = CompletionRecorder()
-            let (result, elapsed) = try await LoaderTesting.withDownloader(LoaderTesting.config(timeout: .milliseconds(400))) { downloader in
-                let start = ContinuousClock.now
-                downloader.downloadImage(with: server.url, completion: recorder.completion(0))
-                let result = try #require(await recorder.outcomes(1)[0])
-                // Until the completion ran, as in outcome(_:routes:config:options:check:).
-                return (result, (recorder.firstCall(0) ?? ContinuousClock.now) - start)
-            }
+            let (result, elapsed) = try await outcome(of: server.url, config: LoaderTesting.config(timeout: .milliseconds(400)))
             #expect(error(result) == .timedOut)
             #expect(elapsed < LoaderTesting.endBound.scaled)
         }

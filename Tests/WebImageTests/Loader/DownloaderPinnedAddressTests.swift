@@ -110,7 +110,7 @@ struct DownloaderPinnedAddressTests {
                 downloader.downloadData(with: url, options: Self.pinned("127.0.0.1"), completion: outcomes.record)
                 downloader.downloadData(with: url, completion: outcomes.record)
                 gate.open()
-                let ended = try await waitUntil(.seconds(30)) { outcomes.all.count == 3 }
+                let ended = await waitUntil(.seconds(30)) { outcomes.all.count == 3 }
                 #expect(ended)
                 #expect(outcomes.all.allSatisfy { (try? $0.get())?.data == Self.heldBody })
                 #expect(origin.requestCount("/a.bin") == 2)
@@ -132,10 +132,10 @@ struct DownloaderPinnedAddressTests {
                 let first = DataOutcomes(), second = DataOutcomes()
                 downloader.downloadData(with: url, options: Self.pinned("127.0.0.1"), completion: first.record)
                 downloader.downloadData(with: url, options: Self.pinned("127.0.0.2"), completion: second.record)
-                let secondEnded = try await waitUntil(.seconds(30)) { !second.all.isEmpty }
+                let secondEnded = await waitUntil(.seconds(30)) { !second.all.isEmpty }
                 #expect(secondEnded, "the second caller waits for the first's reply")
                 gate.open()
-                let firstEnded = try await waitUntil(.seconds(30)) { !first.all.isEmpty }
+                let firstEnded = await waitUntil(.seconds(30)) { !first.all.isEmpty }
                 #expect(firstEnded)
                 #expect(second.all.count == 1 && second.all.allSatisfy { (try? $0.get()) == nil })
                 #expect(first.all.count == 1 && first.all.allSatisfy { (try? $0.get())?.data == Self.heldBody })

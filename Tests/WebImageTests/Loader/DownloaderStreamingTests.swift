@@ -33,17 +33,6 @@ import Testing
         FileIO.names(in: directory.path)
     }
 
-    /// Polls `condition` for at most 30 s (scaled): it returns as soon as it holds, and on a
-    /// starved machine a download can take seconds to start streaming.
-    static func waitUntil(_ condition: () -> Bool) async throws -> Bool {
-        let deadline = ContinuousClock.now + .seconds(30).scaled
-        while !condition() {
-            guard ContinuousClock.now < deadline else { return false }
-            try await Task.sleep(for: .milliseconds(5))
-        }
-        return true
-    }
-
     static func load(_ url: URL, into disk: DiskCache, key: String, with downloader: Downloader) async -> Result<DownloadedFile, WebImageError> {
         do {
             return .success(try await downloader.loadFile(from: url, to: DiskCacheEntryDestination(cache: disk, key: key)))
@@ -108,7 +97,7 @@ import Testing
                 let url = server.url("/big.bin")
                 let result = await Self.load(url, into: disk, key: url.absoluteString, with: downloader)
                 #expect(throws: WebImageError.responseTooLarge(limit: 1024 * 1024)) { try result.get() }
-                let reached1 = try await Self.waitUntil { Self.allNames(directory.url).isEmpty }
+                let reached1 = await waitUntil { Self.allNames(directory.url).isEmpty }
                 #expect(reached1, "\(Self.allNames(directory.url))")
             }
         }
@@ -124,7 +113,7 @@ import Testing
                 let url = server.url("/cut.bin")
                 let result = await Self.load(url, into: disk, key: url.absoluteString, with: downloader)
                 #expect(throws: WebImageError.self) { try result.get() }
-                let reached2 = try await Self.waitUntil { Self.allNames(directory.url).isEmpty }
+                let reached2 = await waitUntil { Self.allNames(directory.url).isEmpty }
                 #expect(reached2, "\(Self.allNames(directory.url))")
                 #expect(disk.data(forKey: url.absoluteString) == nil)
             }
@@ -161,13 +150,13 @@ import Testing
                     outcome.withLock { $0 = result }
                 }
                 // The body is streaming: its temporary file exists.
-                let reached3 = try await Self.waitUntil { Self.allNames(directory.url).contains { $0.hasPrefix(FileIO.temporaryPrefix) } }
+                let reached3 = await waitUntil { Self.allNames(directory.url).contains { $0.hasPrefix(FileIO.temporaryPrefix) } }
                 #expect(reached3)
                 token?.cancel()
-                let reached4 = try await Self.waitUntil { outcome.withLock { $0 } != nil }
+                let reached4 = await waitUntil { outcome.withLock { $0 } != nil }
                 #expect(reached4)
                 #expect(throws: WebImageError.cancelled) { try outcome.withLock { $0 }?.get() }
-                let reached5 = try await Self.waitUntil { Self.allNames(directory.url).isEmpty }
+                let reached5 = await waitUntil { Self.allNames(directory.url).isEmpty }
                 #expect(reached5, "\(Self.allNames(directory.url))")
             }
         }
@@ -194,12 +183,12 @@ import Testing
                 downloader.downloadFile(with: url, to: DiskCacheEntryDestination(cache: disk, key: url.absoluteString)) { result in
                     stored.withLock { $0 = result }
                 }
-                let reached6 = try await Self.waitUntil { Self.allNames(directory.url).contains { $0.hasPrefix(FileIO.temporaryPrefix) } }
+                let reached6 = await waitUntil { Self.allNames(directory.url).contains { $0.hasPrefix(FileIO.temporaryPrefix) } }
                 #expect(reached6)
                 // Registered before this call returns; the body is held back until the gate opens.
                 downloader.downloadImage(with: url) { result in decoded.withLock { $0 = result } }
                 gate.open()
-                let reached7 = try await Self.waitUntil { stored.withLock { $0 } != nil && decoded.withLock { $0 } != nil }
+                let reached7 = await waitUntil { stored.withLock { $0 } != nil && decoded.withLock { $0 } != nil }
                 #expect(reached7)
                 let image = try #require(decoded.withLock { $0 }).get().image
                 let file = try #require(stored.withLock { $0 }).get()
@@ -229,13 +218,12 @@ import Testing
                 let second = LockedValue<Result<DownloadedFile, WebImageError>?>(nil)
                 let bytes = LockedValue<Result<DownloadedData, WebImageError>?>(nil)
                 downloader.downloadFile(with: url, to: DiskCacheEntryDestination(cache: disk, key: "first")) { result in first.withLock { $0 = result } }
-                let streaming = try await Self.waitUntil { Self.allNames(directory.url).contains { $0.hasPrefix(FileIO.temporaryPrefix) } }
+                let streaming = await waitUntil { Self.allNames(directory.url).contains { $0.hasPrefix(FileIO.temporaryPrefix) } }
                 #expect(streaming)
                 downloader.downloadFile(with: url, to: DiskCacheEntryDestination(cache: disk, key: "second")) { result in second.withLock { $0 = result } }
                 downloader.downloadData(with: url) { result in bytes.withLock { $0 = result } }
                 gate.open()
-                let done = try await Self.waitUntil { first.withLock { $0 } != nil && second.withLock { $0 } != nil && bytes.withLock { $0 } != nil }
-                #expect(done)
+                try #require(await waitUntil { first.withLock { $0 } != nil && second.withLock { $0 } != nil && bytes.withLock { $0 } != nil })
                 #expect(try #require(first.withLock { $0 }).get().byteCount == body.count)
                 #expect(try #require(second.withLock { $0 }).get().fileURL == disk.fileURL(forKey: "second"))
                 #expect(try #require(bytes.withLock { $0 }).get().data == body)
@@ -270,7 +258,7 @@ import Testing
                     stored.withLock { $0 = result }
                 }
                 gate.open()
-                let reached8 = try await Self.waitUntil { stored.withLock { $0 } != nil && decoded.withLock { $0 } != nil }
+                let reached8 = await waitUntil { stored.withLock { $0 } != nil && decoded.withLock { $0 } != nil }
                 #expect(reached8)
                 let image = try #require(decoded.withLock { $0 }).get().image
                 let file = try #require(stored.withLock { $0 }).get()
@@ -326,12 +314,12 @@ import Testing
                 let url = server.url("/slow.jpg")
                 async let load = Self.loadOriginal(url, with: manager)
                 let directory = cache.diskCache.directory
-                let streaming = try await Self.waitUntil { Self.allNames(directory).contains { $0.hasPrefix(FileIO.temporaryPrefix) } }
+                let streaming = await waitUntil { Self.allNames(directory).contains { $0.hasPrefix(FileIO.temporaryPrefix) } }
                 #expect(streaming)
                 manager.cancelAll()
                 let result = await load
                 #expect(throws: WebImageError.cancelled) { try result.get() }
-                let drained = try await Self.waitUntil { Self.allNames(directory).isEmpty }
+                let drained = await waitUntil { Self.allNames(directory).isEmpty }
                 #expect(drained, "\(Self.allNames(directory))")
                 #expect(!manager.isRunning)
             }

@@ -206,7 +206,7 @@ struct DownloaderTests {
                 downloader.downloadData(with: url, completion: outcomes.record)
                 downloader.downloadData(with: url, options: cookies, completion: outcomes.record)
                 gate.open()
-                let ended = try await waitUntil(.seconds(30)) { outcomes.all.count == 4 }
+                let ended = await waitUntil(.seconds(30)) { outcomes.all.count == 4 }
                 #expect(ended)
                 #expect(outcomes.all.allSatisfy { (try? $0.get())?.data == png })
             }

@@ -35,13 +35,6 @@ import Testing
         }
     }
 
-    /// Waits for `condition`; the bound is generous because a load under CI's parallel
-    /// suites can take seconds to reach its loader, and the test must not cancel before.
-    static func waitUntil(_ condition: () -> Bool) async throws {
-        let deadline = ContinuousClock.now + Duration.seconds(60).scaled
-        while !condition(), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(2)) }
-    }
-
     @Test(arguments: ["image", "original data"])
     func aCancelDuringAReportCompletesAfterTheReport(form: String) async throws {
         let directory = try TemporaryDirectory()
@@ -66,12 +59,12 @@ import Testing
                 record.add((try? result.get()) == nil ? "completed cancelled" : "completed")
             }
         }
-        try await Self.waitUntil { record.all == ["progress began"] }
+        try #require(await waitUntil { record.all == ["progress began"] })
         try #require(record.all == ["progress began"], "the report must be running when the load is cancelled")
         operation.cancel()
         #expect(record.all == ["progress began"], "no completion while the report runs")
         record.released.withLock { $0 = true }
-        try await Self.waitUntil { record.all.count == 3 }
+        try #require(await waitUntil { record.all.count == 3 })
         #expect(record.all == ["progress began", "progress ended", "completed cancelled"])
         await manager.waitForBackgroundStores()
     }

@@ -15,7 +15,7 @@ import Testing
         try await LoopbackServer.with(routes) { server in
             let list = paths.map { server.url($0).absoluteString }.joined(separator: "\n")
             async let running = run(["prefetch", "--from", "-", "--cache-dir", cache.path], input: Data(list.utf8))
-            _ = try await eventually { server.maxOpenRequests >= 3 }
+            _ = await waitUntil { server.maxOpenRequests >= 3 }
             gate.open()
             let result = try await running
             #expect(server.maxOpenRequests >= 3)

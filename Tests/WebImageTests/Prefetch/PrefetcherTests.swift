@@ -5,19 +5,6 @@ import Testing
 /// SDWebImage's prefetcher behaviours (SDWebImagePrefetcherTests), against a test manager
 /// with controllable delays and failures.
 @Suite struct PrefetcherTests {
-    /// Polls `condition` until it holds, for at most thirty seconds (times the machine's
-    /// slowness): a regression fails the test instead of hanging the run. It sleeps between
-    /// looks rather than yielding: a yielding loop kept one of the cooperative pool's two
-    /// threads busy, which the loads it waits for need.
-    static func eventually(_ condition: () -> Bool) async -> Bool {
-        let deadline = ContinuousClock.now + Duration.seconds(30).scaled
-        while !condition() {
-            guard ContinuousClock.now < deadline else { return false }
-            try? await Task.sleep(for: .milliseconds(5))
-        }
-        return true
-    }
-
     /// The delay of a load that only a cancellation may end: longer than any wait of these
     /// tests (30 s at most), so it is still running whenever they act.
     static let outlasting = Duration.seconds(60).scaled
@@ -111,7 +98,7 @@ import Testing
         let recorder = PrefetchRecorder()
         let token = prefetcher.prefetch(urls: urls, progress: recorder.progress, completion: recorder.completion)
         #expect(await recorder.wait { $0 == .progress(2, 8) } != nil)
-        #expect(await Self.eventually { manager.running >= 4 })
+        #expect(await waitUntil(.seconds(30)) { manager.running >= 4 })
         let started = ContinuousClock.now
         token.cancel()
         token.cancel()
@@ -227,7 +214,7 @@ import Testing
         let manager = TestImageManager { _ in TestImageManager.Plan(delay: Self.outlasting) }
         let prefetcher = Prefetcher(manager: manager)
         let task = Task { await prefetcher.prefetch(urls: Self.urls(5)) }
-        #expect(await Self.eventually { manager.running >= 3 })
+        #expect(await waitUntil(.seconds(30)) { manager.running >= 3 })
         task.cancel()
         #expect(await task.value == PrefetchResult(finished: 5, skipped: 5, total: 5))
         #expect(manager.running == 0)

@@ -66,7 +66,7 @@ import Testing
 
         /// The exit status, or `nil` when the process has not exited within `limit`.
         func waitForExit(within limit: Duration) async throws -> Int32? {
-            _ = try await waitUntil(limit) { exitStatus.value.withLock { $0 } != nil }
+            _ = await waitUntil(limit) { exitStatus.value.withLock { $0 } != nil }
             return exitStatus.value.withLock { $0 }
         }
 
@@ -108,7 +108,7 @@ import Testing
                 #expect(try await waitUntil(.seconds(10)) { origin.requests.count == 2 })
                 #expect(serve.send(SIGTERM))
                 // The server stops taking connections while the two are still open.
-                let stopped = try await waitUntil(.seconds(10)) {
+                let stopped = await waitUntil(.seconds(10)) {
                     (try? await RunningImageServer.send(client: probe, url: base + "/health", method: .GET, headers: [], timeout: .seconds(1))) == nil
                 }
                 #expect(stopped)

@@ -56,7 +56,7 @@ import Testing
         defer { stuck.release() }
         let group = group([watch.track(PoliteService(), named: "polite"), watch.track(stuck, named: "stuck")], watch: watch, grace: .milliseconds(200))
         let running = Task { try await group.run() }
-        try #require(try await eventually { watch.servicesStillRunning == ["polite", "stuck"] })
+        try #require(await waitUntil { watch.servicesStillRunning == ["polite", "stuck"] })
         let start = ContinuousClock.now
         Task { await group.triggerGracefulShutdown() }
         let left = try await watch.awaitEnd(of: running, gracePeriod: .milliseconds(200), allowance: .seconds(1))
@@ -74,7 +74,7 @@ import Testing
         let watch = StopWatch()
         let group = group([watch.track(PoliteService(), named: "polite")], watch: watch, grace: .seconds(30))
         let running = Task { try await group.run() }
-        try #require(try await eventually { watch.servicesStillRunning == ["polite"] })
+        try #require(await waitUntil { watch.servicesStillRunning == ["polite"] })
         Task { await group.triggerGracefulShutdown() }
         let start = ContinuousClock.now
         let left = try await watch.awaitEnd(of: running, gracePeriod: .seconds(30))
@@ -99,14 +99,5 @@ import Testing
         #expect(ContinuousClock.now - start < .seconds(15))
         stuck.release()
         await #expect(throws: Failing.self) { try await running.value }
-    }
-
-    private func eventually(_ condition: () -> Bool) async throws -> Bool {
-        let deadline = ContinuousClock.now + .seconds(30)
-        while ContinuousClock.now < deadline {
-            if condition() { return true }
-            try await Task.sleep(for: .milliseconds(10))
-        }
-        return condition()
     }
 }

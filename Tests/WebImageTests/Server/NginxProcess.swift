@@ -54,7 +54,7 @@ final class NginxProcess: Sendable {
             process.standardError = FileHandle.nullDevice
             try process.run()
             let nginx = NginxProcess(port: port, directory: directory, process: process)
-            let settled = try await waitUntil {
+            let settled = await waitUntil {
                 !process.isRunning || (FileManager.default.fileExists(atPath: pidFile) && canConnect(port: port))
             }
             if settled, process.isRunning { return nginx }

@@ -255,15 +255,3 @@ func residentBytes() -> Int? {
     guard fields.count > 1, let pages = Int(fields[1]) else { return nil }
     return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
 }
-
-/// Polls `condition` every 10 ms until it holds or `limit` passes; returns whether it held.
-/// The default limit is long: it only matters when the condition never comes, and a
-/// machine loaded by other suites can be slow to get there.
-func waitUntil(_ limit: Duration = .seconds(10), _ condition: () async throws -> Bool) async throws -> Bool {
-    let deadline = ContinuousClock.now + limit.scaled
-    while ContinuousClock.now < deadline {
-        if try await condition() { return true }
-        try await Task.sleep(for: .milliseconds(10))
-    }
-    return try await condition()
-}
