@@ -215,7 +215,7 @@ private let managerWait = Duration.seconds(60)
                 // The request's arrival can take seconds on a loaded machine (the load asks
                 // the disk cache first, on BlockingIO's busy queue): wait for the connection
                 // itself, as long as it takes (see managerWait); 10 s was not always enough.
-                #expect(try await waitUntil(managerWait) { server.openConnectionCount == 1 && server.requests.count == 1 })
+                #expect(await waitUntil(managerWait) { server.openConnectionCount == 1 && server.requests.count == 1 })
                 let start = ContinuousClock.now
                 task.cancel()
                 await #expect(throws: WebImageError.cancelled) { try await task.value }

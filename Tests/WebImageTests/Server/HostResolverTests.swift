@@ -68,7 +68,7 @@ import Testing
             for index in 0..<stalled {
                 group.addTask { _ = try await HostResolver.addresses(of: "stuck-\(index).test", within: bound, lookingUpWith: stuck) }
             }
-            #expect(try await waitUntil { bound.current == stalled })
+            #expect(await waitUntil { bound.current == stalled })
             group.addTask {
                 // Set on the resolver's thread, as the lookup runs.
                 _ = try await HostResolver.addresses(of: "answers.test", within: bound) { _ in
@@ -80,7 +80,7 @@ import Testing
             // under a sanitizer, with the whole suite beside it, a task waited 15 s for a
             // thread. The stalled lookups are released either way, so the old pool fails
             // here instead of hanging.
-            #expect(try await waitUntil(.seconds(60)) { answered.isSet }, "a lookup waited behind stalled ones")
+            #expect(await waitUntil(.seconds(60)) { answered.isSet }, "a lookup waited behind stalled ones")
             for _ in 0..<stalled { release.signal() }
             try await group.waitForAll()
         }

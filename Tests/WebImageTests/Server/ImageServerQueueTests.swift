@@ -31,7 +31,7 @@ import Testing
             defer { gate.open() }
             // A takes the only worker and waits on its origin.
             async let first = server.request(ImageURL.plain(origin.url("/a.png"), ["w:10"]))
-            #expect(try await waitUntil { origin.requestCount("/a.png") == 1 })
+            #expect(await waitUntil { origin.requestCount("/a.png") == 1 })
             // B waits in the one queue place.
             async let second = server.request(ImageURL.plain(origin.url("/b.png"), ["w:10"]))
             #expect(try await waitUntil { prometheusValue(try await server.metrics(), "webimage_queue_length") == 1 })
@@ -86,7 +86,7 @@ import Testing
             let result = try await server.request(cached)
             #expect(result.status == 200)
             async let first = server.request(ImageURL.plain(origin.url("/a.png"), ["w:10"]))
-            #expect(try await waitUntil { origin.requestCount("/a.png") == 1 })
+            #expect(await waitUntil { origin.requestCount("/a.png") == 1 })
             async let second = server.request(ImageURL.plain(origin.url("/b.png"), ["w:10"]))
             #expect(try await waitUntil { prometheusValue(try await server.metrics(), "webimage_queue_length") == 1 })
 
@@ -122,7 +122,7 @@ import Testing
         try await RunningImageServer.with(origin: routes, configuration) { origin, server in
             defer { gate.open() }
             async let first = server.request(ImageURL.plain(origin.url("/a.png"), ["w:10"]))
-            #expect(try await waitUntil { origin.requestCount("/a.png") == 1 })
+            #expect(await waitUntil { origin.requestCount("/a.png") == 1 })
             // B queues behind A; its client gives up and closes the connection.
             let abandoned = try? await server.request(ImageURL.plain(origin.url("/b.png"), ["w:10"]), timeout: .milliseconds(800))
             #expect(abandoned == nil)
@@ -168,7 +168,7 @@ import Testing
                 while !busy.isOpen { usleep(1_000) }
             }
             async let first = server.request(ImageURL.plain(origin.url("/a.png"), ["w:10"]))
-            #expect(try await waitUntil { server.server.queue.running == 1 })
+            #expect(await waitUntil { server.server.queue.running == 1 })
             #expect(try await server.request("/health").status == 200)
             // B waits behind A longer than the time-out, and never reaches its origin.
             let waited = try await server.request(ImageURL.plain(origin.url("/b.png"), ["w:10"]))
@@ -183,7 +183,7 @@ import Testing
             #expect(server.server.queue.running == 1)
             busy.open()
             // Once the thread drops A's cancelled work the slot is free again.
-            #expect(try await waitUntil { server.server.queue.running == 0 })
+            #expect(await waitUntil { server.server.queue.running == 0 })
             #expect(try await server.request(ImageURL.plain(origin.url("/b.png"), ["w:12"])).status == 200)
             #expect(origin.requestCount("/a.png") == 0)
         }
@@ -205,7 +205,7 @@ import Testing
                 // In flight is not yet joined: a request still parsing when the gate opened
                 // could arrive after the job ended and start its own (seen under the thread
                 // sanitizer's slowness). Open it once all four wait on the one job.
-                #expect(try await waitUntil { server.server.jobs.waiterCount == 4 })
+                #expect(await waitUntil { server.server.jobs.waiterCount == 4 })
                 gate.open()
                 return try await group.reduce(into: []) { $0.append($1) }
             }
@@ -238,7 +238,7 @@ import Testing
                 // A busy worker has yet to reach the fetch: open the gate once all four
                 // jobs wait on the one fetch (a fixed pause let a slow one arrive after the
                 // body and fetch again).
-                #expect(try await waitUntil { server.server.sourceFetches.waiterCount == 4 })
+                #expect(await waitUntil { server.server.sourceFetches.waiterCount == 4 })
                 #expect(server.server.ownedDownloader?.waitingCallerCount == 1)
                 gate.open()
                 var replies: [Int: RunningImageServer.Reply] = [:]

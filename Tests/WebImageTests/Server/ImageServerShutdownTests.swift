@@ -105,7 +105,7 @@ import Testing
                 async let first = RunningImageServer.send(client: client, url: base + ImageURL.plain(origin.url("/a.jpg"), ["w:40"]), method: .GET, headers: [], timeout: .seconds(30))
                 async let second = RunningImageServer.send(client: client, url: base + ImageURL.plain(origin.url("/b.jpg"), ["w:20"]), method: .GET, headers: [], timeout: .seconds(30))
                 // Both requests have reached the origin, which holds them.
-                #expect(try await waitUntil(.seconds(10)) { origin.requests.count == 2 })
+                #expect(await waitUntil(.seconds(10)) { origin.requests.count == 2 })
                 #expect(serve.send(SIGTERM))
                 // The server stops taking connections while the two are still open.
                 let stopped = await waitUntil(.seconds(10)) {

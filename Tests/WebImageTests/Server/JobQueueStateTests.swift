@@ -110,7 +110,7 @@ import Testing
         let queue = JobQueue(workers: 1, queueSize: 1)
         try await queue.enter()
         let waiter = Task { try await queue.enter() }
-        #expect(try await waitUntil { queue.waiting == 1 })
+        #expect(await waitUntil { queue.waiting == 1 })
         await #expect(throws: ImageServerError.queueFull) { try await queue.enter() }
         queue.leave()
         try await waiter.value
@@ -124,9 +124,9 @@ import Testing
         let queue = JobQueue(workers: 1, queueSize: 2)
         try await queue.enter()
         let cancelled = Task { try await queue.enter() }
-        #expect(try await waitUntil { queue.waiting == 1 })
+        #expect(await waitUntil { queue.waiting == 1 })
         let next = Task { try await queue.enter() }
-        #expect(try await waitUntil { queue.waiting == 2 })
+        #expect(await waitUntil { queue.waiting == 2 })
         cancelled.cancel()
         await #expect(throws: CancellationError.self) { try await cancelled.value }
         #expect(queue.waiting == 1)
