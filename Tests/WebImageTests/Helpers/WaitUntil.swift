@@ -1,7 +1,9 @@
 import Foundation
 
 /// Polls `condition` until it holds or `limit` (times ``TestTime/scale``) passes; returns
-/// whether it held. Every suite that waits for something another task does uses this one.
+/// whether it held. The suites' waits for something another task does all use this one;
+/// the few loops bounded by ``TestTime/prompt`` are checks that something happens at once,
+/// not waits, and keep their own deadline.
 ///
 /// It returns as soon as the condition holds, so the limit costs nothing then: it only
 /// matters when the condition never comes, and it is long by default because on a starved

@@ -138,10 +138,10 @@ import Testing
                 // A download, a memory hit (delivered before the call returns, still on the
                 // queue) and a failure.
                 manager.loadImage(with: server.url("/a.png"), options: .waitStoreCache, context: context, progress: nil, completion: record)
-                try await completions.wait(for: 1)
+                await completions.wait(for: 1)
                 manager.loadImage(with: server.url("/a.png"), context: context, progress: nil, completion: record)
                 manager.loadImage(with: server.url("/missing.png"), context: context, progress: nil, completion: record)
-                try await completions.wait(for: 3)
+                await completions.wait(for: 3)
                 #expect(onQueue.withLock { $0 } == [true, true, true])
             }
         }

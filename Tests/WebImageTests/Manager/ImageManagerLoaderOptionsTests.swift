@@ -31,7 +31,7 @@ import Testing
                 #expect(harness.downloader.currentDownloadCount == 3, "the three loads reached the queue")
                 #expect(server.requests.isEmpty)
                 harness.downloader.isSuspended = false
-                try await completions.wait(for: 3)
+                await completions.wait(for: 3)
                 #expect(completions.all.allSatisfy { (try? $0.get()) != nil })
             }
             #expect(server.requests.map(\.path) == ["/high.png", "/normal.png", "/low.png"])

@@ -71,7 +71,7 @@ private let managerWait = Duration.seconds(60)
                 let completions = ManagerCompletions()
                 manager.loadImage(with: url, options: .refreshCached, context: ImageContext(), progress: nil, completion: completions.handler)
                 try await server.waitForRequests(2, within: managerWait)
-                try await waitUntilIdle(manager)
+                await waitUntilIdle(manager)
                 try await Task.sleep(for: .milliseconds(50))
                 #expect(completions.all.count == 1)
                 #expect((try? completions.all.first?.get())?.image === original.image)
@@ -186,7 +186,7 @@ private let managerWait = Duration.seconds(60)
                 let completions = ManagerCompletions()
                 manager.loadImage(with: url, options: [.refreshCached, .waitStoreCache], context: ImageContext(), progress: nil,
                                   completion: completions.handler)
-                try await completions.wait(for: 2)
+                await completions.wait(for: 2)
                 let results = completions.all.compactMap { try? $0.get() }
                 #expect(results.map(\.cacheType) == [.memory, .none])
                 #expect(results.map(\.firstPixel) == [red, green])
@@ -208,7 +208,7 @@ private let managerWait = Duration.seconds(60)
         try await LoopbackServer.with(["/slow.png": .stallAfterHeaders(contentLength: 1000)]) { server in
             // A 30-s idle time-out: only the cancellation can close this stalled request
             // within the 10-s bounds, however starved the machine is when the checks run.
-            try await ManagerHarness.with(timeout: LoaderTesting.outlastingTimeout) { harness in
+            try await ManagerHarness.with(timeout: LoaderTesting.outlastingTimeout) { harness throws in
                 let manager = harness.makeManager()
                 let url = server.url("/slow.png")
                 let task = Task { try await manager.loadImage(with: url) }
@@ -222,7 +222,7 @@ private let managerWait = Duration.seconds(60)
                 #expect(ContinuousClock.now - start < LoaderTesting.endBound.scaled)
                 // The request itself ends, not only the wait for it: the server sees the close.
                 #expect(try await server.waitForOpenConnections(atMost: 0, within: LoaderTesting.endBound))
-                try await waitUntilIdle(manager)
+                await waitUntilIdle(manager)
                 #expect(!manager.isRunning)
                 #expect(harness.downloader.currentDownloadCount == 0)
                 #expect(!manager.isFailedURL(url))
@@ -241,7 +241,7 @@ private let managerWait = Duration.seconds(60)
                 let start = ContinuousClock.now
                 operation.cancel()
                 operation.cancel()
-                try await waitUntilIdle(manager)
+                await waitUntilIdle(manager)
                 // Well before the 30-s time-out, the only other end of the stalled download.
                 #expect(ContinuousClock.now - start < LoaderTesting.endBound.scaled)
                 try await Task.sleep(for: .milliseconds(50))
@@ -262,7 +262,7 @@ private let managerWait = Duration.seconds(60)
                 try await server.waitForRequests(2, within: managerWait)
                 manager.cancelAll()
                 await #expect(throws: WebImageError.cancelled) { try await a.value }
-                try await completions.wait(for: 1)
+                await completions.wait(for: 1)
                 #expect(throws: WebImageError.cancelled) { try completions.all.first?.get() }
             }
         }

@@ -93,17 +93,15 @@ final class ManagerCompletions: Sendable {
     /// Waits until `count` completions arrived (or sixty seconds, scaled, passed:
     /// generous, since it returns as soon as they arrive, and on a starved machine a load's
     /// disk-cache query and decode wait for BlockingIO's queue behind other tests' decodes).
-    func wait(for count: Int) async throws {
-        let deadline = ContinuousClock.now + .seconds(60).scaled
-        while all.count < count, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+    func wait(for count: Int) async {
+        _ = await waitUntil(.seconds(60)) { all.count >= count }
     }
 }
 
 /// Waits until `manager` has no load in flight (or sixty seconds, scaled, passed; see
 /// ``ManagerCompletions/wait(for:)``).
-func waitUntilIdle(_ manager: ImageManager) async throws {
-    let deadline = ContinuousClock.now + .seconds(60).scaled
-    while manager.isRunning, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+func waitUntilIdle(_ manager: ImageManager) async {
+    _ = await waitUntil(.seconds(60)) { !manager.isRunning }
 }
 
 extension ImageLoadResult {

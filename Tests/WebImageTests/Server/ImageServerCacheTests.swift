@@ -60,8 +60,7 @@ import Testing
         for index in 0..<20 {
             #expect(cache.store(ByteCache.Entry(data: Self.noise(8_192, seed: UInt64(index)), format: .png), forKey: "result-\(index)"))
         }
-        let deadline = ContinuousClock.now + Duration.seconds(30).scaled
-        while view.totalSize > 51_200, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        _ = await waitUntil(.seconds(30)) { view.totalSize <= 51_200 }
         #expect(view.totalSize <= 51_200, "\(view.totalSize) bytes on disk for a limit of 40,960")
     }
 
