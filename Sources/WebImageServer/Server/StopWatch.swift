@@ -44,7 +44,8 @@ final class StopWatch: Service, Sendable {
         var stop = Stop.none
         /// Callers of ``waitForStop()``, resumed with the moment the stop began.
         var waiters: [CheckedContinuation<ContinuousClock.Instant, Never>] = []
-        /// The names of the tracked services whose `run` has not returned.
+        /// The names of the tracked services whose `run` has not returned, by the number
+        /// each got when it was tracked.
         var running: [Int: String] = [:]
         var nextID = 0
     }
@@ -66,7 +67,13 @@ final class StopWatch: Service, Sendable {
 
     /// `service`, reporting to this watch when its `run` starts and returns.
     func track(_ service: any Service, named name: String) -> any Service {
-        TrackedService(service: service, name: name, watch: self)
+        // The number is taken here, not when `run` starts: the group starts its services
+        // in child tasks, in no fixed order, and the names are listed in tracking order.
+        let id = state.withLock { state in
+            defer { state.nextID += 1 }
+            return state.nextID
+        }
+        return TrackedService(service: service, id: id, name: name, watch: self)
     }
 
     func run() async throws {
@@ -131,13 +138,8 @@ final class StopWatch: Service, Sendable {
         }
     }
 
-    private func started(_ name: String) -> Int {
-        state.withLock { state in
-            let id = state.nextID
-            state.nextID += 1
-            state.running[id] = name
-            return id
-        }
+    private func started(_ id: Int, _ name: String) {
+        state.withLock { $0.running[id] = name }
     }
 
     private func ended(_ id: Int) {
@@ -148,11 +150,12 @@ final class StopWatch: Service, Sendable {
     /// same task, so the group's graceful-shutdown signal (a task local) reaches it.
     private struct TrackedService: Service {
         let service: any Service
+        let id: Int
         let name: String
         let watch: StopWatch
 
         func run() async throws {
-            let id = watch.started(name)
+            watch.started(id, name)
             defer { watch.ended(id) }
             try await service.run()
         }
