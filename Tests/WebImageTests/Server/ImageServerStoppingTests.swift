@@ -1,6 +1,9 @@
 import Foundation
 import Logging
+import NIOCore
+import NIOPosix
 import Testing
+@testable import WebImage
 @testable import WebImageServer
 
 /// An image server stopping while clients connect: the process must survive it.
@@ -24,6 +27,27 @@ import Testing
             let leftOpen = await (try #require(burst)).waitUntilEachEnded()
             #expect(leftOpen == 0, "connections the stopped server never closed")
         }
+    }
+
+    /// The check that burst's count rests on: the kernel's table shows a server's side of
+    /// a connection while it is held, and stops showing it once the server closes it.
+    @Test func theKernelTableShowsAConnectionOnlyWhileTheServerHoldsIt() async throws {
+        let accepted = LockedValue<(any Channel)?>(nil)
+        let listener = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .childChannelInitializer { channel in
+                accepted.withLock { $0 = channel }
+                return channel.eventLoop.makeSucceededVoidFuture()
+            }
+            .bind(host: "127.0.0.1", port: 0).get()
+        defer { listener.close(promise: nil) }
+        let port = try #require(listener.localAddress?.port)
+        let client = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton).connect(host: "127.0.0.1", port: port).get()
+        defer { client.close(promise: nil) }
+        let clientPort = try #require(client.localAddress?.port)
+        try #require(await waitUntil { accepted.withLock { $0 } != nil })
+        #expect(ConnectionBurst.serverHolds(port: port, peerPort: clientPort))
+        try await #require(accepted.withLock { $0 }).close()
+        #expect(await waitUntil(.seconds(10)) { !ConnectionBurst.serverHolds(port: port, peerPort: clientPort) })
     }
 
     /// A run ended by its task's cancellation stops like one ended by SIGTERM: it waits for
