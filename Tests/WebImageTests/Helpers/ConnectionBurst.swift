@@ -34,11 +34,9 @@ struct ConnectionBurst {
             guard let channel = try? await connect.get() else { continue }
             let closer = channel.eventLoop.scheduleTask(in: TimeAmount(limit)) { [port] in
                 guard channel.isActive else { return }
-                if let clientPort = channel.localAddress?.port, !Self.serverHolds(port: port, peerPort: clientPort) {
-                    // Closed by the server; the client never heard.
-                } else {
-                    leftOpen.withLock { $0 += 1 }
-                }
+                // Not held by the server: it closed the connection and the client never heard.
+                let heldByServer = channel.localAddress?.port.map { Self.serverHolds(port: port, peerPort: $0) } ?? true
+                if heldByServer { leftOpen.withLock { $0 += 1 } }
                 channel.close(promise: nil)
             }
             try? await channel.closeFuture.get()
